@@ -1,0 +1,101 @@
+import pg from 'pg'
+import { AppError } from '../domain/errors'
+
+// int8 ids and counts as numbers: ids stay far below 2^53, and the interface types them as uint.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
+
+export type DatabaseKind = 'embedded' | 'postgres'
+
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
+}
+
+/**
+ * The one way the service talks to PostgreSQL (or to the embedded PGlite behind its
+ * Postgres-protocol socket): a `pg` pool, with connection failures turned into `unavailable`.
+ */
+export class Database {
+  constructor(
+    readonly pool: pg.Pool,
+    readonly kind: DatabaseKind,
+    private readonly onClose: () => Promise<void> = async () => {},
+  ) {
+    // An idle client whose server went away emits here; without a listener the process dies.
+    pool.on('error', () => {})
+  }
+
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
+    try {
+      const result = await this.pool.query<R>(text, values)
+      return result.rows
+    } catch (error) {
+      throw translateDatabaseError(error)
+    }
+  }
+
+  /** Runs `work` in one transaction. Keep it short: never call a carrier or a webhook inside. */
+  async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient
+    try {
+      client = await this.pool.connect()
+    } catch (error) {
+      throw translateDatabaseError(error)
+    }
+    try {
+      await client.query('BEGIN')
+      const result = await work(client)
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {})
+      throw translateDatabaseError(error)
+    } finally {
+      client.release()
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end()
+    await this.onClose()
+  }
+}
+
+export function createPool(connectionString: string, max: number): pg.Pool {
+  return new pg.Pool({
+    connectionString,
+    max,
+    // Fail fast when the database is unreachable, so the API answers 503 instead of hanging.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    // Sessions run in UTC so that timestamps render the same everywhere.
+    options: '-c TimeZone=UTC',
+  })
+}
+
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'])
+
+/** SQLSTATE classes that mean "the server cannot serve you now", not "your query is wrong". */
+function isUnavailableSqlState(code: string): boolean {
+  return (
+    code.startsWith('08') || // connection exception
+    code === '57P01' || // admin_shutdown
+    code === '57P02' || // crash_shutdown
+    code === '57P03' || // cannot_connect_now
+    code === '53300' // too_many_connections
+  )
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || isUnavailableSqlState(code))) return true
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(
+    error.message,
+  )
+}
+
+function translateDatabaseError(error: unknown): unknown {
+  if (error instanceof AppError) return error
+  if (isDatabaseUnavailable(error)) return new AppError('unavailable', 'the database is unavailable; retry shortly')
+  return error
+}

@@ -1,0 +1,30 @@
+import { Database, createPool } from './database'
+import { DataDirLockedError } from './embedded/data-dir-lock'
+import { connectionStringForPort, startEmbeddedPostgres } from './embedded/embedded-postgres'
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string; undefined selects the embedded database. */
+  databaseUrl: string | undefined
+  /** Embedded data directory; undefined with no databaseUrl means in-memory (tests). */
+  dataDir: string | undefined
+  poolSize: number
+  /**
+   * For the CLI and `npm run migrate`: when a running service holds the embedded directory,
+   * talk to its database through its socket instead of refusing.
+   */
+  attachToRunning?: boolean
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return new Database(createPool(options.databaseUrl, options.poolSize), 'postgres')
+  try {
+    // Headroom over the pool for the CLI, which may attach while the service runs.
+    const embedded = await startEmbeddedPostgres({ dataDir: options.dataDir, maxConnections: options.poolSize + 8 })
+    return new Database(createPool(embedded.connectionString, options.poolSize), 'embedded', () => embedded.stop())
+  } catch (error) {
+    if (error instanceof DataDirLockedError && options.attachToRunning && error.holder.port !== undefined) {
+      return new Database(createPool(connectionStringForPort(error.holder.port), 2), 'embedded')
+    }
+    throw error
+  }
+}

@@ -1,0 +1,167 @@
+import type { StandardStatus, WebhookStatus } from '../domain/statuses'
+import type { SubscriptionRequest } from '../domain/subscription-input'
+import type { Address, TrackingEvent, TrackingTask, WebhookSummary } from '../domain/tracking-task'
+import type { Database } from './database'
+
+export interface UpsertOutcome {
+  taskId: number
+  standardStatus: StandardStatus
+  created: boolean
+}
+
+/** A (carrierCode, trackingNumber) pair: what makes a task unique within one user. */
+export function taskKey(carrierCode: string, trackingNumber: string): string {
+  return `${carrierCode}\u0000${trackingNumber}`
+}
+
+interface TaskRow {
+  id: number
+  carrier_code: string
+  tracking_number: string
+  external_reference_no: string
+  standard_status: StandardStatus
+  carrier_status: string
+  estimated_delivery_at: Date | null
+  origin_address: Address
+  destination_address: Address
+  /** Built by json_agg: timestamps arrive as strings. */
+  events: (Omit<TrackingEvent, 'eventTime'> & { eventTime: string })[]
+  latest_webhook: (Omit<WebhookSummary, 'nextRetryAt' | 'lastAttemptAt'> & { status: WebhookStatus; nextRetryAt: string | null; lastAttemptAt: string | null }) | null
+}
+
+// One round trip per query: the task, its events in eventTime order and its newest delivery.
+const SELECT_TASK = `
+  SELECT t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status,
+         t.carrier_status, t.estimated_delivery_at, t.origin_address, t.destination_address,
+         COALESCE((
+           SELECT json_agg(json_build_object(
+                    'eventTime', e.event_time, 'eventCode', e.event_code, 'status', e.status,
+                    'statusInfo', e.status_info, 'description', e.description,
+                    'exceptionDescription', e.exception_description, 'country', e.country,
+                    'state', e.state, 'city', e.city, 'postalCode', e.postal_code, 'address', e.address)
+                  ORDER BY e.event_time, e.id)
+             FROM tracking_events e
+            WHERE e.task_id = t.id
+         ), '[]'::json) AS events,
+         (
+           SELECT json_build_object(
+                    'status', d.status, 'attemptCount', d.attempt_count,
+                    'nextRetryAt', CASE WHEN d.status = 'retry_wait' THEN d.next_attempt_at END,
+                    'lastAttemptAt', d.last_attempt_at, 'responseStatusCode', d.response_status_code,
+                    'errorMessage', d.error_message)
+             FROM webhook_deliveries d
+            WHERE d.task_id = t.id
+            ORDER BY d.id DESC
+            LIMIT 1
+         ) AS latest_webhook
+    FROM tracking_tasks t`
+
+function toDate(value: string | null): Date | null {
+  return value === null ? null : new Date(value)
+}
+
+function toTask(row: TaskRow): TrackingTask {
+  return {
+    taskId: row.id,
+    carrierCode: row.carrier_code,
+    trackingNumber: row.tracking_number,
+    externalReferenceNo: row.external_reference_no,
+    standardStatus: row.standard_status,
+    carrierStatus: row.carrier_status,
+    estimatedDeliveryAt: row.estimated_delivery_at,
+    originAddress: row.origin_address,
+    destinationAddress: row.destination_address,
+    events: row.events.map((e) => ({ ...e, eventTime: new Date(e.eventTime) })),
+    latestWebhook: row.latest_webhook && {
+      ...row.latest_webhook,
+      nextRetryAt: toDate(row.latest_webhook.nextRetryAt),
+      lastAttemptAt: toDate(row.latest_webhook.lastAttemptAt),
+    },
+  }
+}
+
+/** Subscription tasks: the subscribe upserts and the query endpoint's reads. */
+export class TaskRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Single subscribe: creates the task or overwrites callbackUrl and externalReferenceNo, in one
+   * concurrency-safe statement. `xmax = 0` holds only for a row this statement inserted.
+   */
+  async upsert(userId: number, request: SubscriptionRequest): Promise<UpsertOutcome> {
+    const [row] = await this.db.query<{ id: number; standard_status: StandardStatus; created: boolean }>(
+      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE
+          SET callback_url = EXCLUDED.callback_url,
+              external_reference_no = EXCLUDED.external_reference_no,
+              updated_at = now()
+       RETURNING id, standard_status, (xmax = 0) AS created`,
+      [userId, request.carrierCode, request.trackingNumber, request.callbackUrl, request.externalReferenceNo],
+    )
+    return { taskId: row!.id, standardStatus: row!.standard_status, created: row!.created }
+  }
+
+  /**
+   * Batch subscribe: creates the tasks that do not exist and leaves existing ones exactly as they
+   * are, in one statement whatever the batch size. `requests` must hold distinct keys. Returns
+   * the outcome per key.
+   */
+  async insertMissing(userId: number, requests: SubscriptionRequest[]): Promise<Map<string, UpsertOutcome>> {
+    const outcomes = new Map<string, UpsertOutcome>()
+    // Lock order by key, so that two batches sharing numbers cannot deadlock each other.
+    let pending = [...requests].sort((a, b) => (taskKey(a.carrierCode, a.trackingNumber) < taskKey(b.carrierCode, b.trackingNumber) ? -1 : 1))
+    // A task committed by a concurrent request after this statement's snapshot is skipped by
+    // ON CONFLICT yet invisible to the join below; such items come back without an id and are
+    // asked again (the next statement sees them).
+    for (let round = 0; round < 5 && pending.length > 0; round++) {
+      const rows = await this.db.query<{ carrier_code: string; tracking_number: string; id: number | null; standard_status: StandardStatus | null; created: boolean }>(
+        `WITH input AS (
+           SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
+                    WITH ORDINALITY AS i (carrier_code, tracking_number, callback_url, external_reference_no, ord)
+         ),
+         inserted AS (
+           INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no)
+           SELECT $1, carrier_code, tracking_number, callback_url, external_reference_no FROM input ORDER BY ord
+           ON CONFLICT (user_id, carrier_code, tracking_number) DO NOTHING
+           RETURNING id, carrier_code, tracking_number, standard_status
+         )
+         SELECT i.carrier_code, i.tracking_number,
+                COALESCE(n.id, t.id) AS id,
+                COALESCE(n.standard_status, t.standard_status) AS standard_status,
+                n.id IS NOT NULL AS created
+           FROM input i
+           LEFT JOIN inserted n ON n.carrier_code = i.carrier_code AND n.tracking_number = i.tracking_number
+           LEFT JOIN tracking_tasks t ON t.user_id = $1 AND t.carrier_code = i.carrier_code AND t.tracking_number = i.tracking_number`,
+        [
+          userId,
+          pending.map((r) => r.carrierCode),
+          pending.map((r) => r.trackingNumber),
+          pending.map((r) => r.callbackUrl),
+          pending.map((r) => r.externalReferenceNo),
+        ],
+      )
+      for (const row of rows) {
+        if (row.id === null || row.standard_status === null) continue
+        outcomes.set(taskKey(row.carrier_code, row.tracking_number), { taskId: row.id, standardStatus: row.standard_status, created: row.created })
+      }
+      pending = pending.filter((r) => !outcomes.has(taskKey(r.carrierCode, r.trackingNumber)))
+    }
+    if (pending.length > 0) throw new Error(`batch subscribe could not settle ${pending.length} item(s)`)
+    return outcomes
+  }
+
+  async findById(userId: number, taskId: number): Promise<TrackingTask | undefined> {
+    const [row] = await this.db.query<TaskRow>(`${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2`, [userId, taskId])
+    return row && toTask(row)
+  }
+
+  /** The user's newest task (largest id) with this tracking number, at any carrier. */
+  async findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TrackingTask | undefined> {
+    const [row] = await this.db.query<TaskRow>(
+      `${SELECT_TASK} WHERE t.user_id = $1 AND t.tracking_number = $2 ORDER BY t.id DESC LIMIT 1`,
+      [userId, trackingNumber],
+    )
+    return row && toTask(row)
+  }
+}

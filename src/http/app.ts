@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Registry } from 'prom-client'
+import type { ApiUserService } from '../services/api-user.service'
+import type { AuthService } from '../services/auth.service'
+import type { HealthService } from '../services/health.service'
+import type { SettingsService } from '../services/settings.service'
+import type { SubscriptionService } from '../services/subscription.service'
+import { installErrorHandling } from './error-handler'
+import { createRegistry, installMetrics } from './metrics'
+import { adminRoutes } from './routes/admin.routes'
+import { healthRoutes } from './routes/health.routes'
+import { subscriptionRoutes } from './routes/subscription.routes'
+
+export interface AppServices {
+  auth: AuthService
+  subscriptions: SubscriptionService
+  users: ApiUserService
+  settings: SettingsService
+  health: HealthService
+}
+
+export interface AppOptions {
+  services: AppServices
+  /** Enables /admin; undefined answers 404 there. */
+  adminToken: string | undefined
+  logger?: FastifyServerOptions['logger']
+  registry?: Registry
+}
+
+const BODY_LIMIT = 1024 * 1024
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    // A caller's X-Request-Id is kept when it is sane, so logs can be joined across services.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    ajv: {
+      // Decisions §4: types are never coerced; every field problem is reported at once.
+      customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false },
+    },
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // JSON only: without this a text/plain body would reach the handlers as a string.
+  app.removeContentTypeParser(['text/plain'])
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  installErrorHandling(app)
+  installMetrics(app, options.registry ?? createRegistry())
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Tracking subscription API',
+        version: '1.0.0',
+        description: 'Subscribe parcels by carrier and tracking number; query their normalised tracking; receive signed webhooks on every status change.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'an API token issued by the back office' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+        },
+      },
+    },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  const { services } = options
+  await app.register(healthRoutes, { health: services.health })
+  await app.register(subscriptionRoutes, { auth: services.auth, subscriptions: services.subscriptions })
+  if (options.adminToken) {
+    await app.register(adminRoutes, { adminToken: options.adminToken, users: services.users, settings: services.settings })
+  }
+  return app
+}

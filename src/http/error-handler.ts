@@ -1,0 +1,93 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, describeFieldErrors, type ErrorCode, type FieldError } from '../domain/errors'
+
+/** The one place where an error reason becomes an HTTP status (decisions §3). */
+const HTTP_STATUS: Record<ErrorCode, number> = {
+  validation_error: 400,
+  unsupported_carrier: 400,
+  unauthorized: 401,
+  not_found: 404,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  unavailable: 503,
+  internal_error: 500,
+}
+
+export function errorEnvelope(error: AppError) {
+  const code = HTTP_STATUS[error.code]
+  return {
+    code,
+    data: error.details.length > 0 ? { error: error.code, details: error.details } : { error: error.code },
+    msg: error.message,
+  }
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.code === 'rate_limited' && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
+  const body = errorEnvelope(error)
+  return reply.code(body.code).send(body)
+}
+
+interface AjvError {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+  message?: string
+}
+
+/** Ajv's report, in the same words the domain validation uses. */
+function fieldErrors(validation: AjvError[], context: string | undefined): FieldError[] {
+  return validation.map((e) => {
+    const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
+    const field = e.keyword === 'required' ? [path, String(e.params.missingProperty)].filter(Boolean).join('.') : path
+    const where = context === 'body' ? field : field || context || ''
+    switch (e.keyword) {
+      case 'required':
+        return { field: where, message: 'is required' }
+      case 'type': {
+        const type = String(e.params.type)
+        return { field: where, message: `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}` }
+      }
+      default:
+        return { field: where, message: e.message ?? 'is invalid' }
+    }
+  })
+}
+
+/** Maps anything thrown while serving a request onto the closed set of reasons. */
+export function classify(error: FastifyError | AppError | Error): AppError {
+  if (error instanceof AppError) return error
+  const fastifyError = error as FastifyError & { validationContext?: string }
+  if (fastifyError.validation) {
+    const details = fieldErrors(fastifyError.validation as unknown as AjvError[], fastifyError.validationContext)
+    return new AppError('validation_error', describeFieldErrors(details), details)
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'the request body is larger than 1 MiB')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('validation_error', 'the request body is empty; a JSON object is expected', [{ field: '', message: 'must be a JSON object' }])
+  }
+  const status = fastifyError.statusCode ?? 500
+  if (status === 400 || error instanceof SyntaxError) {
+    return new AppError('validation_error', 'the request body is not valid JSON', [{ field: '', message: 'must be valid JSON' }])
+  }
+  if (status === 404) return new AppError('not_found', 'not found')
+  if (status === 413) return new AppError('payload_too_large', 'the request body is larger than 1 MiB')
+  if (status === 415) return new AppError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)')
+  if (status >= 400 && status < 500) return new AppError('validation_error', 'the request is malformed')
+  return new AppError('internal_error', 'internal error')
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = classify(error)
+    if (appError.code === 'internal_error') request.log.error({ err: error }, 'request failed')
+    else if (appError.code === 'unavailable') request.log.warn({ reason: error.message }, 'database unavailable')
+    return sendError(reply, appError)
+  })
+  app.setNotFoundHandler((_request, reply) => sendError(reply, new AppError('not_found', 'no such route')))
+}

@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { AuthService } from '../../services/auth.service'
+import type { SubscriptionService } from '../../services/subscription.service'
+import { presentTask, success } from '../presenters'
+import { BatchBody, SubscribeBody, TaskQuery, subscriptionResponses } from '../schemas/subscription.schema'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The API user on whose behalf the request is made (set by the bearer-token hook). */
+    userId: number
+  }
+}
+
+export interface SubscriptionRoutesOptions {
+  auth: AuthService
+  subscriptions: SubscriptionService
+}
+
+const security = [{ bearerAuth: [] }]
+
+export const subscriptionRoutes: FastifyPluginAsyncTypebox<SubscriptionRoutesOptions> = async (app, { auth, subscriptions }) => {
+  app.decorateRequest('userId', 0)
+  // Authenticate before the body is even parsed: a stranger's payload is not worth reading.
+  app.addHook('onRequest', async (request) => {
+    request.userId = await auth.authenticate(request.headers.authorization)
+  })
+
+  app.post(
+    '/openapi/tracking-subscriptions',
+    {
+      schema: { summary: 'Subscribe to tracking of a parcel', tags: ['subscriptions'], security, body: SubscribeBody, response: subscriptionResponses.subscribe },
+      // The schema documents the body; the domain judges it, reporting every field problem at
+      // once in the same words as for a batch item.
+      attachValidation: true,
+    },
+    async (request) => success(await subscriptions.subscribe(request.userId, request.body)),
+  )
+
+  app.post(
+    '/openapi/tracking-subscriptions/batch',
+    {
+      schema: { summary: 'Subscribe to tracking of up to batchMaxItems parcels', tags: ['subscriptions'], security, body: BatchBody, response: subscriptionResponses.batch },
+    },
+    async (request) => success({ results: await subscriptions.subscribeBatch(request.userId, request.body.items) }),
+  )
+
+  app.get(
+    '/openapi/tracking-subscriptions',
+    {
+      schema: { summary: 'Query a subscription by taskId or trackingNumber', tags: ['subscriptions'], security, querystring: TaskQuery, response: subscriptionResponses.query },
+    },
+    async (request) => success(presentTask(await subscriptions.find(request.userId, request.query))),
+  )
+}

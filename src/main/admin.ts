@@ -1,0 +1,81 @@
+import { loadConfig } from '../config/config'
+import { AppError } from '../domain/errors'
+import { migrate } from '../db/migrator'
+import { openDatabase } from '../db/open-database'
+import { createServices } from './container'
+
+/**
+ * `npm run admin -- <command>`: the back office without the HTTP API. Works on PostgreSQL
+ * (DATABASE_URL) and on the embedded database, also while the service is running on it.
+ * Prints JSON on stdout; exits 1 with a message on stderr when a command fails.
+ */
+
+const USAGE = `usage: npm run admin -- <command>
+  create-user <name>                 create an API user; prints its token and webhook secret (shown once)
+  list-users                         list API users
+  issue-token <userId>               issue another token for a user (shown once)
+  list-tokens <userId>               list a user's tokens
+  revoke-token <userId> <tokenId>    revoke a token
+  rotate-secret <userId>             rotate a user's webhook signing secret (the old one signs for 24 h more)
+  settings                           show the back-office settings
+  set batchMaxItems <1..1000>        change the batch maximum`
+
+function id(value: string | undefined, what: string): number {
+  if (!value || !/^[1-9][0-9]{0,14}$/.test(value)) throw new AppError('validation_error', `${what} must be a positive integer`)
+  return Number(value)
+}
+
+async function run(args: string[]): Promise<unknown> {
+  const [command, ...rest] = args
+  if (!command || command === 'help' || command === '--help') {
+    console.log(USAGE)
+    return undefined
+  }
+  const config = loadConfig()
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, attachToRunning: true })
+  try {
+    await migrate(db)
+    const { users, settings } = createServices(db, config)
+    switch (command) {
+      case 'create-user':
+        return await users.create(rest.join(' '))
+      case 'list-users':
+        return (await users.list()).map((u) => ({ userId: u.id, name: u.name, createdAt: u.created_at.toISOString() }))
+      case 'issue-token':
+        return await users.issueToken(id(rest[0], 'userId'))
+      case 'list-tokens':
+        return (await users.listTokens(id(rest[0], 'userId'))).map((t) => ({
+          tokenId: t.id,
+          createdAt: t.created_at.toISOString(),
+          revokedAt: t.revoked_at?.toISOString() ?? null,
+        }))
+      case 'revoke-token': {
+        const tokenId = id(rest[1], 'tokenId')
+        await users.revokeToken(id(rest[0], 'userId'), tokenId)
+        return { tokenId, revoked: true }
+      }
+      case 'rotate-secret':
+        return await users.rotateWebhookSecret(id(rest[0], 'userId'))
+      case 'settings':
+        return await settings.get()
+      case 'set': {
+        if (rest[0] !== 'batchMaxItems' || rest[1] === undefined || !/^-?\d+$/.test(rest[1])) throw new AppError('validation_error', 'usage: set batchMaxItems <1..1000>')
+        return await settings.update({ batchMaxItems: Number(rest[1]) })
+      }
+      default:
+        throw new AppError('validation_error', `unknown command "${command}"\n${USAGE}`)
+    }
+  } finally {
+    await db.close()
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (result) => {
+    if (result !== undefined) console.log(JSON.stringify(result, null, 2))
+  },
+  (error: unknown) => {
+    console.error(`admin: ${error instanceof Error ? error.message : String(error)}`)
+    process.exit(1)
+  },
+)

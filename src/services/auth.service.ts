@@ -1,0 +1,50 @@
+import { AppError } from '../domain/errors'
+import type { ApiUserRepository } from '../db/api-user.repository'
+import { hashToken } from './credentials'
+
+const MAX_TOKEN_LENGTH = 512
+const MAX_CACHED = 10_000
+
+/**
+ * Resolves a bearer token to its API user. Verified tokens are cached for `ttlMs` (a couple of
+ * seconds): a hot path without a database round trip, and a revocation that reaches every
+ * process within that time. Unknown tokens are never cached, so a new token works at once.
+ */
+export class AuthService {
+  private readonly cache = new Map<string, { userId: number; expiresAt: number }>()
+
+  constructor(
+    private readonly users: ApiUserRepository,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The user id for an `Authorization` header value; throws `unauthorized` otherwise. */
+  async authenticate(authorization: string | undefined): Promise<number> {
+    const token = parseBearer(authorization)
+    if (token === undefined) throw new AppError('unauthorized', 'a valid bearer token is required (Authorization: Bearer <token>)')
+    const hash = hashToken(token)
+    const key = hash.toString('base64')
+    const cached = this.cache.get(key)
+    if (cached && cached.expiresAt > this.now()) return cached.userId
+
+    const userId = await this.users.findUserIdByTokenHash(hash)
+    if (userId === undefined) {
+      this.cache.delete(key)
+      throw new AppError('unauthorized', 'a valid bearer token is required (Authorization: Bearer <token>)')
+    }
+    if (this.ttlMs > 0) {
+      if (this.cache.size >= MAX_CACHED) this.cache.clear()
+      this.cache.set(key, { userId, expiresAt: this.now() + this.ttlMs })
+    }
+    return userId
+  }
+}
+
+function parseBearer(header: string | undefined): string | undefined {
+  if (!header) return undefined
+  const match = /^Bearer +(\S+) *$/i.exec(header)
+  const token = match?.[1]
+  if (!token || token.length > MAX_TOKEN_LENGTH) return undefined
+  return token
+}

@@ -1,0 +1,20 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+
+/** API tokens: 256 random bits, shown once, stored only as their SHA-256. */
+export function newApiToken(): string {
+  return `trk_${randomBytes(32).toString('base64url')}`
+}
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest()
+}
+
+/** A Standard Webhooks signing secret: "whsec_" + base64 of 32 random bytes. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`
+}
+
+/** Compares two secrets in time independent of where they differ (and of their lengths). */
+export function secretsEqual(given: string, expected: string): boolean {
+  return timingSafeEqual(hashToken(given), hashToken(expected))
+}

@@ -1,0 +1,116 @@
+import { AppError, describeFieldErrors } from '../domain/errors'
+import type { StandardStatus } from '../domain/statuses'
+import { validateSubscription, type SubscriptionRequest } from '../domain/subscription-input'
+import { parseTaskQuery } from '../domain/task-query'
+import type { TrackingTask } from '../domain/tracking-task'
+import type { SettingsRepository } from '../db/settings.repository'
+import { taskKey, type TaskRepository } from '../db/task.repository'
+
+export interface SubscribeResult {
+  taskId: number
+  carrierCode: string
+  trackingNumber: string
+  externalReferenceNo: string
+  standardStatus: StandardStatus
+  result: 'created' | 'updated'
+  message: string
+}
+
+export type BatchItemResult = {
+  index: number
+  trackingNumber: string
+  carrierCode: string
+  taskId: number
+  result: 'created' | 'reused' | 'validation_error' | 'unsupported_carrier'
+  message: string
+}
+
+/** Subscribe (single and batch) and query: the three endpoints of the interface. */
+export class SubscriptionService {
+  constructor(
+    private readonly tasks: TaskRepository,
+    private readonly settings: SettingsRepository,
+  ) {}
+
+  async subscribe(userId: number, body: unknown): Promise<SubscribeResult> {
+    const validation = validateSubscription(body)
+    if (!validation.ok) throw new AppError(validation.error, describeFieldErrors(validation.details), validation.details)
+    const request = validation.value
+    const outcome = await this.tasks.upsert(userId, request)
+    return {
+      taskId: outcome.taskId,
+      carrierCode: request.carrierCode,
+      trackingNumber: request.trackingNumber,
+      externalReferenceNo: request.externalReferenceNo,
+      standardStatus: outcome.standardStatus,
+      result: outcome.created ? 'created' : 'updated',
+      message: outcome.created ? 'subscription created' : 'subscription updated: callbackUrl and externalReferenceNo overwritten',
+    }
+  }
+
+  /**
+   * Each item goes through the single-subscribe rules and fails alone. Existing tasks are
+   * `reused` and left untouched; a (carrier, number) repeated inside the batch is `reused` with
+   * the taskId of its first occurrence. All valid items are written in one statement.
+   */
+  async subscribeBatch(userId: number, items: unknown[]): Promise<BatchItemResult[]> {
+    const { batchMaxItems } = await this.settings.get()
+    if (items.length < 1 || items.length > batchMaxItems) {
+      const message = `must hold 1 to ${batchMaxItems} items, got ${items.length}`
+      throw new AppError('validation_error', `items ${message}`, [{ field: 'items', message }])
+    }
+
+    const results: BatchItemResult[] = []
+    const firstIndexByKey = new Map<string, number>()
+    const toWrite: SubscriptionRequest[] = []
+    items.forEach((item, index) => {
+      const validation = validateSubscription(item)
+      if (!validation.ok) {
+        const { error, details, carrierCode, trackingNumber } = validation
+        results.push({ index, trackingNumber, carrierCode, taskId: 0, result: error, message: describeFieldErrors(details) })
+        return
+      }
+      const { carrierCode, trackingNumber } = validation.value
+      const key = taskKey(carrierCode, trackingNumber)
+      // Filled in below, once the statement has told created from existing.
+      results.push({ index, trackingNumber, carrierCode, taskId: 0, result: 'reused', message: '' })
+      if (!firstIndexByKey.has(key)) {
+        firstIndexByKey.set(key, index)
+        toWrite.push(validation.value)
+      }
+    })
+
+    const outcomes = toWrite.length > 0 ? await this.tasks.insertMissing(userId, toWrite) : new Map()
+    for (const entry of results) {
+      if (entry.result !== 'reused') continue
+      const key = taskKey(entry.carrierCode, entry.trackingNumber)
+      const outcome = outcomes.get(key)!
+      const firstIndex = firstIndexByKey.get(key)!
+      entry.taskId = outcome.taskId
+      if (firstIndex !== entry.index) {
+        entry.message = `same carrierCode and trackingNumber as item ${firstIndex} of this batch; reused its task`
+      } else if (outcome.created) {
+        entry.result = 'created'
+        entry.message = 'subscription created'
+      } else {
+        entry.message = 'subscription already exists; reused unchanged'
+      }
+    }
+    return results
+  }
+
+  async find(userId: number, query: { taskId?: unknown; trackingNumber?: unknown }): Promise<TrackingTask> {
+    const parsed = parseTaskQuery(query)
+    if (!parsed.ok) throw new AppError('validation_error', describeFieldErrors(parsed.details), parsed.details)
+    const { lookup } = parsed
+    const task =
+      lookup.by === 'taskId'
+        ? await this.tasks.findById(userId, lookup.taskId)
+        : lookup.by === 'trackingNumber'
+          ? await this.tasks.findNewestByTrackingNumber(userId, lookup.trackingNumber)
+          : undefined
+    // Another user's task is as absent as a task that never existed.
+    if (!task) throw new AppError('not_found', 'subscription not found')
+    return task
+  }
+}
