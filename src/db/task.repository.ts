@@ -56,6 +56,9 @@ const SELECT_TASK = `
          ) AS latest_webhook
     FROM tracking_tasks t`
 
+export const TASK_BY_ID_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2`
+export const TASK_BY_NUMBER_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.tracking_number = $2 ORDER BY t.id DESC LIMIT 1`
+
 function toDate(value: string | null): Date | null {
   return value === null ? null : new Date(value)
 }
@@ -152,16 +155,13 @@ export class TaskRepository {
   }
 
   async findById(userId: number, taskId: number): Promise<TrackingTask | undefined> {
-    const [row] = await this.db.query<TaskRow>(`${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2`, [userId, taskId])
+    const [row] = await this.db.query<TaskRow>(TASK_BY_ID_SQL, [userId, taskId])
     return row && toTask(row)
   }
 
   /** The user's newest task (largest id) with this tracking number, at any carrier. */
   async findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TrackingTask | undefined> {
-    const [row] = await this.db.query<TaskRow>(
-      `${SELECT_TASK} WHERE t.user_id = $1 AND t.tracking_number = $2 ORDER BY t.id DESC LIMIT 1`,
-      [userId, trackingNumber],
-    )
+    const [row] = await this.db.query<TaskRow>(TASK_BY_NUMBER_SQL, [userId, trackingNumber])
     return row && toTask(row)
   }
 }

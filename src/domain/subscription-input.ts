@@ -68,6 +68,8 @@ function callbackUrlProblem(value: unknown): string | undefined {
   // The URL parser silently drops tabs and newlines; refuse them instead of storing a URL that
   // is not the one the receiver will be called at.
   if (WHITESPACE_OR_CONTROL.test(raw)) return 'must not contain whitespace or control characters'
+  // WHATWG parsing forgives "http:/host" and "http:host"; a callback URL is written out in full.
+  if (!/^https?:\/\//i.test(raw)) return 'must be an absolute http or https URL'
   let url: URL
   try {
     url = new URL(raw)

@@ -9,6 +9,7 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 export interface TestApp {
   app: FastifyInstance
   db: Database
+  database: TestDatabase
   services: AppServices
   /** Creates an API user through the back-office service; returns its id and bearer token. */
   createUser(name?: string): Promise<{ userId: number; token: string; webhookSecret: string }>
@@ -24,7 +25,7 @@ export interface TestAppOptions {
   database?: TestDatabase
 }
 
-export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp & { database: TestDatabase }> {
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase())
   const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 })
   const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN })

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from '../../test/support/test-app'
+import { TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL } from './task.repository'
+
+let t: TestApp
+let userId: number
+
+beforeAll(async () => {
+  t = await createTestApp()
+  userId = (await t.createUser()).userId
+})
+afterAll(() => t.close())
+
+/** Counts the statements the pool sends while `work` runs (the real pool, just observed). */
+async function countStatements(work: () => Promise<unknown>): Promise<number> {
+  const pool = t.db.pool
+  const original = pool.query.bind(pool)
+  let count = 0
+  pool.query = ((...args: Parameters<typeof original>) => {
+    count++
+    return original(...args)
+  }) as typeof pool.query
+  try {
+    await work()
+  } finally {
+    pool.query = original
+  }
+  return count
+}
+
+const item = (n: string) => ({ carrierCode: 'FEDEX', trackingNumber: n, callbackUrl: 'https://shop.example/hook' })
+
+describe('statements per request', () => {
+  it('a subscribe is one statement', async () => {
+    expect(await countStatements(() => t.services.subscriptions.subscribe(userId, item('ONE-1')))).toBe(1)
+    expect(await countStatements(() => t.services.subscriptions.subscribe(userId, item('ONE-1')))).toBe(1)
+  })
+
+  it('a batch is the same number of statements for 1, 10 and 100 items, new or existing', async () => {
+    const counts = []
+    for (const size of [1, 10, 100]) {
+      const items = Array.from({ length: size }, (_, i) => item(`STMT-${size}-${i}`))
+      counts.push(await countStatements(() => t.services.subscriptions.subscribeBatch(userId, items)))
+      counts.push(await countStatements(() => t.services.subscriptions.subscribeBatch(userId, items)))
+    }
+    // One read of batchMaxItems, one insert-or-find statement.
+    expect(counts).toEqual([2, 2, 2, 2, 2, 2])
+  })
+})
+
+describe('query plans', () => {
+  beforeAll(async () => {
+    // Enough rows that the planner would rather scan than probe if an index were missing.
+    await t.db.query(`INSERT INTO api_users (name, webhook_secret) SELECT 'u' || g, 'whsec_x' FROM generate_series(1, 200) g`)
+    await t.db.query(
+      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url)
+       SELECT 2 + (g % 200), CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'PLAN' || g, 'https://a.example/'
+         FROM generate_series(1, 100000) g`,
+    )
+    await t.db.query(
+      `INSERT INTO tracking_events (task_id, event_key, event_time)
+       SELECT t.id, 'k' || e, now() - make_interval(hours => e)
+         FROM tracking_tasks t, generate_series(1, 3) e`,
+    )
+    await t.db.query(
+      `INSERT INTO webhook_deliveries (task_id, webhook_id, payload)
+       SELECT id, 'msg_' || id, '{}' FROM tracking_tasks WHERE id % 5 = 0`,
+    )
+    await t.db.query(`INSERT INTO api_tokens (user_id, token_hash) SELECT 2 + (g % 200), sha256(g::text::bytea) FROM generate_series(1, 20000) g`)
+    await t.db.query('ANALYZE')
+  }, 120_000)
+
+  async function plan(sql: string, params: unknown[]): Promise<string> {
+    const rows = await t.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)
+    return rows.map((r) => r['QUERY PLAN']).join('\n')
+  }
+
+  it('finds a task by id through the primary key, its events and latest webhook through their indexes', async () => {
+    const text = await plan(TASK_BY_ID_SQL, [50, 12345])
+    expect(text).toMatch(/Index Scan using tracking_tasks_pkey on tracking_tasks/)
+    expect(text).toMatch(/tracking_events_task_time_idx/)
+    expect(text).toMatch(/webhook_deliveries_task_idx/)
+    expect(text).not.toMatch(/Seq Scan/)
+  })
+
+  it('finds the newest task by tracking number through (user_id, tracking_number, id DESC)', async () => {
+    const text = await plan(TASK_BY_NUMBER_SQL, [50, 'PLAN12345'])
+    expect(text).toMatch(/Index Scan using tracking_tasks_user_number_idx on tracking_tasks/)
+    expect(text).not.toMatch(/Seq Scan/)
+    expect(text).not.toMatch(/Sort/)
+  })
+
+  it('looks tokens up by their hash through the unique index', async () => {
+    const text = await plan('SELECT user_id FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL', [Buffer.alloc(32)])
+    expect(text).toMatch(/api_tokens_token_hash_key/)
+  })
+})

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { parseTrackingNumber, validateSubscription } from './subscription-input'
+
+const valid = { carrierCode: 'fedex', trackingNumber: ' 123 ', callbackUrl: 'https://a.example/hook' }
+
+describe('validateSubscription', () => {
+  it('normalises a valid request', () => {
+    expect(validateSubscription(valid)).toEqual({
+      ok: true,
+      value: { carrierCode: 'FEDEX', trackingNumber: '123', callbackUrl: 'https://a.example/hook', externalReferenceNo: '' },
+    })
+  })
+
+  it('judges field problems before the carrier', () => {
+    const result = validateSubscription({ ...valid, carrierCode: 'dhl', callbackUrl: 'nope' })
+    expect(result).toMatchObject({ ok: false, error: 'validation_error', carrierCode: 'DHL', details: [{ field: 'callbackUrl' }] })
+  })
+
+  it('answers unsupported_carrier for a well-formed request to an unknown carrier', () => {
+    expect(validateSubscription({ ...valid, carrierCode: ' dhl ' })).toMatchObject({ ok: false, error: 'unsupported_carrier', carrierCode: 'DHL', trackingNumber: '123' })
+  })
+
+  it.each([
+    ['http://localhost:8080/x'],
+    ['https://user:pw@a.example/x?y=1#z'],
+    ['http://[::1]/x'],
+    ['https://bücher.example/'],
+  ])('accepts the URL %s', (callbackUrl) => {
+    expect(validateSubscription({ ...valid, callbackUrl }).ok).toBe(true)
+  })
+
+  it.each([['https://'], ['http:/a'], ['mailto:a@b.c'], ['file:///etc/passwd'], ['https://a.example/ x'], ['']])('refuses the URL %j', (callbackUrl) => {
+    expect(validateSubscription({ ...valid, callbackUrl })).toMatchObject({ ok: false, error: 'validation_error' })
+  })
+
+  it('counts length in code points', () => {
+    expect(validateSubscription({ ...valid, externalReferenceNo: '😀'.repeat(128) }).ok).toBe(true)
+    expect(validateSubscription({ ...valid, externalReferenceNo: '😀'.repeat(129) }).ok).toBe(false)
+  })
+})
+
+describe('parseTrackingNumber', () => {
+  it.each([
+    ['A'.repeat(64), true],
+    ['A'.repeat(65), false],
+    ['\t X1 \n', true],
+    ['X\u00a0Y', false],
+    ['X\u2028Y', false],
+    ['X\u202eY', false],
+    ['ÄÖÜ-123', true],
+  ])('%j → ok=%s', (value, ok) => {
+    expect(parseTrackingNumber(value).ok).toBe(ok)
+  })
+})

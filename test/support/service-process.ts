@@ -1,0 +1,97 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+
+/** Real service processes for tests that need them: `npm start`'s entry point, the CLI, migrate. */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+// One process per service (no tsx CLI wrapper in between), so that signals and pids are its own.
+const NODE_ARGS = ['--import', new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href]
+
+export interface ServiceProcess {
+  port: number
+  baseUrl: string
+  process: ChildProcess
+  output(): string
+  /** Sends a signal and waits for the exit; resolves to the exit code (or the signal name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+/** The environment for a child: ours without DATABASE_URL, plus `env`. */
+function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: undefined }
+  for (const [k, v] of Object.entries(env)) base[k] = v
+  for (const k of Object.keys(base)) if (base[k] === undefined) delete base[k]
+  return base
+}
+
+export function exitOf(child: ChildProcess): Promise<number | string> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode ?? child.signalCode!)
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1))
+  })
+}
+
+export async function startService(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServiceProcess> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [...NODE_ARGS, 'src/main/server.ts'], { cwd: ROOT, env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }) })
+  let output = ''
+  child.stdout!.on('data', (d) => (output += d))
+  child.stderr!.on('data', (d) => (output += d))
+  const baseUrl = `http://127.0.0.1:${port}`
+  const started = Date.now()
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}: ${output}`)
+    try {
+      const res = await fetch(`${baseUrl}/healthz`)
+      if (res.ok) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() - started > timeoutMs) {
+      child.kill('SIGKILL')
+      throw new Error(`the service did not start in time: ${output}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return {
+    port,
+    baseUrl,
+    process: child,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      const exited = exitOf(child)
+      child.kill(signal)
+      return exited
+    },
+  }
+}
+
+export interface RunResult {
+  code: number | string
+  stdout: string
+  stderr: string
+}
+
+/** Runs an entry point (src/main/admin.ts, src/main/server.ts, ...) to completion. */
+export async function runEntry(entry: string, args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<RunResult> {
+  const child = spawn(process.execPath, [...NODE_ARGS, entry, ...args], { cwd: ROOT, env: childEnv(env) })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (d) => (stdout += d))
+  child.stderr!.on('data', (d) => (stderr += d))
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+  const code = await exitOf(child)
+  clearTimeout(timer)
+  return { code, stdout, stderr }
+}
