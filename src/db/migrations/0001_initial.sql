@@ -59,8 +59,9 @@ CREATE TABLE tracking_tasks (
   refresh_lease_owner    text,
   refresh_failures       integer     NOT NULL DEFAULT 0,
   last_fetched_at        timestamptz,
-  -- The newest event time seen, for expiry ("no new event for N days").
-  last_event_at          timestamptz,
+  -- When this service last saw a new event of the task (not the carrier's event time): expiry
+  -- counts "no new event for N days" from here, or from created_at before the first one.
+  last_new_event_at      timestamptz,
   CONSTRAINT tracking_tasks_user_carrier_number_key UNIQUE (user_id, carrier_code, tracking_number)
 );
 -- Query by tracking number: the newest task of this user with this number, at any carrier.

@@ -1,0 +1,164 @@
+import type { StandardStatus } from '../../domain/statuses'
+import type { Address } from '../../domain/tracking-task'
+import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
+import type { CarrierLookup } from '../carrier'
+
+/**
+ * FedEx Track API answers → snapshots. Every trap of real responses is handled here: newest-first
+ * scans, dates with and without an offset, "" and [""] for missing values, not-found as a
+ * per-number error inside HTTP 200, several trackResults for a reused number (the one with the
+ * newest scan wins), `output.alerts` as a string or an array. See docs/carriers.md.
+ */
+
+/** FedEx status codes → standard status (from FedEx's status-code table; docs/carriers.md). */
+const STATUS_BY_CODE: Record<string, StandardStatus> = {}
+const MAPPING: Record<StandardStatus, string[]> = {
+  pending: ['OC', 'IN', 'OX', 'EP', 'AP', 'DS', 'PD', 'RP', 'RG'],
+  in_transit: ['PU', 'PX', 'PM', 'IT', 'IX', 'OW', 'AA', 'AC', 'AF', 'AR', 'AX', 'DP', 'EA', 'EO', 'FD', 'LO', 'OF', 'PF', 'PL', 'SF', 'TR', 'CH', 'SP', 'AO', 'AE', 'RL', 'RR', 'RM', 'RC', 'CC', 'CP', 'AD', 'ED', 'OD', 'HL', 'HP', 'DY', 'DD'],
+  exception: ['DE', 'SE', 'CD', 'DR'],
+  delivered: ['DL'],
+  returned: ['RS'],
+  cancelled: ['CA', 'LP'],
+  expired: ['RD'],
+}
+for (const [status, codes] of Object.entries(MAPPING)) for (const code of codes) STATUS_BY_CODE[code] = status as StandardStatus
+
+export function fedexStandardStatus(...codes: unknown[]): StandardStatus | null {
+  for (const code of codes) {
+    const known = typeof code === 'string' ? STATUS_BY_CODE[code.trim().toUpperCase()] : undefined
+    if (known) return known
+  }
+  return null
+}
+
+type Json = Record<string, unknown>
+
+function obj(value: unknown): Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {}
+}
+
+function arr(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : ''
+}
+
+export function fedexAddress(value: unknown): Address {
+  const a = obj(value)
+  return {
+    country: str(a.countryCode),
+    state: str(a.stateOrProvinceCode),
+    city: str(a.city),
+    postalCode: str(a.postalCode),
+    address: arr(a.streetLines).map(str).filter(Boolean).join(', '),
+  }
+}
+
+function firstAddress(...candidates: unknown[]): Address | null {
+  for (const candidate of candidates) {
+    const address = addressOrNull(fedexAddress(candidate))
+    if (address) return address
+  }
+  return null
+}
+
+function dateOfType(result: Json, type: string): Date | null {
+  const entry = arr(result.dateAndTimes).map(obj).find((d) => str(d.type) === type)
+  return entry ? parseCarrierTime(entry.dateTime) : null
+}
+
+function windowDate(window: unknown): Date | null {
+  const w = obj(obj(window).window)
+  return parseCarrierTime(w.ends) ?? parseCarrierTime(w.begins)
+}
+
+/** ESTIMATED_DELIVERY → estimated window → COMMITMENT → standard transit window. */
+function estimatedDelivery(result: Json): Date | null {
+  return (
+    dateOfType(result, 'ESTIMATED_DELIVERY') ??
+    windowDate(result.estimatedDeliveryTimeWindow) ??
+    dateOfType(result, 'COMMITMENT') ??
+    windowDate(result.standardTransitTimeWindow)
+  )
+}
+
+function scanEvent(value: unknown): CarrierEvent | null {
+  const scan = obj(value)
+  const eventTime = parseCarrierTime(scan.date)
+  // An event without a readable time cannot be placed in the history; it is skipped.
+  if (!eventTime) return null
+  const location = fedexAddress(scan.scanLocation)
+  const event = {
+    eventTime,
+    eventCode: str(scan.eventType),
+    status: fedexStandardStatus(scan.derivedStatusCode, scan.eventType) ?? '',
+    statusInfo: str(scan.derivedStatus),
+    description: str(scan.eventDescription),
+    exceptionDescription: str(scan.exceptionDescription),
+    ...location,
+  }
+  return { ...event, key: eventKey(event) }
+}
+
+function newestScanTime(result: Json): number {
+  let newest = -Infinity
+  for (const scan of arr(result.scanEvents)) newest = Math.max(newest, parseCarrierTime(obj(scan).date)?.getTime() ?? -Infinity)
+  return newest
+}
+
+function hasTrackingData(result: Json): boolean {
+  return Object.keys(obj(result.latestStatusDetail)).length > 0 || arr(result.scanEvents).length > 0
+}
+
+export function snapshotFromTrackResult(result: Json): CarrierSnapshot {
+  const latest = obj(result.latestStatusDetail)
+  const events = arr(result.scanEvents)
+    .map(scanEvent)
+    .filter((e): e is CarrierEvent => e !== null)
+    .sort((a, b) => a.eventTime.getTime() - b.eventTime.getTime())
+  return {
+    rawStatusCode: str(latest.code) || str(latest.derivedCode),
+    standardStatus: fedexStandardStatus(latest.derivedCode, latest.code),
+    carrierStatus: str(latest.statusByLocale) || str(latest.description),
+    estimatedDeliveryAt: estimatedDelivery(result),
+    originAddress: firstAddress(obj(result.shipperInformation).address, obj(obj(result.originLocation).locationContactAndAddress).address),
+    destinationAddress: firstAddress(
+      obj(result.recipientInformation).address,
+      result.lastUpdatedDestinationAddress,
+      obj(obj(result.destinationLocation).locationContactAndAddress).address,
+    ),
+    events,
+  }
+}
+
+/**
+ * Maps a whole track answer. Numbers absent from it are absent from the map (the refresh treats
+ * them as a failed fetch and tries again later).
+ */
+export function mapTrackResponse(body: unknown): Map<string, CarrierLookup> {
+  const lookups = new Map<string, CarrierLookup>()
+  for (const complete of arr(obj(obj(body).output).completeTrackResults).map(obj)) {
+    const results = arr(complete.trackResults).map(obj)
+    const number = str(complete.trackingNumber) || str(obj(results[0]?.trackingNumberInfo).trackingNumber)
+    if (!number) continue
+    const withData = results.filter(hasTrackingData)
+    if (withData.length === 0) {
+      const error = results.map((r) => obj(r.error)).find((e) => str(e.code))
+      lookups.set(number, { found: false, reason: error ? str(error.code) : 'no tracking data' })
+      continue
+    }
+    // A reused number has several shipments; the one with the newest scan is the live one.
+    const live = withData.reduce((best, r) => (newestScanTime(r) > newestScanTime(best) ? r : best))
+    lookups.set(number, { found: true, snapshot: snapshotFromTrackResult(live) })
+  }
+  return lookups
+}
+
+/** `output.alerts` is a string in some answers and an array in others. */
+export function alertsOf(body: unknown): string[] {
+  const alerts = obj(obj(body).output).alerts
+  if (typeof alerts === 'string') return alerts ? [alerts] : []
+  return arr(alerts).map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
+}

@@ -1,0 +1,93 @@
+import type { StandardStatus } from '../../domain/statuses'
+import type { Address } from '../../domain/tracking-task'
+import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
+import type { CarrierLookup } from '../carrier'
+
+/**
+ * uParcel's tracking format. The auth call and the envelope are public; the tracking answer is
+ * not, so everything in this file marked ASSUMED is the format fixed by the project's carrier
+ * reference until uParcel confirms it. Replace it here and nowhere else.
+ */
+
+/** ASSUMED: at most 50 numbers per tracking request. */
+export const UPARCEL_MAX_BATCH = 50
+
+/** ASSUMED: status_code values → standard status. Unknown codes keep the previous status. */
+const STATUS_BY_CODE: Record<string, StandardStatus> = {
+  POSTED: 'pending',
+  ASSIGNED: 'pending',
+  ACCEPTED: 'pending',
+  PICKED_UP: 'in_transit',
+  IN_TRANSIT: 'in_transit',
+  OUT_FOR_DELIVERY: 'in_transit',
+  DELIVERED: 'delivered',
+  FAILED_DELIVERY: 'exception',
+  ON_HOLD: 'exception',
+  RETURNED: 'returned',
+  CANCELLED: 'cancelled',
+}
+
+export function uparcelStandardStatus(code: unknown): StandardStatus | null {
+  return typeof code === 'string' ? (STATUS_BY_CODE[code.trim().toUpperCase()] ?? null) : null
+}
+
+type Json = Record<string, unknown>
+const obj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {})
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '')
+
+/** ASSUMED: addresses as {address, pincode, city, state, country}. */
+export function uparcelAddress(value: unknown): Address {
+  const a = obj(value)
+  return { country: str(a.country), state: str(a.state), city: str(a.city), postalCode: str(a.pincode), address: str(a.address) }
+}
+
+/** ASSUMED: events {time (+08:00), code, status, description, remark, location}, in any order. */
+function uparcelEvent(value: unknown): CarrierEvent | null {
+  const e = obj(value)
+  const eventTime = parseCarrierTime(e.time)
+  if (!eventTime) return null
+  const event = {
+    eventTime,
+    eventCode: str(e.code),
+    status: uparcelStandardStatus(e.code) ?? '',
+    statusInfo: str(e.status),
+    description: str(e.description),
+    exceptionDescription: str(e.remark),
+    ...uparcelAddress(e.location),
+  }
+  return { ...event, key: eventKey(event) }
+}
+
+function snapshotOf(parcel: Json): CarrierSnapshot {
+  return {
+    rawStatusCode: str(parcel.status_code),
+    standardStatus: uparcelStandardStatus(parcel.status_code),
+    carrierStatus: str(parcel.status),
+    estimatedDeliveryAt: parseCarrierTime(parcel.estimated_delivery),
+    originAddress: addressOrNull(uparcelAddress(parcel.pickup)),
+    destinationAddress: addressOrNull(uparcelAddress(parcel.delivery)),
+    events: arr(parcel.events)
+      .map(uparcelEvent)
+      .filter((e): e is CarrierEvent => e !== null)
+      .sort((a, b) => a.eventTime.getTime() - b.eventTime.getTime()),
+  }
+}
+
+/** True when the envelope says SUCCESS and carries data.parcels. */
+export function isTrackingAnswer(body: unknown): boolean {
+  const b = obj(body)
+  return b.result === 'SUCCESS' && Array.isArray(obj(b.data).parcels)
+}
+
+/** ASSUMED: {data: {parcels: [...], not_found: [...]}}. Numbers in neither list are absent. */
+export function mapTrackingAnswer(body: unknown): Map<string, CarrierLookup> {
+  const data = obj(obj(body).data)
+  const lookups = new Map<string, CarrierLookup>()
+  for (const number of arr(data.not_found).map(str).filter(Boolean)) lookups.set(number, { found: false, reason: 'not_found' })
+  for (const parcel of arr(data.parcels).map(obj)) {
+    const number = str(parcel.tracking_number)
+    if (number) lookups.set(number, { found: true, snapshot: snapshotOf(parcel) })
+  }
+  return lookups
+}

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto'
+import type { StandardStatus } from './statuses'
+import type { Address, TrackingEvent } from './tracking-task'
+
+/**
+ * How a carrier's answer changes a task (interface rule 1, decisions §6). Pure: the clock and the
+ * number of genuinely new events come in as arguments.
+ */
+
+export interface CarrierEvent extends TrackingEvent {
+  /** A stable identity of the event at its carrier: refetching the same history merges. */
+  key: string
+}
+
+/** What one successful fetch told about one tracking number. */
+export interface CarrierSnapshot {
+  /** The carrier's raw status code, kept for the record. */
+  rawStatusCode: string
+  /** null: the carrier's code is unknown to the mapping; the previous standard status stays. */
+  standardStatus: StandardStatus | null
+  /** The carrier's own status text; "" when it gave none (the previous text stays). */
+  carrierStatus: string
+  /** null: not returned (or unparseable); the stored value stays. */
+  estimatedDeliveryAt: Date | null
+  originAddress: Address | null
+  destinationAddress: Address | null
+  events: CarrierEvent[]
+}
+
+export const TERMINAL_STATUSES: ReadonlySet<StandardStatus> = new Set(['delivered', 'returned', 'cancelled', 'expired'])
+
+export function isTerminal(status: StandardStatus): boolean {
+  return TERMINAL_STATUSES.has(status)
+}
+
+/** The task as the refresh needs to know it. */
+export interface TaskRefreshState {
+  standardStatus: StandardStatus
+  carrierStatus: string
+  createdAt: Date
+  lastNewEventAt: Date | null
+}
+
+export interface TaskUpdate {
+  standardStatus: StandardStatus
+  carrierStatus: string
+  /** undefined: keep the stored value. */
+  estimatedDeliveryAt: Date | undefined
+  originAddress: Address | undefined
+  destinationAddress: Address | undefined
+  lastNewEventAt: Date | null
+  /** standardStatus or carrierStatus changed: a webhook notification is due. */
+  statusChanged: boolean
+}
+
+export interface UpdateContext {
+  now: Date
+  expireAfterMs: number
+  /** How many of the snapshot's events were not stored yet. */
+  newEventCount: number
+}
+
+/**
+ * The task after a successful fetch: `snapshot` undefined means the carrier does not know the
+ * number. Returned data only ever replaces stored data (rule 1); a task whose carrier has not
+ * shown a new event (or the number at all) for `expireAfterMs` becomes `expired`.
+ */
+export function resolveUpdate(current: TaskRefreshState, snapshot: CarrierSnapshot | undefined, ctx: UpdateContext): TaskUpdate {
+  const lastNewEventAt = ctx.newEventCount > 0 ? ctx.now : current.lastNewEventAt
+  let standardStatus = snapshot?.standardStatus ?? current.standardStatus
+  const carrierStatus = snapshot?.carrierStatus ? snapshot.carrierStatus : current.carrierStatus
+
+  const quietSince = lastNewEventAt ?? current.createdAt
+  if (!isTerminal(standardStatus) && ctx.now.getTime() - quietSince.getTime() >= ctx.expireAfterMs) standardStatus = 'expired'
+
+  return {
+    standardStatus,
+    carrierStatus,
+    estimatedDeliveryAt: snapshot?.estimatedDeliveryAt ?? undefined,
+    originAddress: snapshot?.originAddress ?? undefined,
+    destinationAddress: snapshot?.destinationAddress ?? undefined,
+    lastNewEventAt,
+    statusChanged: standardStatus !== current.standardStatus || carrierStatus !== current.carrierStatus,
+  }
+}
+
+/** An identity for an event that survives refetches: when, what, and where. */
+export function eventKey(event: TrackingEvent): string {
+  return createHash('sha256')
+    .update(JSON.stringify([event.eventTime.toISOString(), event.eventCode, event.description, event.country, event.state, event.city, event.postalCode, event.address]))
+    .digest('base64url')
+}
+
+/** An address, or null when every part is empty (the carrier returned nothing usable). */
+export function addressOrNull(address: Address): Address | null {
+  return address.country || address.state || address.city || address.postalCode || address.address ? address : null
+}
+
+/**
+ * Parses a carrier timestamp. With an offset (or Z) it is exact; without one (FedEx sends
+ * `2024-08-15T00:00:00` for date-only scans) it is read as UTC, never as the machine's local
+ * time. Anything else is null.
+ */
+export function parseCarrierTime(value: unknown): Date | null {
+  if (typeof value !== 'string') return null
+  const text = value.trim()
+  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?))?(Z|[+-]\d{2}:?\d{2})?$/i.exec(text)
+  if (!match) return null
+  const [, date, time = '00:00:00', zone] = match
+  const offset = zone ? (zone.toUpperCase() === 'Z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone) : 'Z'
+  const parsed = new Date(`${date}T${time}${offset}`)
+  return Number.isNaN(parsed.getTime()) ? null : parsed
+}
