@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CarrierSimulator } from '../simulator/simulator'
+import { CarrierError, type CarrierAdapter } from './carrier'
+import { FedexClient } from './fedex/fedex.client'
+import { UparcelClient } from './uparcel/uparcel.client'
+
+// The adapters' real HTTP code against the project's simulator on loopback.
+let sim: CarrierSimulator
+beforeAll(async () => {
+  sim = new CarrierSimulator({ stepMs: 0, timeoutDelayMs: 1500, fedex: { clientId: 'id', clientSecret: 'secret' }, uparcel: { apiKey: 'key', secretKey: 'sk' } })
+  await sim.start()
+})
+afterAll(() => sim.stop())
+
+const clients: [string, () => CarrierAdapter][] = [
+  ['FedEx', () => new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 'secret', timeoutMs: 500 })],
+  ['uParcel', () => new UparcelClient({ baseUrl: sim.uparcelUrl, apiKey: 'key', secretKey: 'sk', timeoutMs: 500 })],
+]
+const statsOf = (name: string) => (name === 'FedEx' ? sim.stats().fedex : sim.stats().uparcel)
+
+describe.each(clients)('%s adapter', (name, make) => {
+  let seq = 0
+  const unique = (prefix: string) => `${prefix}${name.toUpperCase()}${Date.now()}${++seq}`
+
+  it('fetches a batch, asking for a token once and reusing it', async () => {
+    const client = make()
+    try {
+      const before = statsOf(name).tokenRequests
+      const numbers = Array.from({ length: client.maxBatchSize }, () => unique('DL'))
+      for (let i = 0; i < 5; i++) {
+        const lookups = await client.fetch(numbers)
+        expect(lookups.size).toBe(numbers.length)
+        const first = lookups.get(numbers[0]!)
+        expect(first?.found && first.snapshot.standardStatus).toBe('delivered')
+        expect(first?.found && first.snapshot.events.map((e) => e.status)).toEqual(['pending', 'in_transit', 'in_transit', 'in_transit', 'delivered'])
+      }
+      expect(statsOf(name).tokenRequests - before).toBe(1)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('answers not-found numbers per number', async () => {
+    const client = make()
+    const [missing, present] = [unique('NF'), unique('EX')]
+    const lookups = await client.fetch([missing, present])
+    expect(lookups.get(missing)).toMatchObject({ found: false })
+    expect(lookups.get(present)).toMatchObject({ found: true, snapshot: { standardStatus: 'exception' } })
+    await client.close()
+  })
+
+  it('renews an expired token once and goes on', async () => {
+    const client = make()
+    await client.fetch([unique('DL')])
+    const before = statsOf(name).tokenRequests
+    const lookups = await client.fetch([unique('FEXPIRED')])
+    expect([...lookups.values()][0]).toMatchObject({ found: true })
+    expect(statsOf(name).tokenRequests - before).toBe(1)
+    await client.close()
+  })
+
+  it.each([
+    ['F429', 'rate_limited', 1000],
+    ['F500', 'server_error', undefined],
+    ['FGARBAGE', 'bad_response', undefined],
+    ['FTIMEOUT', 'timeout', undefined],
+  ])('turns %s into CarrierError %s, then recovers', async (prefix, failure, retryAfterMs) => {
+    const client = make()
+    const number = unique(prefix)
+    const error = await client.fetch([number, unique('DL')]).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(CarrierError)
+    expect(error).toMatchObject({ failure, retryAfterMs })
+    await client.fetch([number]).catch(() => {})
+    const recovered = await client.fetch([number])
+    expect(recovered.get(number)).toMatchObject({ found: true })
+    await client.close()
+  })
+
+  it('reports refused credentials as unauthorized', async () => {
+    const client =
+      name === 'FedEx'
+        ? new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 'wrong', timeoutMs: 500 })
+        : new UparcelClient({ baseUrl: sim.uparcelUrl, apiKey: 'key', secretKey: 'wrong', timeoutMs: 500 })
+    await expect(client.fetch(['DL1'])).rejects.toMatchObject({ failure: 'unauthorized' })
+    await client.close()
+  })
+
+  it('reports an unreachable carrier as a network failure', async () => {
+    const client =
+      name === 'FedEx'
+        ? new FedexClient({ baseUrl: 'http://127.0.0.1:1', clientId: 'id', clientSecret: 'secret', timeoutMs: 500 })
+        : new UparcelClient({ baseUrl: 'http://127.0.0.1:1/', apiKey: 'key', secretKey: 'sk', timeoutMs: 500 })
+    await expect(client.fetch(['DL1'])).rejects.toMatchObject({ failure: 'network' })
+    await client.close()
+  })
+})
+
+describe('FedEx reused number through the simulator', () => {
+  it('follows the live shipment, not the old one', async () => {
+    const client = new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 'secret', timeoutMs: 500 })
+    const number = `RU${Date.now()}`
+    const lookup = (await client.fetch([number])).get(number)
+    if (!lookup?.found) throw new Error('expected found')
+    const newest = lookup.snapshot.events.at(-1)!.eventTime.getTime()
+    expect(Date.now() - newest).toBeLessThan(60 * 60_000)
+    await client.close()
+  })
+})

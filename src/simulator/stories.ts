@@ -1,0 +1,90 @@
+/**
+ * The carrier simulator's scripted stories, chosen by the tracking number's prefix (case
+ * insensitive), the same for both carriers. docs/simulator.md lists them.
+ *
+ *   EX…  exception      RS…  return to shipper    CA…  cancelled
+ *   NF…  not found      RU…  reused number (FedEx answers two shipments; the newer is live)
+ *   F429…     429 with Retry-After          F500…     HTTP 500
+ *   FTIMEOUT… no answer before the timeout  FGARBAGE… malformed JSON
+ *   FEXPIRED… the token is refused as expired once (the adapter must renew it)
+ *   anything else: the delivered story
+ *
+ * A fault hits the whole request holding the number, for the number's first FAULT_REPEATS
+ * requests; afterwards the number follows the delivered story, so recovery can be shown.
+ */
+
+export interface Place {
+  city: string
+  state: string
+  country: string
+  postalCode: string
+  street: string
+}
+
+export interface Stage {
+  fedex: { eventType: string; derivedStatusCode: string; derivedStatus: string; description: string; statusByLocale: string }
+  uparcel: { code: string; status: string; description: string }
+  place: Place
+  exception: string
+}
+
+export type StoryName = 'delivered' | 'exception' | 'returned' | 'cancelled'
+export type Fault = 'rate_limited' | 'server_error' | 'timeout' | 'garbage' | 'expired_token'
+
+export type Script = { kind: 'story'; story: StoryName; reused: boolean } | { kind: 'not_found' } | { kind: 'fault'; fault: Fault }
+
+export const FAULT_REPEATS = 2
+
+export const ORIGIN: Place = { city: 'MEMPHIS', state: 'TN', country: 'US', postalCode: '38118', street: '3875 Airways Blvd' }
+export const DESTINATION: Place = { city: 'Singapore', state: '', country: 'SG', postalCode: '079903', street: '10 Anson Rd #12-01' }
+const HUB: Place = { city: 'INDIANAPOLIS', state: 'IN', country: 'US', postalCode: '46241', street: '' }
+
+function stage(
+  fedex: [eventType: string, derivedStatusCode: string, derivedStatus: string, description: string],
+  uparcel: [code: string, status: string],
+  place: Place,
+  exception = '',
+): Stage {
+  const [eventType, derivedStatusCode, derivedStatus, description] = fedex
+  return {
+    fedex: { eventType, derivedStatusCode, derivedStatus, description, statusByLocale: derivedStatus },
+    uparcel: { code: uparcel[0], status: uparcel[1], description },
+    place,
+    exception,
+  }
+}
+
+const LABEL = stage(['OC', 'IN', 'Label created', 'Shipment information sent to FedEx'], ['POSTED', 'Order Posted'], ORIGIN)
+const PICKED_UP = stage(['PU', 'PU', 'Picked up', 'Picked up'], ['PICKED_UP', 'Picked Up'], ORIGIN)
+const IN_TRANSIT = stage(['AR', 'IT', 'In transit', 'Arrived at FedEx hub'], ['IN_TRANSIT', 'In Transit'], HUB)
+const OUT_FOR_DELIVERY = stage(['OD', 'IT', 'In transit', 'On FedEx vehicle for delivery'], ['OUT_FOR_DELIVERY', 'Out For Delivery'], DESTINATION)
+const DELIVERED = stage(['DL', 'DL', 'Delivered', 'Delivered'], ['DELIVERED', 'Delivered'], DESTINATION)
+const EXCEPTION = stage(['DE', 'DE', 'Delivery exception', 'Delivery exception'], ['FAILED_DELIVERY', 'Delivery Failed'], DESTINATION, 'Customer not available or business closed')
+const RETURNED = stage(['RS', 'RS', 'Return to shipper', 'Returning package to shipper'], ['RETURNED', 'Returned'], ORIGIN)
+const CANCELLED = stage(['CA', 'CA', 'Cancelled', 'Shipment cancelled by sender'], ['CANCELLED', 'Cancelled'], ORIGIN)
+
+export const STORIES: Record<StoryName, Stage[]> = {
+  delivered: [LABEL, PICKED_UP, IN_TRANSIT, OUT_FOR_DELIVERY, DELIVERED],
+  exception: [LABEL, PICKED_UP, IN_TRANSIT, OUT_FOR_DELIVERY, EXCEPTION],
+  returned: [LABEL, PICKED_UP, IN_TRANSIT, EXCEPTION, RETURNED],
+  cancelled: [LABEL, CANCELLED],
+}
+
+const PREFIXES: [string, Script][] = [
+  ['FTIMEOUT', { kind: 'fault', fault: 'timeout' }],
+  ['FGARBAGE', { kind: 'fault', fault: 'garbage' }],
+  ['FEXPIRED', { kind: 'fault', fault: 'expired_token' }],
+  ['F429', { kind: 'fault', fault: 'rate_limited' }],
+  ['F500', { kind: 'fault', fault: 'server_error' }],
+  ['EX', { kind: 'story', story: 'exception', reused: false }],
+  ['RS', { kind: 'story', story: 'returned', reused: false }],
+  ['CA', { kind: 'story', story: 'cancelled', reused: false }],
+  ['NF', { kind: 'not_found' }],
+  ['RU', { kind: 'story', story: 'delivered', reused: true }],
+]
+
+export function scriptFor(trackingNumber: string): Script {
+  const upper = trackingNumber.toUpperCase()
+  for (const [prefix, script] of PREFIXES) if (upper.startsWith(prefix)) return script
+  return { kind: 'story', story: 'delivered', reused: false }
+}
