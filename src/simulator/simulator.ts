@@ -153,7 +153,7 @@ export class CarrierSimulator {
       this.countFetch(trackingNumber)
       const view = this.viewOf(trackingNumber, script)
       const live = fedexTrackResult(trackingNumber, view)
-      if (script.kind !== 'story' || !script.reused) return { trackingNumber, trackResults: [live] }
+      if (!script.reused) return { trackingNumber, trackResults: [live] }
       // A reused number: an old, delivered shipment comes first; the newest scan decides.
       const yearsAgo = 2 * 365 * 24 * 3_600_000
       const old = fedexTrackResult(trackingNumber, { ...view, stages: STORIES.delivered, times: STORIES.delivered.map((_, i) => new Date(view.times[0]!.getTime() - yearsAgo + i * 3_600_000)), final: true })
@@ -241,7 +241,7 @@ export class CarrierSimulator {
   }
 
   /** After its faults, a fault number follows the delivered story. */
-  private scriptOf(trackingNumber: string): Script {
+  private scriptOf(trackingNumber: string): Exclude<Script, { kind: 'fault' }> {
     const script = scriptFor(trackingNumber)
     return script.kind === 'fault' ? { kind: 'story', story: 'delivered', reused: false } : script
   }
@@ -250,7 +250,7 @@ export class CarrierSimulator {
     this.counters.fetchesByNumber[trackingNumber] = (this.counters.fetchesByNumber[trackingNumber] ?? 0) + 1
   }
 
-  private viewOf(trackingNumber: string, script: Script & { kind: 'story' }): ShipmentView {
+  private viewOf(trackingNumber: string, script: Extract<Script, { kind: 'story' }>): ShipmentView {
     const now = this.now()
     if (!this.firstSeen.has(trackingNumber)) this.firstSeen.set(trackingNumber, now)
     const start = this.firstSeen.get(trackingNumber)!
