@@ -16,6 +16,17 @@ export interface Config {
   tokenCacheTtlMs: number
   /** Connections the process keeps to the database. */
   databasePoolSize: number
+  /** all: API and workers in one process; api: HTTP only; worker: refresh (and ops endpoints) only. */
+  role: 'all' | 'api' | 'worker'
+  pollIntervalMs: number
+  expireAfterMs: number
+  /** How often a worker looks for due tasks when nothing woke it. */
+  refreshPollMs: number
+  carrierTimeoutMs: number
+  fedex: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined; requestsPerSecond: number }
+  uparcel: { apiUrl: string; apiKey: string | undefined; secretKey: string | undefined; requestsPerSecond: number }
+  /** How long each stage of a simulated story lasts, for carriers served by the simulator. */
+  simulatorStepMs: number
 }
 
 export class ConfigError extends Error {}
@@ -49,5 +60,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     tokenCacheTtlMs: integer(env, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    role: oneOf(env, 'ROLE', ['all', 'api', 'worker'] as const, 'all'),
+    pollIntervalMs: integer(env, 'POLL_INTERVAL_SECONDS', 7200, 1, 30 * 86_400) * 1000,
+    expireAfterMs: integer(env, 'EXPIRE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,
+    refreshPollMs: integer(env, 'REFRESH_POLL_MS', 1000, 50, 600_000),
+    carrierTimeoutMs: integer(env, 'CARRIER_TIMEOUT_MS', 15_000, 100, 120_000),
+    fedex: {
+      apiUrl: (optional(env, 'FEDEX_API_URL') ?? 'https://apis.fedex.com').replace(/\/+$/, ''),
+      clientId: optional(env, 'FEDEX_CLIENT_ID'),
+      clientSecret: optional(env, 'FEDEX_CLIENT_SECRET'),
+      requestsPerSecond: integer(env, 'FEDEX_REQUESTS_PER_SECOND', 50, 1, 1000),
+    },
+    uparcel: {
+      apiUrl: optional(env, 'UPARCEL_API_URL') ?? 'https://www.uparcel.sg/',
+      apiKey: optional(env, 'UPARCEL_API_KEY'),
+      secretKey: optional(env, 'UPARCEL_SECRET_KEY'),
+      requestsPerSecond: integer(env, 'UPARCEL_REQUESTS_PER_SECOND', 10, 1, 1000),
+    },
+    simulatorStepMs: integer(env, 'SIMULATOR_STEP_SECONDS', 60, 0, 86_400) * 1000,
   }
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = optional(env, name)
+  if (raw === undefined) return fallback
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`)
+  return raw as T
 }

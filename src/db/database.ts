@@ -54,6 +54,42 @@ export class Database {
     }
   }
 
+  /**
+   * LISTENs on `channel` with a connection of its own, reconnecting after failures; returns a
+   * function that stops listening. On the embedded database it does nothing: PGlite's socket
+   * multiplexes one session, so a notification would reach the connection that caused it rather
+   * than the listener. Callers poll as well, so LISTEN only makes them faster.
+   */
+  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+    if (this.kind === 'embedded') return async () => {}
+    let client: pg.Client | undefined
+    let stopped = false
+    let retry: NodeJS.Timeout | undefined
+    const connect = async () => {
+      if (stopped) return
+      const next = new pg.Client(this.pool.options)
+      next.on('notification', () => onNotify())
+      next.on('error', () => {
+        next.end().catch(() => {})
+        if (!stopped) retry = setTimeout(() => void connect(), 1000)
+      })
+      try {
+        await next.connect()
+        await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+        client = next
+      } catch {
+        await next.end().catch(() => {})
+        if (!stopped) retry = setTimeout(() => void connect(), 1000)
+      }
+    }
+    await connect()
+    return async () => {
+      stopped = true
+      clearTimeout(retry)
+      await client?.end().catch(() => {})
+    }
+  }
+
   async close(): Promise<void> {
     await this.pool.end()
     await this.onClose()

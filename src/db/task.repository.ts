@@ -14,7 +14,7 @@ export function taskKey(carrierCode: string, trackingNumber: string): string {
   return `${carrierCode}\u0000${trackingNumber}`
 }
 
-interface TaskRow {
+export interface TaskRow {
   id: number
   carrier_code: string
   tracking_number: string
@@ -63,7 +63,7 @@ function toDate(value: string | null): Date | null {
   return value === null ? null : new Date(value)
 }
 
-function toTask(row: TaskRow): TrackingTask {
+export function toTask(row: TaskRow): TrackingTask {
   return {
     taskId: row.id,
     carrierCode: row.carrier_code,

@@ -54,3 +54,17 @@ export interface TrackingTask {
   events: TrackingEvent[]
   latestWebhook: WebhookSummary | null
 }
+
+/** The task as JSON, exactly as the query endpoint returns it: datetimes as ISO 8601 UTC. */
+export function taskToJson(task: TrackingTask) {
+  return {
+    ...task,
+    estimatedDeliveryAt: task.estimatedDeliveryAt?.toISOString() ?? null,
+    events: task.events.map((e) => ({ ...e, eventTime: e.eventTime.toISOString() })),
+    latestWebhook: task.latestWebhook && {
+      ...task.latestWebhook,
+      nextRetryAt: task.latestWebhook.nextRetryAt?.toISOString() ?? null,
+      lastAttemptAt: task.latestWebhook.lastAttemptAt?.toISOString() ?? null,
+    },
+  }
+}

@@ -10,7 +10,8 @@ import type { HealthService } from '../services/health.service'
 import type { SettingsService } from '../services/settings.service'
 import type { SubscriptionService } from '../services/subscription.service'
 import { installErrorHandling } from './error-handler'
-import { createRegistry, installMetrics } from './metrics'
+import { createRegistry } from '../observability/metrics'
+import { installMetrics } from './metrics'
 import { adminRoutes } from './routes/admin.routes'
 import { healthRoutes } from './routes/health.routes'
 import { subscriptionRoutes } from './routes/subscription.routes'
@@ -29,6 +30,8 @@ export interface AppOptions {
   adminToken: string | undefined
   logger?: FastifyServerOptions['logger']
   registry?: Registry
+  /** false for a worker process: only /healthz, /readyz and /metrics. */
+  api?: boolean
 }
 
 const BODY_LIMIT = 1024 * 1024
@@ -79,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const { services } = options
   await app.register(healthRoutes, { health: services.health })
+  if (options.api === false) return app
   await app.register(subscriptionRoutes, { auth: services.auth, subscriptions: services.subscriptions })
   if (options.adminToken) {
     await app.register(adminRoutes, { adminToken: options.adminToken, users: services.users, settings: services.settings })

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Histogram, type Registry } from 'prom-client'
 
 /**
  * Prometheus metrics of the HTTP layer: request counts and latency by method, route (the route
@@ -26,10 +26,4 @@ export function installMetrics(app: FastifyInstance, registry: Registry): void {
     reply.header('content-type', registry.contentType)
     return registry.metrics()
   })
-}
-
-export function createRegistry(): Registry {
-  const registry = new Registry()
-  collectDefaultMetrics({ register: registry })
-  return registry
 }

@@ -6,12 +6,12 @@ import { TaskRepository } from '../db/task.repository'
 import type { AppServices } from '../http/app'
 import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
-import { HealthService } from '../services/health.service'
+import { HealthService, type CarrierModes } from '../services/health.service'
 import { SettingsService } from '../services/settings.service'
 import { SubscriptionService } from '../services/subscription.service'
 
 /** Wires repositories into services: the one place that knows every concrete class. */
-export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtlMs'>): AppServices {
+export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtlMs'>, carrierModes: CarrierModes = {}): AppServices {
   const users = new ApiUserRepository(db)
   const settings = new SettingsRepository(db)
   return {
@@ -19,6 +19,6 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     subscriptions: new SubscriptionService(new TaskRepository(db), settings),
     users: new ApiUserService(users),
     settings: new SettingsService(settings),
-    health: new HealthService(db),
+    health: new HealthService(db, carrierModes),
   }
 }

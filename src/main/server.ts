@@ -1,29 +1,66 @@
 import { loadConfig } from '../config/config'
 import { DataDirLockedError } from '../db/embedded/data-dir-lock'
+import { RefreshRepository } from '../db/refresh.repository'
 import { migrate } from '../db/migrator'
 import { openDatabase } from '../db/open-database'
 import { buildApp } from '../http/app'
+import { ServiceMetrics, createRegistry } from '../observability/metrics'
+import type { CarrierModes } from '../services/health.service'
+import { RefreshService } from '../services/refresh.service'
+import { RefreshWorker } from '../workers/refresh.worker'
+import { createCarriers } from './carriers'
 import { createServices } from './container'
 
 /**
- * `npm start`: the whole service in one process. Without DATABASE_URL it runs on the embedded
- * database under DATA_DIR; migrations are applied before the port opens.
+ * `npm start`: the service. ROLE=all (default) runs the API and the refresh worker in one
+ * process; ROLE=api and ROLE=worker split them across processes sharing one PostgreSQL (a worker
+ * serves only /healthz, /readyz and /metrics). Without DATABASE_URL it runs on the embedded
+ * database under DATA_DIR. Migrations are applied before anything starts.
  */
 async function main(): Promise<void> {
   const config = loadConfig()
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize })
   await migrate(db)
+
+  const registry = createRegistry()
+  const refreshRepository = new RefreshRepository(db)
+  const metrics = new ServiceMetrics(registry, () => refreshRepository.refreshLagSeconds())
+  const logger = {
+    level: config.logLevel,
+    // Tokens travel in headers; no header is logged, and these never are.
+    redact: ['req.headers.authorization', 'req.headers.cookie'],
+  }
+  const runsWorker = config.role !== 'api'
+  // The app is built first (its logger is the process's logger); /healthz reads the carrier
+  // modes from this object once the carriers are up.
+  const carrierModes: CarrierModes = {}
   const app = await buildApp({
-    services: createServices(db, config),
-    adminToken: config.adminToken,
-    logger: {
-      level: config.logLevel,
-      // Tokens travel in headers; no header is logged, and these never are.
-      redact: ['req.headers.authorization', 'req.headers.cookie'],
-    },
+    services: createServices(db, config, carrierModes),
+    adminToken: config.role === 'worker' ? undefined : config.adminToken,
+    logger,
+    registry,
+    api: config.role !== 'worker',
   })
+  const carriers = runsWorker ? await createCarriers(config, app.log) : undefined
+  if (carriers) Object.assign(carrierModes, carriers.modes)
+
+  const worker = carriers
+    ? new RefreshWorker(
+        new RefreshService(refreshRepository, carriers.channels, {
+          pollIntervalMs: config.pollIntervalMs,
+          expireAfterMs: config.expireAfterMs,
+          leaseMs: Math.max(60_000, config.carrierTimeoutMs * 4),
+          claimLimit: 300,
+          retryBaseMs: 30_000,
+          retryMaxMs: Math.min(config.pollIntervalMs, 3_600_000),
+        }, metrics),
+        { pollMs: config.refreshPollMs, claimLimit: 300, listen: (wake) => db.listen('tracking_tasks_created', wake) },
+        app.log,
+      )
+    : undefined
+
   app.log.info(
-    { database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined, admin: config.adminToken ? 'enabled' : 'disabled' },
+    { role: config.role, database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined, admin: config.adminToken ? 'enabled' : 'disabled', carriers: carriers?.modes },
     'starting tracking subscription service',
   )
 
@@ -33,6 +70,8 @@ async function main(): Promise<void> {
     stopping = true
     app.log.info({ signal }, 'shutting down')
     await app.close()
+    await worker?.stop()
+    await carriers?.close()
     await db.close()
     process.exit(0)
   }
@@ -40,6 +79,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
+  await worker?.start()
 }
 
 main().catch((error: unknown) => {

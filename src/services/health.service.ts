@@ -3,8 +3,14 @@ import type { Database } from '../db/database'
 
 const PING_TIMEOUT_MS = 2_000
 
+export type CarrierModes = Record<string, 'live' | 'simulator'>
+
 export class HealthService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Which carriers are served by the built-in simulator (said in /healthz, decisions §8). */
+    readonly carrierModes: CarrierModes = {},
+  ) {}
 
   get databaseKind() {
     return this.db.kind

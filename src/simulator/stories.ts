@@ -40,14 +40,14 @@ export const DESTINATION: Place = { city: 'Singapore', state: '', country: 'SG',
 const HUB: Place = { city: 'INDIANAPOLIS', state: 'IN', country: 'US', postalCode: '46241', street: '' }
 
 function stage(
-  fedex: [eventType: string, derivedStatusCode: string, derivedStatus: string, description: string],
+  fedex: [eventType: string, derivedStatusCode: string, derivedStatus: string, description: string, statusByLocale?: string],
   uparcel: [code: string, status: string],
   place: Place,
   exception = '',
 ): Stage {
-  const [eventType, derivedStatusCode, derivedStatus, description] = fedex
+  const [eventType, derivedStatusCode, derivedStatus, description, statusByLocale = derivedStatus] = fedex
   return {
-    fedex: { eventType, derivedStatusCode, derivedStatus, description, statusByLocale: derivedStatus },
+    fedex: { eventType, derivedStatusCode, derivedStatus, description, statusByLocale },
     uparcel: { code: uparcel[0], status: uparcel[1], description },
     place,
     exception,
@@ -57,7 +57,7 @@ function stage(
 const LABEL = stage(['OC', 'IN', 'Label created', 'Shipment information sent to FedEx'], ['POSTED', 'Order Posted'], ORIGIN)
 const PICKED_UP = stage(['PU', 'PU', 'Picked up', 'Picked up'], ['PICKED_UP', 'Picked Up'], ORIGIN)
 const IN_TRANSIT = stage(['AR', 'IT', 'In transit', 'Arrived at FedEx hub'], ['IN_TRANSIT', 'In Transit'], HUB)
-const OUT_FOR_DELIVERY = stage(['OD', 'IT', 'In transit', 'On FedEx vehicle for delivery'], ['OUT_FOR_DELIVERY', 'Out For Delivery'], DESTINATION)
+const OUT_FOR_DELIVERY = stage(['OD', 'IT', 'In transit', 'On FedEx vehicle for delivery', 'On FedEx vehicle for delivery'], ['OUT_FOR_DELIVERY', 'Out For Delivery'], DESTINATION)
 const DELIVERED = stage(['DL', 'DL', 'Delivered', 'Delivered'], ['DELIVERED', 'Delivered'], DESTINATION)
 const EXCEPTION = stage(['DE', 'DE', 'Delivery exception', 'Delivery exception'], ['FAILED_DELIVERY', 'Delivery Failed'], DESTINATION, 'Customer not available or business closed')
 const RETURNED = stage(['RS', 'RS', 'Return to shipper', 'Returning package to shipper'], ['RETURNED', 'Returned'], ORIGIN)

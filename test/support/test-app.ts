@@ -27,7 +27,7 @@ export interface TestAppOptions {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase())
-  const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 })
+  const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 }, { FEDEX: 'simulator', UPARCEL: 'simulator' })
   const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN })
   await app.ready()
   return {

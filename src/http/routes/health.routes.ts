@@ -8,6 +8,9 @@ const Health = envelope(
   Type.Object({
     status: Type.Literal('ok'),
     database: Type.Union([Type.Literal('embedded'), Type.Literal('postgres')]),
+    carriers: Type.Record(Type.String(), Type.Union([Type.Literal('live'), Type.Literal('simulator')]), {
+      description: 'carriers served by the built-in simulator say "simulator"',
+    }),
   }),
   'the process is alive',
 )
@@ -15,7 +18,7 @@ const Ready = envelope(Type.Object({ status: Type.Literal('ready') }), 'the data
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> = async (app, { health }) => {
   app.get('/healthz', { schema: { summary: 'Liveness', tags: ['operations'], response: { 200: Health } } }, async () =>
-    success({ status: 'ok' as const, database: health.databaseKind }),
+    success({ status: 'ok' as const, database: health.databaseKind, carriers: health.carrierModes }),
   )
   app.get('/readyz', { schema: { summary: 'Readiness: the database is reachable', tags: ['operations'], response: { 200: Ready, ...errorResponses } } }, async () => {
     await health.checkDatabase()

@@ -1,0 +1,50 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+/**
+ * The service's Prometheus metrics outside the HTTP layer, on the process's one registry.
+ * Services take this as a plain dependency; tests give them their own registry.
+ */
+export class ServiceMetrics {
+  readonly carrierFetches: Counter<'carrier' | 'outcome'>
+  readonly carrierFetchSeconds: Histogram<'carrier'>
+  readonly trackingNumbersFetched: Counter<'carrier' | 'result'>
+  readonly notificationsCreated: Counter<'carrier'>
+
+  constructor(
+    readonly registry: Registry,
+    refreshLagSeconds?: () => Promise<number>,
+  ) {
+    const registers = [registry]
+    this.carrierFetches = new Counter({ name: 'carrier_fetches_total', help: 'Carrier tracking requests by outcome', labelNames: ['carrier', 'outcome'], registers })
+    this.carrierFetchSeconds = new Histogram({
+      name: 'carrier_fetch_duration_seconds',
+      help: 'Carrier tracking request latency',
+      labelNames: ['carrier'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    })
+    this.trackingNumbersFetched = new Counter({
+      name: 'tracking_numbers_fetched_total',
+      help: 'Tracking numbers fetched, by result (found, not_found, missing, failed)',
+      labelNames: ['carrier', 'result'],
+      registers,
+    })
+    this.notificationsCreated = new Counter({ name: 'webhook_notifications_created_total', help: 'Status changes recorded in the webhook outbox', labelNames: ['carrier'], registers })
+    if (refreshLagSeconds) {
+      new Gauge({
+        name: 'refresh_lag_seconds',
+        help: 'How long the most overdue active task has been waiting for its refresh',
+        registers,
+        async collect() {
+          this.set(await refreshLagSeconds().catch(() => 0))
+        },
+      })
+    }
+  }
+}
+
+export function createRegistry(): Registry {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  return registry
+}

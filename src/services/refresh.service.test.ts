@@ -1,0 +1,252 @@
+import { Registry } from 'prom-client'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { FedexClient } from '../carriers/fedex/fedex.client'
+import { UparcelClient } from '../carriers/uparcel/uparcel.client'
+import { RefreshRepository } from '../db/refresh.repository'
+import { ServiceMetrics } from '../observability/metrics'
+import { CarrierSimulator } from '../simulator/simulator'
+import { createTestApp, type TestApp } from '../../test/support/test-app'
+import { CarrierBudget } from './carrier-budget'
+import { RefreshService, type CarrierChannel } from './refresh.service'
+
+// End to end through the simulator over HTTP: the real adapters, the real database.
+const STEP = 60_000
+let simClock = Date.now()
+let t: TestApp
+let sim: CarrierSimulator
+let service: RefreshService
+let repository: RefreshRepository
+let registry: Registry
+let channels: Map<string, CarrierChannel>
+let userId: number
+
+beforeAll(async () => {
+  t = await createTestApp()
+  userId = (await t.createUser()).userId
+  sim = new CarrierSimulator({ stepMs: STEP, now: () => simClock, timeoutDelayMs: 1500 })
+  await sim.start()
+  channels = new Map<string, CarrierChannel>([
+    ['FEDEX', { adapter: new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 's', timeoutMs: 500 }), budget: new CarrierBudget(1000) }],
+    ['UPARCEL', { adapter: new UparcelClient({ baseUrl: sim.uparcelUrl, apiKey: 'k', secretKey: 's', timeoutMs: 500 }), budget: new CarrierBudget(1000) }],
+  ])
+  repository = new RefreshRepository(t.db)
+  registry = new Registry()
+  service = new RefreshService(
+    repository,
+    channels,
+    { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
+    new ServiceMetrics(registry, () => repository.refreshLagSeconds()),
+  )
+})
+afterAll(async () => {
+  for (const channel of channels.values()) await channel.adapter.close()
+  await sim.stop()
+  await t.close()
+})
+
+// Each test starts with nothing due: tasks of earlier tests are parked.
+beforeEach(async () => {
+  await t.db.query('UPDATE tracking_tasks SET next_refresh_at = NULL')
+})
+
+let seq = 0
+async function subscribe(prefix: string, carrierCode = 'FEDEX'): Promise<number> {
+  const trackingNumber = `${prefix}${Date.now()}${++seq}`
+  return (await t.services.subscriptions.subscribe(userId, { carrierCode, trackingNumber, callbackUrl: 'https://shop.example/hook' })).taskId
+}
+
+async function makeDue(...ids: number[]): Promise<void> {
+  await t.db.query('UPDATE tracking_tasks SET next_refresh_at = now() WHERE id = ANY($1::bigint[])', [ids])
+}
+
+async function taskRow(id: number) {
+  const [row] = await t.db.query(
+    `SELECT standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, next_refresh_at,
+            refresh_failures, refresh_lease_owner, (SELECT count(*)::int FROM tracking_events WHERE task_id = $1) AS events,
+            (SELECT count(*)::int FROM webhook_deliveries WHERE task_id = $1) AS notifications
+       FROM tracking_tasks WHERE id = $1`,
+    [id],
+  )
+  return row as Record<string, unknown>
+}
+
+const query = (taskId: number) => t.services.subscriptions.find(userId, { taskId: String(taskId) })
+
+describe.each(['FEDEX', 'UPARCEL'])('refreshing %s tasks', (carrier) => {
+  it('follows a story from label to delivered: events merged without duplicates, one notification per change, polling stops at the end', async () => {
+    const id = await subscribe('DL', carrier)
+    expect((await service.runRound()).applied).toBe(1)
+    let task = await query(id)
+    expect(task).toMatchObject({ standardStatus: 'pending', carrierStatus: expect.any(String) })
+    expect(task.events).toHaveLength(1)
+    expect(task.latestWebhook).toMatchObject({ status: 'pending', attemptCount: 0, nextRetryAt: null, responseStatusCode: 0, errorMessage: '' })
+
+    // Refetching the same stage changes nothing and notifies nobody.
+    await makeDue(id)
+    await service.runRound()
+    expect(await taskRow(id)).toMatchObject({ events: 1, notifications: 1 })
+
+    const statuses: string[] = []
+    for (let stage = 1; stage <= 4; stage++) {
+      simClock += STEP
+      await makeDue(id)
+      await service.runRound()
+      task = await query(id)
+      statuses.push(task.standardStatus)
+      expect(task.events).toHaveLength(stage + 1)
+    }
+    expect(statuses).toEqual(['in_transit', 'in_transit', 'in_transit', 'delivered'])
+    const times = task.events.map((e) => e.eventTime.getTime())
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    expect(new Set(task.events.map((e) => `${e.eventTime.toISOString()}${e.eventCode}`)).size).toBe(5)
+    expect(task.originAddress.country).toBe('US')
+    expect(task.destinationAddress.city).toBe('Singapore')
+    // label, picked up, in transit, out for delivery, delivered: five changes, five notifications.
+    const row = await taskRow(id)
+    expect(row).toMatchObject({ notifications: 5, next_refresh_at: null, refresh_lease_owner: null })
+
+    const [payload] = await t.db.query<{ payload: Record<string, unknown> }>('SELECT payload FROM webhook_deliveries WHERE task_id = $1 ORDER BY id DESC LIMIT 1', [id])
+    expect(payload!.payload).toMatchObject({
+      type: 'tracking.status_changed',
+      data: { taskId: id, standardStatus: 'delivered', previousStandardStatus: 'in_transit', previousCarrierStatus: expect.any(String) },
+    })
+    expect(payload!.payload.data).not.toHaveProperty('latestWebhook')
+    expect((payload!.payload.data as { events: unknown[] }).events).toHaveLength(5)
+
+    // Terminal: not claimed again.
+    expect((await service.runRound()).claimed).toBe(0)
+  })
+
+  it('keeps ETA and addresses when a later answer lacks them (rule 1)', async () => {
+    const id = await subscribe('EX', carrier)
+    await service.runRound()
+    const before = await taskRow(id)
+    expect(before.estimated_delivery_at).not.toBeNull()
+    // The exception story's last stage: FedEx still sends the window; uParcel still sends an
+    // estimate. Wipe them to stand for "the carrier returned nothing".
+    await t.db.query(`UPDATE tracking_tasks SET estimated_delivery_at = '2030-01-01Z' WHERE id = $1`, [id])
+    simClock += 4 * STEP
+    await makeDue(id)
+    await service.runRound()
+    const after = await query(id)
+    expect(after.standardStatus).toBe('exception')
+    expect(after.estimatedDeliveryAt).not.toBeNull()
+    expect(after.destinationAddress.city).toBe('Singapore')
+  })
+})
+
+describe('carrier outcomes', () => {
+  it('maps the returned and cancelled stories to their terminal statuses', async () => {
+    const returned = await subscribe('RS')
+    const cancelled = await subscribe('CA', 'UPARCEL')
+    await service.runRound()
+    simClock += 5 * STEP
+    await makeDue(returned, cancelled)
+    await service.runRound()
+    expect((await query(returned)).standardStatus).toBe('returned')
+    expect((await query(cancelled)).standardStatus).toBe('cancelled')
+    expect((await taskRow(returned)).next_refresh_at).toBeNull()
+  })
+
+  it('leaves a not-found task pending and polls it again; after 30 days it expires, with a notification', async () => {
+    const id = await subscribe('NF')
+    await service.runRound()
+    expect(await taskRow(id)).toMatchObject({ standard_status: 'pending', carrier_status: '', events: 0, notifications: 0 })
+    expect((await taskRow(id)).next_refresh_at).not.toBeNull()
+    await t.db.query(`UPDATE tracking_tasks SET created_at = now() - interval '31 days', next_refresh_at = now() WHERE id = $1`, [id])
+    await service.runRound()
+    expect(await taskRow(id)).toMatchObject({ standard_status: 'expired', notifications: 1, next_refresh_at: null })
+  })
+
+  it('expires a task without a new event for 30 days', async () => {
+    const id = await subscribe('DL', 'UPARCEL')
+    await service.runRound()
+    await t.db.query(`UPDATE tracking_tasks SET last_new_event_at = now() - interval '30 days', next_refresh_at = now() WHERE id = $1`, [id])
+    await service.runRound()
+    expect((await query(id)).standardStatus).toBe('expired')
+  })
+
+  it.each(['F429', 'F500', 'FGARBAGE', 'FTIMEOUT'])('%s: the task is left unchanged, backs off, and recovers', async (prefix) => {
+    const id = await subscribe(prefix)
+    const other = await subscribe('DL')
+    const before = await taskRow(id)
+    const round = await service.runRound()
+    expect(round).toMatchObject({ claimed: 2, failed: 2, applied: 0 })
+    const after = await taskRow(id)
+    expect(after).toMatchObject({ standard_status: before.standard_status, carrier_status: before.carrier_status, events: 0, notifications: 0, refresh_failures: 1 })
+    // Backed off into the future rather than hammering the carrier.
+    const [due] = await t.db.query<{ secs: number }>('SELECT EXTRACT(EPOCH FROM next_refresh_at - now())::float8 AS secs FROM tracking_tasks WHERE id = $1', [id])
+    expect(due!.secs).toBeGreaterThan(prefix === 'F429' ? 0.5 : 20)
+    // Retry until the simulator's fault is spent; then the story goes on as usual.
+    for (let i = 0; i < 3; i++) {
+      for (const channel of channels.values()) channel.budget.pause(0)
+      await new Promise((r) => setTimeout(r, prefix === 'F429' ? 1000 : 0))
+      await makeDue(id, other)
+      await service.runRound()
+    }
+    expect(await taskRow(id)).toMatchObject({ standard_status: 'pending', events: 1, notifications: 1, refresh_failures: 0 })
+  })
+
+  it('renews an expired token and applies the answer in the same round', async () => {
+    const id = await subscribe('FEXPIRED')
+    expect((await service.runRound()).applied).toBe(1)
+    expect((await taskRow(id)).events).toBe(1)
+  })
+})
+
+describe('claims and leases', () => {
+  it('never hands one task to two claims; a lost lease comes back when it runs out', async () => {
+    const ids = [await subscribe('DL'), await subscribe('DL')]
+    const first = await repository.claimDue(10, 200)
+    expect(first.map((c) => c.id).sort()).toEqual(ids.sort())
+    expect(await repository.claimDue(10, 200)).toEqual([])
+    await new Promise((r) => setTimeout(r, 300))
+    const again = await repository.claimDue(10, 60_000)
+    expect(again.map((c) => c.id).sort()).toEqual(ids.sort())
+    // The first claimer's lease is gone: its late answer is not applied.
+    const outcome = await repository.apply(first[0]!, {
+      events: [],
+      nextRefreshInMs: 1000,
+      decide: () => {
+        throw new Error('must not be asked')
+      },
+      notification: () => ({}),
+    })
+    expect(outcome).toEqual({ applied: false })
+    await repository.releaseFailed(again, { baseMs: 1, maxMs: 1, minDelayMs: 0 })
+  })
+
+  it('asks for a number held by two users once', async () => {
+    const other = await t.createUser('second')
+    const trackingNumber = `DLSHARED${Date.now()}`
+    const a = (await t.services.subscriptions.subscribe(userId, { carrierCode: 'FEDEX', trackingNumber, callbackUrl: 'https://a.example/' })).taskId
+    const b = (await t.services.subscriptions.subscribe(other.userId, { carrierCode: 'FEDEX', trackingNumber, callbackUrl: 'https://b.example/' })).taskId
+    sim.resetStats()
+    await service.runRound()
+    expect(sim.stats().fetchesByNumber[trackingNumber]).toBe(1)
+    expect((await taskRow(a)).events).toBe(1)
+    expect((await taskRow(b)).events).toBe(1)
+  })
+
+  it('packs up to 30 FedEx numbers and 50 uParcel numbers per request', async () => {
+    for (let i = 0; i < 61; i++) await subscribe('DL')
+    for (let i = 0; i < 51; i++) await subscribe('DL', 'UPARCEL')
+    sim.resetStats()
+    const round = await service.runRound()
+    expect(round).toMatchObject({ claimed: 112, applied: 112 })
+    expect(sim.stats().fedex.trackRequests).toBe(3)
+    expect(sim.stats().uparcel.trackRequests).toBe(2)
+  })
+})
+
+describe('metrics', () => {
+  it('count fetches by carrier and outcome, and report the refresh lag', async () => {
+    await subscribe('F500')
+    await service.runRound()
+    const text = await registry.metrics()
+    expect(text).toMatch(/carrier_fetches_total\{carrier="FEDEX",outcome="success"\} \d+/)
+    expect(text).toMatch(/carrier_fetches_total\{carrier="FEDEX",outcome="server_error"\} \d+/)
+    expect(text).toMatch(/tracking_numbers_fetched_total\{carrier="UPARCEL",result="found"\} \d+/)
+    expect(text).toMatch(/refresh_lag_seconds \d/)
+  })
+})
