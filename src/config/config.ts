@@ -22,6 +22,8 @@ export interface Config {
   expireAfterMs: number
   /** How often a worker looks for due tasks when nothing woke it. */
   refreshPollMs: number
+  /** Tasks a worker claims per round. */
+  refreshClaimLimit: number
   carrierTimeoutMs: number
   fedex: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined; requestsPerSecond: number }
   uparcel: { apiUrl: string; apiKey: string | undefined; secretKey: string | undefined; requestsPerSecond: number }
@@ -64,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pollIntervalMs: integer(env, 'POLL_INTERVAL_SECONDS', 7200, 1, 30 * 86_400) * 1000,
     expireAfterMs: integer(env, 'EXPIRE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,
     refreshPollMs: integer(env, 'REFRESH_POLL_MS', 1000, 50, 600_000),
+    refreshClaimLimit: integer(env, 'REFRESH_CLAIM_LIMIT', 300, 1, 10_000),
     carrierTimeoutMs: integer(env, 'CARRIER_TIMEOUT_MS', 15_000, 100, 120_000),
     fedex: {
       apiUrl: (optional(env, 'FEDEX_API_URL') ?? 'https://apis.fedex.com').replace(/\/+$/, ''),

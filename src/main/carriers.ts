@@ -20,14 +20,23 @@ export interface Carriers {
  * built-in simulator (decisions §8), started here on loopback, unless NODE_ENV=production, where
  * missing credentials are a start-up error.
  */
-export async function createCarriers(config: Config, log: FastifyBaseLogger): Promise<Carriers> {
-  const fedexLive = Boolean(config.fedex.clientId && config.fedex.clientSecret)
-  const uparcelLive = Boolean(config.uparcel.apiKey && config.uparcel.secretKey)
+function liveCarriers(config: Config) {
+  return { fedexLive: Boolean(config.fedex.clientId && config.fedex.clientSecret), uparcelLive: Boolean(config.uparcel.apiKey && config.uparcel.secretKey) }
+}
+
+/** With NODE_ENV=production a carrier without credentials is a start-up error, not a simulator. */
+export function assertCarrierCredentials(config: Config): void {
+  const { fedexLive, uparcelLive } = liveCarriers(config)
   if (config.production && (!fedexLive || !uparcelLive)) {
     throw new ConfigError(
       `NODE_ENV=production needs carrier credentials: ${[!fedexLive && 'FEDEX_CLIENT_ID and FEDEX_CLIENT_SECRET', !uparcelLive && 'UPARCEL_API_KEY and UPARCEL_SECRET_KEY'].filter(Boolean).join(', ')}`,
     )
   }
+}
+
+export async function createCarriers(config: Config, log: FastifyBaseLogger): Promise<Carriers> {
+  assertCarrierCredentials(config)
+  const { fedexLive, uparcelLive } = liveCarriers(config)
   let simulator: CarrierSimulator | undefined
   if (!fedexLive || !uparcelLive) {
     simulator = new CarrierSimulator({ stepMs: config.simulatorStepMs })

@@ -48,6 +48,18 @@ describe('the service process on the embedded database', () => {
       const sub = await call(first, 'POST', '/openapi/tracking-subscriptions', token, subscription)
       expect(sub.status).toBe(200)
       taskId = sub.json.data.taskId as number
+
+      // No carrier credentials: the built-in simulator serves the carriers, says /healthz, and
+      // the new task is fetched within seconds.
+      expect(((await (await fetch(`${first.baseUrl}/healthz`)).json()) as { data: { carriers: unknown } }).data.carriers).toEqual({ FEDEX: 'simulator', UPARCEL: 'simulator' })
+      const subscribedAt = Date.now()
+      let carrierStatus = ''
+      while (!carrierStatus && Date.now() - subscribedAt < 10_000) {
+        await new Promise((r) => setTimeout(r, 100))
+        carrierStatus = (await call(first, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).json.data.carrierStatus as string
+      }
+      expect(carrierStatus).toBe('Label created')
+      expect(Date.now() - subscribedAt).toBeLessThan(5000)
     } finally {
       expect(await first.stop('SIGTERM')).toBe(0)
     }
@@ -68,6 +80,12 @@ describe('the service process on the embedded database', () => {
       await recovered.stop()
     }
   }, 180_000)
+
+  it('refuses to start in production without carrier credentials', async () => {
+    const result = await runEntry('src/main/server.ts', [], { DATA_DIR: tempDataDir(), NODE_ENV: 'production', PORT: '0', FEDEX_CLIENT_ID: 'id', FEDEX_CLIENT_SECRET: 'secret' })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('NODE_ENV=production needs carrier credentials: UPARCEL_API_KEY and UPARCEL_SECRET_KEY')
+  })
 
   it('runs the CLI on a directory no service holds', async () => {
     const DATA_DIR = tempDataDir()

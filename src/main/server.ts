@@ -8,7 +8,7 @@ import { ServiceMetrics, createRegistry } from '../observability/metrics'
 import type { CarrierModes } from '../services/health.service'
 import { RefreshService } from '../services/refresh.service'
 import { RefreshWorker } from '../workers/refresh.worker'
-import { createCarriers } from './carriers'
+import { assertCarrierCredentials, createCarriers } from './carriers'
 import { createServices } from './container'
 
 /**
@@ -19,6 +19,7 @@ import { createServices } from './container'
  */
 async function main(): Promise<void> {
   const config = loadConfig()
+  if (config.role !== 'api') assertCarrierCredentials(config)
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize })
   await migrate(db)
 
@@ -50,11 +51,11 @@ async function main(): Promise<void> {
           pollIntervalMs: config.pollIntervalMs,
           expireAfterMs: config.expireAfterMs,
           leaseMs: Math.max(60_000, config.carrierTimeoutMs * 4),
-          claimLimit: 300,
+          claimLimit: config.refreshClaimLimit,
           retryBaseMs: 30_000,
           retryMaxMs: Math.min(config.pollIntervalMs, 3_600_000),
         }, metrics),
-        { pollMs: config.refreshPollMs, claimLimit: 300, listen: (wake) => db.listen('tracking_tasks_created', wake) },
+        { pollMs: config.refreshPollMs, claimLimit: config.refreshClaimLimit, listen: (wake) => db.listen('tracking_tasks_created', wake) },
         app.log,
       )
     : undefined

@@ -1,0 +1,132 @@
+import { Registry } from 'prom-client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FedexClient } from '../carriers/fedex/fedex.client'
+import { RefreshRepository } from '../db/refresh.repository'
+import { ServiceMetrics } from '../observability/metrics'
+import { CarrierBudget } from '../services/carrier-budget'
+import { RefreshService } from '../services/refresh.service'
+import { CarrierSimulator } from '../simulator/simulator'
+import { startService, type ServiceProcess } from '../../test/support/service-process'
+import { createTestApp } from '../../test/support/test-app'
+import { createTestDatabase, onPostgres, type TestDatabase } from '../../test/support/test-database'
+import { RefreshWorker } from './refresh.worker'
+
+describe('the refresh worker loop', () => {
+  it('fetches a new task within seconds, drains full rounds, and stops cleanly', async () => {
+    const t = await createTestApp()
+    const sim = new CarrierSimulator({ stepMs: 0 })
+    await sim.start()
+    const fedex = new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 's', timeoutMs: 1000 })
+    const repository = new RefreshRepository(t.db)
+    const service = new RefreshService(
+      repository,
+      new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(100) }]]),
+      { pollIntervalMs: 3_600_000, expireAfterMs: 86_400_000 * 30, leaseMs: 60_000, claimLimit: 10, retryBaseMs: 1000, retryMaxMs: 10_000 },
+      new ServiceMetrics(new Registry()),
+    )
+    const log = { warn: () => {} } as unknown as ConstructorParameters<typeof RefreshWorker>[2]
+    // Poll every 500 ms (on PostgreSQL, LISTEN wakes it sooner).
+    const worker = new RefreshWorker(service, { pollMs: 500, claimLimit: 10, listen: (wake) => t.db.listen('tracking_tasks_created', wake) }, log)
+    try {
+      await worker.start()
+      const { userId } = await t.createUser()
+      const items = Array.from({ length: 35 }, (_, i) => ({ carrierCode: 'FEDEX', trackingNumber: `DLLOOP${i}`, callbackUrl: 'https://a.example/' }))
+      const started = Date.now()
+      await t.services.subscriptions.subscribeBatch(userId, items)
+      for (;;) {
+        const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE last_fetched_at IS NULL')
+        if (row!.n === 0) break
+        if (Date.now() - started > 10_000) throw new Error('tasks not fetched within 10 s')
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      // 35 tasks at 10 a round: the worker went on by itself instead of waiting for the next tick.
+      expect(Date.now() - started).toBeLessThan(3000)
+      expect((await t.services.subscriptions.find(userId, { trackingNumber: 'DLLOOP7' })).standardStatus).toBe('delivered')
+    } finally {
+      await worker.stop()
+      await fedex.close()
+      await sim.stop()
+      await t.close()
+    }
+  })
+})
+
+// Several worker processes on one PostgreSQL: defined for the PostgreSQL run (DATABASE_URL).
+if (onPostgres)
+  describe('two refresh worker processes on PostgreSQL', () => {
+    let database: TestDatabase
+    let sim: CarrierSimulator
+    let workers: ServiceProcess[] = []
+
+    beforeAll(async () => {
+      database = await createTestDatabase()
+      // Stories stand still (a stage a day): every task's first fetch is its only change.
+      sim = new CarrierSimulator({ stepMs: 86_400_000 })
+      await sim.start()
+      const env = {
+        DATABASE_URL: database.connectionString,
+        ROLE: 'worker',
+        REFRESH_POLL_MS: '200',
+        REFRESH_CLAIM_LIMIT: '40',
+        POLL_INTERVAL_SECONDS: '86400',
+        FEDEX_API_URL: sim.fedexUrl,
+        FEDEX_CLIENT_ID: 'id',
+        FEDEX_CLIENT_SECRET: 'secret',
+        UPARCEL_API_URL: sim.uparcelUrl,
+        UPARCEL_API_KEY: 'key',
+        UPARCEL_SECRET_KEY: 'secret',
+      }
+      workers = await Promise.all([startService(env), startService(env)])
+    }, 120_000)
+
+    afterAll(async () => {
+      await Promise.all(workers.map((w) => w.stop()))
+      await sim.stop()
+      await database.close()
+    })
+
+    async function fetchedByWorker(worker: ServiceProcess): Promise<number> {
+      const text = await (await fetch(`${worker.baseUrl}/metrics`)).text()
+      return [...text.matchAll(/^tracking_numbers_fetched_total\{carrier="\w+",result="found"\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0)
+    }
+
+    it('share 500 tasks without fetching any twice', async () => {
+      const { db } = database
+      const [user] = await db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('load', 'whsec_x') RETURNING id`)
+      // Five batches, as five API requests would create them; each insert wakes the workers.
+      for (let b = 0; b < 5; b++) {
+        await db.query(
+          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url)
+           SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLW' || $2 || '-' || g, 'https://a.example/'
+             FROM generate_series(1, 100) g`,
+          [user!.id, b],
+        )
+      }
+      const started = Date.now()
+      for (;;) {
+        const [row] = await db.query<{ pending: number }>('SELECT count(*)::int AS pending FROM tracking_tasks WHERE last_fetched_at IS NULL')
+        if (row!.pending === 0) break
+        if (Date.now() - started > 60_000) throw new Error(`${row!.pending} tasks never fetched`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      const fetches = sim.stats().fetchesByNumber
+      const numbers = Object.keys(fetches).filter((n) => n.startsWith('DLW'))
+      expect(numbers).toHaveLength(500)
+      expect(numbers.filter((n) => fetches[n] !== 1)).toEqual([])
+      const [a, b] = await Promise.all(workers.map(fetchedByWorker))
+      expect(a! + b!).toBe(500)
+      expect(a).toBeGreaterThan(0)
+      expect(b).toBeGreaterThan(0)
+      const [notified] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries`)
+      expect(notified!.n).toBe(500)
+    }, 90_000)
+
+    it('serve only the operations endpoints', async () => {
+      const health = (await (await fetch(`${workers[0]!.baseUrl}/healthz`)).json()) as { data: unknown }
+      expect(health.data).toMatchObject({ database: 'postgres', carriers: { FEDEX: 'live', UPARCEL: 'live' } })
+      expect((await fetch(`${workers[0]!.baseUrl}/openapi/tracking-subscriptions?taskId=1`)).status).toBe(404)
+      const metrics = await (await fetch(`${workers[0]!.baseUrl}/metrics`)).text()
+      expect(metrics).toMatch(/carrier_fetches_total\{carrier="FEDEX",outcome="success"\}/)
+      expect(metrics).toMatch(/refresh_lag_seconds/)
+    })
+  })
