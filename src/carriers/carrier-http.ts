@@ -1,6 +1,7 @@
 import { promisify } from 'node:util'
 import { gunzip, inflate, brotliDecompress } from 'node:zlib'
 import { Agent, errors, request, type Dispatcher } from 'undici'
+import { parseRetryAfter } from '../domain/retry-after'
 import { CarrierError } from './carrier'
 
 const gunzipAsync = promisify(gunzip)
@@ -107,15 +108,6 @@ function transportError(error: unknown): CarrierError {
     return new CarrierError('timeout', 'the carrier did not answer in time')
   }
   return new CarrierError('network', `could not reach the carrier: ${(error as Error)?.message ?? String(error)}`)
-}
-
-/** Retry-After as seconds or an HTTP date; bounded to an hour. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value
-  if (!text) return undefined
-  const ms = /^\d+$/.test(text.trim()) ? Number(text.trim()) * 1000 : Date.parse(text) - now
-  if (!Number.isFinite(ms) || ms < 0) return undefined
-  return Math.min(ms, 3_600_000)
 }
 
 /** The CarrierError for an answer that is neither success nor an auth problem. */

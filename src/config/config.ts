@@ -1,3 +1,5 @@
+import { parseRetrySchedule } from '../domain/webhook-schedule'
+
 /**
  * The service's configuration, read once from the environment (decisions §8).
  * Every knob has a default that makes `npm start` work on a fresh clone.
@@ -29,6 +31,15 @@ export interface Config {
   uparcel: { apiUrl: string; apiKey: string | undefined; secretKey: string | undefined; requestsPerSecond: number }
   /** How long each stage of a simulated story lasts, for carriers served by the simulator. */
   simulatorStepMs: number
+  webhook: {
+    /** Waits after attempt 1, 2, … (WEBHOOK_RETRY_SCHEDULE, seconds). */
+    scheduleMs: number[]
+    timeoutMs: number
+    allowPrivateTargets: boolean
+    concurrency: number
+    hostConcurrency: number
+    pollMs: number
+  }
 }
 
 export class ConfigError extends Error {}
@@ -81,7 +92,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestsPerSecond: integer(env, 'UPARCEL_REQUESTS_PER_SECOND', 10, 1, 1000),
     },
     simulatorStepMs: integer(env, 'SIMULATOR_STEP_SECONDS', 60, 0, 86_400) * 1000,
+    webhook: {
+      scheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+      allowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+      hostConcurrency: integer(env, 'WEBHOOK_HOST_CONCURRENCY', 8, 1, 1000),
+      pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 50, 600_000),
+    },
   }
+}
+
+function retrySchedule(raw: string | undefined): number[] {
+  try {
+    return parseRetrySchedule(raw)
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = optional(env, name)?.toLowerCase()
+  if (raw === undefined || raw === 'false' || raw === '0') return false
+  if (raw === 'true' || raw === '1') return true
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
 }
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {

@@ -1,18 +1,18 @@
 import { loadConfig } from '../config/config'
 import { DataDirLockedError } from '../db/embedded/data-dir-lock'
 import { RefreshRepository } from '../db/refresh.repository'
+import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
 import { migrate } from '../db/migrator'
 import { openDatabase } from '../db/open-database'
 import { buildApp } from '../http/app'
 import { ServiceMetrics, createRegistry } from '../observability/metrics'
 import type { CarrierModes } from '../services/health.service'
-import { RefreshService } from '../services/refresh.service'
-import { RefreshWorker } from '../workers/refresh.worker'
 import { assertCarrierCredentials, createCarriers } from './carriers'
+import { createWorkers } from './workers'
 import { createServices } from './container'
 
 /**
- * `npm start`: the service. ROLE=all (default) runs the API and the refresh worker in one
+ * `npm start`: the service. ROLE=all (default) runs the API and the workers (refresh, webhooks) in one
  * process; ROLE=api and ROLE=worker split them across processes sharing one PostgreSQL (a worker
  * serves only /healthz, /readyz and /metrics). Without DATABASE_URL it runs on the embedded
  * database under DATA_DIR. Migrations are applied before anything starts.
@@ -25,7 +25,11 @@ async function main(): Promise<void> {
 
   const registry = createRegistry()
   const refreshRepository = new RefreshRepository(db)
-  const metrics = new ServiceMetrics(registry, () => refreshRepository.refreshLagSeconds())
+  const deliveryRepository = new WebhookDeliveryRepository(db)
+  const metrics = new ServiceMetrics(registry, {
+    refreshLagSeconds: () => refreshRepository.refreshLagSeconds(),
+    webhookQueueDepth: () => deliveryRepository.queueDepth(),
+  })
   const logger = {
     level: config.logLevel,
     // Tokens travel in headers; no header is logged, and these never are.
@@ -44,21 +48,7 @@ async function main(): Promise<void> {
   })
   const carriers = runsWorker ? await createCarriers(config, app.log) : undefined
   if (carriers) Object.assign(carrierModes, carriers.modes)
-
-  const worker = carriers
-    ? new RefreshWorker(
-        new RefreshService(refreshRepository, carriers.channels, {
-          pollIntervalMs: config.pollIntervalMs,
-          expireAfterMs: config.expireAfterMs,
-          leaseMs: Math.max(60_000, config.carrierTimeoutMs * 4),
-          claimLimit: config.refreshClaimLimit,
-          retryBaseMs: 30_000,
-          retryMaxMs: Math.min(config.pollIntervalMs, 3_600_000),
-        }, metrics),
-        { pollMs: config.refreshPollMs, claimLimit: config.refreshClaimLimit, listen: (wake) => db.listen('tracking_tasks_created', wake) },
-        app.log,
-      )
-    : undefined
+  const workers = carriers ? createWorkers(config, { db, carriers, refreshRepository, deliveryRepository, metrics, log: app.log }) : undefined
 
   app.log.info(
     { role: config.role, database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined, admin: config.adminToken ? 'enabled' : 'disabled', carriers: carriers?.modes },
@@ -71,7 +61,7 @@ async function main(): Promise<void> {
     stopping = true
     app.log.info({ signal }, 'shutting down')
     await app.close()
-    await worker?.stop()
+    await workers?.stop()
     await carriers?.close()
     await db.close()
     process.exit(0)
@@ -80,7 +70,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'))
 
   await app.listen({ port: config.port, host: config.host })
-  await worker?.start()
+  await workers?.start()
 }
 
 main().catch((error: unknown) => {

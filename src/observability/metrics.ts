@@ -9,10 +9,12 @@ export class ServiceMetrics {
   readonly carrierFetchSeconds: Histogram<'carrier'>
   readonly trackingNumbersFetched: Counter<'carrier' | 'result'>
   readonly notificationsCreated: Counter<'carrier'>
+  readonly webhookAttempts: Counter<'outcome'>
+  readonly webhookAttemptSeconds: Histogram
 
   constructor(
     readonly registry: Registry,
-    refreshLagSeconds?: () => Promise<number>,
+    probes: { refreshLagSeconds?: () => Promise<number>; webhookQueueDepth?: () => Promise<Record<string, number>> } = {},
   ) {
     const registers = [registry]
     this.carrierFetches = new Counter({ name: 'carrier_fetches_total', help: 'Carrier tracking requests by outcome', labelNames: ['carrier', 'outcome'], registers })
@@ -30,6 +32,31 @@ export class ServiceMetrics {
       registers,
     })
     this.notificationsCreated = new Counter({ name: 'webhook_notifications_created_total', help: 'Status changes recorded in the webhook outbox', labelNames: ['carrier'], registers })
+    this.webhookAttempts = new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (success, retry, failed)',
+      labelNames: ['outcome'],
+      registers,
+    })
+    this.webhookAttemptSeconds = new Histogram({
+      name: 'webhook_attempt_duration_seconds',
+      help: 'Webhook delivery attempt latency',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+      registers,
+    })
+    const { refreshLagSeconds, webhookQueueDepth } = probes
+    if (webhookQueueDepth) {
+      new Gauge({
+        name: 'webhook_queue_depth',
+        help: 'Webhook deliveries waiting (pending, retry_wait) or in flight (sending)',
+        labelNames: ['status'],
+        registers,
+        async collect() {
+          const depth = await webhookQueueDepth().catch(() => ({}))
+          for (const [status, n] of Object.entries(depth)) this.set({ status }, n)
+        },
+      })
+    }
     if (refreshLagSeconds) {
       new Gauge({
         name: 'refresh_lag_seconds',

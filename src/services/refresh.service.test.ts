@@ -35,7 +35,7 @@ beforeAll(async () => {
     repository,
     channels,
     { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
-    new ServiceMetrics(registry, () => repository.refreshLagSeconds()),
+    new ServiceMetrics(registry, { refreshLagSeconds: () => repository.refreshLagSeconds() }),
   )
 })
 afterAll(async () => {

@@ -37,6 +37,9 @@ export interface RoundResult {
  * No transaction is open while a carrier is being called.
  */
 export class RefreshService {
+  /** Called after a status change was recorded in the outbox (wakes the webhook loop). */
+  onNotification: () => void = () => {}
+
   constructor(
     private readonly repository: RefreshRepository,
     private readonly carriers: Map<string, CarrierChannel>,
@@ -99,7 +102,10 @@ export class RefreshService {
       const outcome = await this.apply(task, lookup)
       if (outcome.applied) {
         result.applied++
-        if (outcome.notified) this.metrics.notificationsCreated.inc({ carrier })
+        if (outcome.notified) {
+          this.metrics.notificationsCreated.inc({ carrier })
+          this.onNotification()
+        }
       }
     }
     if (missing.length > 0) {

@@ -100,7 +100,8 @@ CREATE TABLE webhook_deliveries (
   -- The Standard Webhooks message id, stable across retries.
   webhook_id             text        NOT NULL,
   event_type             text        NOT NULL DEFAULT 'tracking.status_changed',
-  payload                jsonb       NOT NULL,
+  -- json, not jsonb: the body is sent (and signed) exactly as it was written.
+  payload                json        NOT NULL,
   status                 text        NOT NULL DEFAULT 'pending'
     CHECK (status IN ('pending', 'sending', 'success', 'retry_wait', 'failed')),
   attempt_count          integer     NOT NULL DEFAULT 0,

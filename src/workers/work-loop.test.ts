@@ -9,7 +9,7 @@ import { CarrierSimulator } from '../simulator/simulator'
 import { startService, type ServiceProcess } from '../../test/support/service-process'
 import { createTestApp } from '../../test/support/test-app'
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../test/support/test-database'
-import { RefreshWorker } from './refresh.worker'
+import { WorkLoop } from './work-loop'
 
 describe('the refresh worker loop', () => {
   it('fetches a new task within seconds, drains full rounds, and stops cleanly', async () => {
@@ -24,9 +24,8 @@ describe('the refresh worker loop', () => {
       { pollIntervalMs: 3_600_000, expireAfterMs: 86_400_000 * 30, leaseMs: 60_000, claimLimit: 10, retryBaseMs: 1000, retryMaxMs: 10_000 },
       new ServiceMetrics(new Registry()),
     )
-    const log = { warn: () => {} } as unknown as ConstructorParameters<typeof RefreshWorker>[2]
     // Poll every 500 ms (on PostgreSQL, LISTEN wakes it sooner).
-    const worker = new RefreshWorker(service, { pollMs: 500, claimLimit: 10, listen: (wake) => t.db.listen('tracking_tasks_created', wake) }, log)
+    const worker = new WorkLoop('refresh', async () => (await service.runRound()).claimed >= 10, { pollMs: 500, listen: (wake) => t.db.listen('tracking_tasks_created', wake) }, { warn: () => {} })
     try {
       await worker.start()
       const { userId } = await t.createUser()

@@ -1,18 +1,26 @@
-import type { FastifyBaseLogger } from 'fastify'
-import type { RefreshService } from '../services/refresh.service'
-
 /**
- * The refresh worker loop.
+ * A background worker loop (the refresh worker, the webhook worker).
  *
- *   idle     waiting for a wake-up: a NOTIFY that tasks were created (PostgreSQL), a call to
- *            wake(), or the poll tick (every `pollMs`, the fallback that always works)
- *   running  one round after another while rounds come back full (more work may be due)
+ *   idle     waiting for a wake-up: a NOTIFY on its channel (PostgreSQL), a call to wake()
+ *            (in-process: a status change wakes the webhook loop), or the poll tick every
+ *            `pollMs`, the fallback that always works
+ *   running  one round after another while a round says more may be waiting
  *   stopped  stop() was called: no new round starts; stop() resolves when the current one ends
  *
- * A round that throws (database down) is logged and retried at the next tick; the tasks it had
- * claimed come back when their lease runs out.
+ * A round that throws (the database is down) is logged, and the next tick tries again; whatever
+ * it had claimed comes back when its lease runs out.
  */
-export class RefreshWorker {
+export interface LoopLog {
+  warn(obj: object, msg: string): void
+}
+
+export interface WorkLoopOptions {
+  pollMs: number
+  /** Subscribes to wake-ups; returns the unsubscribe. */
+  listen?: (onWake: () => void) => Promise<() => Promise<void>>
+}
+
+export class WorkLoop {
   private state: 'idle' | 'running' | 'stopped' = 'idle'
   private timer: NodeJS.Timeout | undefined
   private current: Promise<void> = Promise.resolve()
@@ -20,9 +28,11 @@ export class RefreshWorker {
   private unlisten: () => Promise<void> = async () => {}
 
   constructor(
-    private readonly service: RefreshService,
-    private readonly options: { pollMs: number; claimLimit: number; listen?: (onWake: () => void) => Promise<() => Promise<void>> },
-    private readonly log: FastifyBaseLogger,
+    private readonly name: string,
+    /** One round of work; resolves true when more work may be waiting right now. */
+    private readonly round: () => Promise<boolean>,
+    private readonly options: WorkLoopOptions,
+    private readonly log: LoopLog,
   ) {}
 
   async start(): Promise<void> {
@@ -48,10 +58,9 @@ export class RefreshWorker {
     do {
       this.wakeRequested = false
       try {
-        const round = await this.service.runRound()
-        if (round.claimed >= this.options.claimLimit) this.wakeRequested = true
+        if (await this.round()) this.wakeRequested = true
       } catch (error) {
-        this.log.warn({ err: error }, 'refresh round failed')
+        this.log.warn({ err: error, loop: this.name }, 'worker round failed')
         return
       }
     } while (this.wakeRequested && this.state === 'running')

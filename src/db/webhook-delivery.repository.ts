@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto'
+import type { WebhookStatus } from '../domain/statuses'
+import type { Database } from './database'
+
+/**
+ * The webhook outbox's queue side. Claiming marks deliveries `sending` with a lease token; only
+ * the holder of the token completes them. A lease that runs out (the worker died mid-attempt)
+ * counts as a failed attempt and puts the delivery back on the schedule: nothing stays `sending`.
+ * See domain/webhook-schedule.ts for the states.
+ */
+
+export interface ClaimedDelivery {
+  id: number
+  taskId: number
+  webhookId: string
+  /** The body exactly as stored: it is sent and signed byte for byte. */
+  payload: string
+  callbackUrl: string
+  /** The callback URL's host, as the claim grouped it. */
+  host: string
+  /** Attempts before this one, in all and in the current cycle. */
+  attemptCount: number
+  attemptsInCycle: number
+  /** The user's signing secrets: the current one, and the previous one during a rotation. */
+  secrets: string[]
+  leaseToken: string
+}
+
+export interface CompletedAttempt {
+  status: Exclude<WebhookStatus, 'pending' | 'sending'>
+  startedAt: Date
+  nextAttemptAt: Date | null
+  statusCode: number
+  error: string
+  durationMs: number
+  responseExcerpt: string
+}
+
+export interface DeliveryRecord {
+  webhookId: string
+  type: string
+  status: WebhookStatus
+  attemptCount: number
+  nextRetryAt: Date | null
+  lastAttemptAt: Date | null
+  responseStatusCode: number
+  errorMessage: string
+  createdAt: Date
+  attempts: { attemptNumber: number; startedAt: Date; durationMs: number; responseStatusCode: number; errorMessage: string; responseBody: string }[]
+}
+
+// The host part of a callback URL, for per-host concurrency (userinfo and port dropped).
+const HOST_OF_URL = `lower(substring(t.callback_url from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\\[[0-9A-Fa-f:.]*\\]|[^:/?#]*)'))`
+
+/** PostgreSQL text cannot hold NUL. */
+const clean = (text: string) => text.replaceAll('\u0000', '')
+
+export class WebhookDeliveryRepository {
+  private claims = 0
+  private readonly workerId = randomBytes(6).toString('hex')
+
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Claims up to `limit` due deliveries, oldest due first, at most `perHostLimit` per host and
+   * none for the hosts in `saturatedHosts` (already at their limit in this process).
+   */
+  async claim(limit: number, leaseMs: number, perHostLimit: number, saturatedHosts: string[]): Promise<ClaimedDelivery[]> {
+    const leaseToken = `${this.workerId}:${++this.claims}`
+    const rows = await this.db.query<{
+      id: number
+      task_id: number
+      webhook_id: string
+      payload: string
+      callback_url: string
+      host: string
+      attempt_count: number
+      cycle_start_attempt: number
+      webhook_secret: string
+      previous_secret: string | null
+    }>(
+      `WITH due AS (
+         SELECT d.id, d.next_attempt_at, ${HOST_OF_URL} AS host
+           FROM webhook_deliveries d
+           JOIN tracking_tasks t ON t.id = d.task_id
+          WHERE d.status IN ('pending', 'retry_wait')
+            AND d.next_attempt_at <= now()
+            AND ${HOST_OF_URL} <> ALL($4::text[])
+          ORDER BY d.next_attempt_at
+          LIMIT $1 * 4
+          FOR UPDATE OF d SKIP LOCKED
+       ),
+       picked AS (
+         SELECT id, host
+           FROM (SELECT id, host, next_attempt_at, row_number() OVER (PARTITION BY host ORDER BY next_attempt_at) AS nth FROM due) ranked
+          WHERE nth <= $3
+          ORDER BY next_attempt_at
+          LIMIT $1
+       )
+       UPDATE webhook_deliveries d
+          SET status = 'sending',
+              lease_owner = $5,
+              lease_until = now() + make_interval(secs => $2::float8 / 1000),
+              attempt_started_at = now(),
+              updated_at = now()
+         FROM picked p, tracking_tasks t, api_users u
+        WHERE d.id = p.id AND t.id = d.task_id AND u.id = t.user_id
+        RETURNING d.id, d.task_id, d.webhook_id, d.payload::text AS payload, t.callback_url, p.host, d.attempt_count,
+                  d.cycle_start_attempt, u.webhook_secret,
+                  CASE WHEN u.previous_webhook_secret_expires_at > now() THEN u.previous_webhook_secret END AS previous_secret`,
+      [limit, leaseMs, perHostLimit, saturatedHosts, leaseToken],
+    )
+    return rows.map((r) => ({
+      id: r.id,
+      taskId: r.task_id,
+      webhookId: r.webhook_id,
+      payload: r.payload,
+      callbackUrl: r.callback_url,
+      host: r.host ?? '',
+      attemptCount: r.attempt_count,
+      attemptsInCycle: r.attempt_count - r.cycle_start_attempt,
+      secrets: r.previous_secret ? [r.webhook_secret, r.previous_secret] : [r.webhook_secret],
+      leaseToken,
+    }))
+  }
+
+  /** Records an attempt and its verdict; false when the lease was lost (another worker has it). */
+  async complete(delivery: ClaimedDelivery, attempt: CompletedAttempt): Promise<boolean> {
+    const rows = await this.db.query(
+      `WITH done AS (
+         UPDATE webhook_deliveries
+            SET status = $3, attempt_count = attempt_count + 1, last_attempt_at = $4, next_attempt_at = $5,
+                response_status_code = $6, error_message = $7, lease_owner = NULL, lease_until = NULL,
+                attempt_started_at = NULL, updated_at = now()
+          WHERE id = $1 AND lease_owner = $2 AND status = 'sending'
+          RETURNING id, attempt_count
+       )
+       INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, response_status_code, error_message, response_body_excerpt)
+       SELECT id, attempt_count, $4, $8, $6, $7, $9 FROM done
+       RETURNING delivery_id`,
+      [
+        delivery.id,
+        delivery.leaseToken,
+        attempt.status,
+        attempt.startedAt,
+        attempt.nextAttemptAt,
+        attempt.statusCode,
+        clean(attempt.error),
+        attempt.durationMs,
+        clean(attempt.responseExcerpt),
+      ],
+    )
+    return rows.length === 1
+  }
+
+  /**
+   * Deliveries whose lease ran out mid-attempt: the attempt counts (failed, no answer), and the
+   * delivery goes back on the schedule, or to failed after the last attempt. Returns how many.
+   */
+  async reapExpiredLeases(scheduleMs: number[]): Promise<number> {
+    const rows = await this.db.query(
+      `WITH expired AS (
+         SELECT id FROM webhook_deliveries
+          WHERE status = 'sending' AND lease_until < now()
+          ORDER BY lease_until
+          LIMIT 500
+          FOR UPDATE SKIP LOCKED
+       ),
+       reaped AS (
+         UPDATE webhook_deliveries d
+            SET attempt_count = d.attempt_count + 1,
+                last_attempt_at = COALESCE(d.attempt_started_at, now()),
+                response_status_code = 0,
+                error_message = 'attempt interrupted: the worker lost its lease',
+                status = CASE WHEN ($1::float8[])[d.attempt_count + 1 - d.cycle_start_attempt] IS NULL THEN 'failed' ELSE 'retry_wait' END,
+                next_attempt_at = now() + make_interval(secs => COALESCE(($1::float8[])[d.attempt_count + 1 - d.cycle_start_attempt], 0) / 1000),
+                lease_owner = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = now()
+           FROM expired e
+          WHERE d.id = e.id
+          RETURNING d.id, d.attempt_count, d.last_attempt_at
+       )
+       INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, error_message)
+       SELECT id, attempt_count, last_attempt_at, (EXTRACT(EPOCH FROM now() - last_attempt_at) * 1000)::int, 'attempt interrupted: the worker lost its lease'
+         FROM reaped
+       ON CONFLICT (delivery_id, attempt_number) DO NOTHING
+       RETURNING delivery_id`,
+      [scheduleMs],
+    )
+    return rows.length
+  }
+
+  /** Deliveries waiting or in flight, by status, for the queue-depth gauge. */
+  async queueDepth(): Promise<Record<'pending' | 'retry_wait' | 'sending', number>> {
+    const rows = await this.db.query<{ status: 'pending' | 'retry_wait' | 'sending'; n: number }>(
+      `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE status IN ('pending', 'retry_wait', 'sending') GROUP BY status`,
+    )
+    const depth = { pending: 0, retry_wait: 0, sending: 0 }
+    for (const row of rows) depth[row.status] = row.n
+    return depth
+  }
+
+  /** A task's deliveries with their attempts, newest first; undefined when not the user's task. */
+  async history(userId: number, taskId: number, limit: number): Promise<DeliveryRecord[] | undefined> {
+    const rows = await this.db.query<{ owned: boolean; record: DeliveryRecord | null }>(
+      `SELECT true AS owned, (
+                SELECT json_build_object(
+                  'webhookId', d.webhook_id, 'type', d.event_type, 'status', d.status, 'attemptCount', d.attempt_count,
+                  'nextRetryAt', CASE WHEN d.status = 'retry_wait' THEN d.next_attempt_at END,
+                  'lastAttemptAt', d.last_attempt_at, 'responseStatusCode', d.response_status_code,
+                  'errorMessage', d.error_message, 'createdAt', d.created_at,
+                  'attempts', COALESCE((
+                    SELECT json_agg(json_build_object(
+                             'attemptNumber', a.attempt_number, 'startedAt', a.started_at, 'durationMs', a.duration_ms,
+                             'responseStatusCode', a.response_status_code, 'errorMessage', a.error_message,
+                             'responseBody', a.response_body_excerpt) ORDER BY a.attempt_number)
+                      FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json))
+              ) AS record
+         FROM tracking_tasks t
+         LEFT JOIN LATERAL (
+           SELECT * FROM webhook_deliveries WHERE task_id = t.id ORDER BY id DESC LIMIT $3
+         ) d ON true
+        WHERE t.id = $2 AND t.user_id = $1
+        ORDER BY d.id DESC`,
+      [userId, taskId, limit],
+    )
+    if (rows.length === 0) return undefined
+    return rows.filter((r) => r.record && r.record.webhookId !== null).map((r) => reviveDates(r.record!))
+  }
+
+  /**
+   * Sends a delivery again: success, failed and retry_wait go back to pending (due now) and start a
+   * new cycle of the schedule; pending and sending are already on their way and stay as they are.
+   * undefined when the user has no such delivery.
+   */
+  async redeliver(userId: number, taskId: number, webhookId: string): Promise<WebhookStatus | undefined> {
+    const rows = await this.db.query<{ status: WebhookStatus }>(
+      `WITH target AS (
+         SELECT d.id, d.status FROM webhook_deliveries d JOIN tracking_tasks t ON t.id = d.task_id
+          WHERE t.user_id = $1 AND t.id = $2 AND d.webhook_id = $3
+          FOR UPDATE OF d
+       ),
+       restarted AS (
+         UPDATE webhook_deliveries d
+            SET status = 'pending', next_attempt_at = now(), cycle_start_attempt = d.attempt_count, updated_at = now()
+           FROM target
+          WHERE d.id = target.id AND target.status IN ('success', 'failed', 'retry_wait')
+          RETURNING d.status
+       )
+       SELECT COALESCE((SELECT status FROM restarted), (SELECT status FROM target)) AS status
+        WHERE EXISTS (SELECT 1 FROM target)`,
+      [userId, taskId, webhookId],
+    )
+    return rows[0]?.status
+  }
+}
+
+function reviveDates(record: DeliveryRecord): DeliveryRecord {
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string))
+  return {
+    ...record,
+    nextRetryAt: date(record.nextRetryAt),
+    lastAttemptAt: date(record.lastAttemptAt),
+    createdAt: new Date(record.createdAt as unknown as string),
+    attempts: record.attempts.map((a) => ({ ...a, startedAt: new Date(a.startedAt as unknown as string) })),
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Webhook delivery states (decisions §7):
+ *
+ *   pending ──claim──▶ sending ──2xx──────────────────────▶ success
+ *                        │  ├──410 Gone──────────────────▶ failed
+ *                        │  ├──other failure, last attempt▶ failed
+ *                        │  └──other failure─────────────▶ retry_wait ──due──▶ sending …
+ *                        └──lease expired (worker died)──▶ as "other failure"
+ *
+ * A manual redeliver moves success, failed or retry_wait back to pending and starts a new cycle
+ * of the schedule. This file holds the pure part: what follows an attempt.
+ */
+
+/** Seconds to wait after attempt 1, 2, … of a cycle: 8 attempts in all. */
+export const DEFAULT_RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000]
+
+export function parseRetrySchedule(text: string | undefined): number[] {
+  if (text === undefined || text.trim() === '') return DEFAULT_RETRY_SCHEDULE_SECONDS.map((s) => s * 1000)
+  const parts = text.split(',').map((p) => p.trim())
+  if (parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, got "${text}"`)
+  return parts.map((p) => Math.round(Number(p) * 1000))
+}
+
+export type AttemptVerdict = { status: 'success' } | { status: 'failed' } | { status: 'retry_wait'; nextAttemptAt: Date }
+
+export interface AttemptFacts {
+  /** 1 for the first attempt of the current cycle. */
+  attemptInCycle: number
+  statusCode: number
+  retryAfterMs: number | undefined
+}
+
+export interface ScheduleContext {
+  scheduleMs: number[]
+  now: Date
+  /** 0..1, for jitter (±10 %). */
+  random: number
+}
+
+export function afterAttempt(facts: AttemptFacts, ctx: ScheduleContext): AttemptVerdict {
+  if (facts.statusCode >= 200 && facts.statusCode < 300) return { status: 'success' }
+  // 410 Gone: the receiver says the endpoint is gone for good.
+  if (facts.statusCode === 410) return { status: 'failed' }
+  const wait = ctx.scheduleMs[facts.attemptInCycle - 1]
+  if (wait === undefined) return { status: 'failed' }
+  let delay = wait * (0.9 + ctx.random * 0.2)
+  // A receiver's Retry-After is honoured when it asks for more time, up to the longest wait of
+  // the schedule: it cannot push a delivery out of its schedule altogether.
+  if (facts.retryAfterMs !== undefined) delay = Math.max(delay, Math.min(facts.retryAfterMs, Math.max(...ctx.scheduleMs)))
+  return { status: 'retry_wait', nextAttemptAt: new Date(ctx.now.getTime() + Math.round(delay)) }
+}
