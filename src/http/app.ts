@@ -9,12 +9,13 @@ import type { AuthService } from '../services/auth.service'
 import type { HealthService } from '../services/health.service'
 import type { SettingsService } from '../services/settings.service'
 import type { SubscriptionService } from '../services/subscription.service'
+import type { WebhookHistoryService } from '../services/webhook-history.service'
 import { installErrorHandling } from './error-handler'
 import { createRegistry } from '../observability/metrics'
 import { installMetrics } from './metrics'
 import { adminRoutes } from './routes/admin.routes'
 import { healthRoutes } from './routes/health.routes'
-import { subscriptionRoutes } from './routes/subscription.routes'
+import { apiRoutes } from './routes/api.routes'
 
 export interface AppServices {
   auth: AuthService
@@ -22,6 +23,7 @@ export interface AppServices {
   users: ApiUserService
   settings: SettingsService
   health: HealthService
+  webhooks: WebhookHistoryService
 }
 
 export interface AppOptions {
@@ -53,8 +55,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  // JSON only: without this a text/plain body would reach the handlers as a string.
-  app.removeContentTypeParser(['text/plain'])
+  // JSON only: without this a text/plain body would reach the handlers as a string. An empty
+  // JSON body is "no body" (a POST like redeliver needs none); where a body is required, its
+  // validation says so.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser(['text/plain', 'application/json'])
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body as string, done),
+  )
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
@@ -83,7 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options
   await app.register(healthRoutes, { health: services.health })
   if (options.api === false) return app
-  await app.register(subscriptionRoutes, { auth: services.auth, subscriptions: services.subscriptions })
+  await app.register(apiRoutes, { auth: services.auth, subscriptions: services.subscriptions, webhooks: services.webhooks })
   if (options.adminToken) {
     await app.register(adminRoutes, { adminToken: options.adminToken, users: services.users, settings: services.settings })
   }

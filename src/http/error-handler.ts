@@ -68,8 +68,6 @@ export function classify(error: FastifyError | AppError | Error): AppError {
       return new AppError('payload_too_large', 'the request body is larger than 1 MiB')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)')
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('validation_error', 'the request body is empty; a JSON object is expected', [{ field: '', message: 'must be a JSON object' }])
   }
   const status = fastifyError.statusCode ?? 500
   if (status === 400 || error instanceof SyntaxError) {

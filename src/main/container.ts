@@ -3,12 +3,14 @@ import { ApiUserRepository } from '../db/api-user.repository'
 import type { Database } from '../db/database'
 import { SettingsRepository } from '../db/settings.repository'
 import { TaskRepository } from '../db/task.repository'
+import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
 import type { AppServices } from '../http/app'
 import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
 import { HealthService, type CarrierModes } from '../services/health.service'
 import { SettingsService } from '../services/settings.service'
 import { SubscriptionService } from '../services/subscription.service'
+import { WebhookHistoryService } from '../services/webhook-history.service'
 
 /** Wires repositories into services: the one place that knows every concrete class. */
 export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtlMs'>, carrierModes: CarrierModes = {}): AppServices {
@@ -20,5 +22,6 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     users: new ApiUserService(users),
     settings: new SettingsService(settings),
     health: new HealthService(db, carrierModes),
+    webhooks: new WebhookHistoryService(new WebhookDeliveryRepository(db)),
   }
 }

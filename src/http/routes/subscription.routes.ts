@@ -1,30 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { AuthService } from '../../services/auth.service'
 import type { SubscriptionService } from '../../services/subscription.service'
 import { presentTask, success } from '../presenters'
 import { BatchBody, SubscribeBody, TaskQuery, subscriptionResponses } from '../schemas/subscription.schema'
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The API user on whose behalf the request is made (set by the bearer-token hook). */
-    userId: number
-  }
-}
-
 export interface SubscriptionRoutesOptions {
-  auth: AuthService
   subscriptions: SubscriptionService
 }
 
 const security = [{ bearerAuth: [] }]
 
-export const subscriptionRoutes: FastifyPluginAsyncTypebox<SubscriptionRoutesOptions> = async (app, { auth, subscriptions }) => {
-  app.decorateRequest('userId', 0)
-  // Authenticate before the body is even parsed: a stranger's payload is not worth reading.
-  app.addHook('onRequest', async (request) => {
-    request.userId = await auth.authenticate(request.headers.authorization)
-  })
-
+export const subscriptionRoutes: FastifyPluginAsyncTypebox<SubscriptionRoutesOptions> = async (app, { subscriptions }) => {
   app.post(
     '/openapi/tracking-subscriptions',
     {

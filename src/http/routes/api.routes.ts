@@ -1,0 +1,24 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { AuthService } from '../../services/auth.service'
+import type { SubscriptionService } from '../../services/subscription.service'
+import type { WebhookHistoryService } from '../../services/webhook-history.service'
+import { subscriptionRoutes } from './subscription.routes'
+import { webhookRoutes } from './webhook.routes'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The API user on whose behalf the request is made (set by the bearer-token hook). */
+    userId: number
+  }
+}
+
+/** Everything under /openapi: one bearer-token check in front of all of it. */
+export const apiRoutes: FastifyPluginAsync<{ auth: AuthService; subscriptions: SubscriptionService; webhooks: WebhookHistoryService }> = async (app, options) => {
+  app.decorateRequest('userId', 0)
+  // Authenticate before the body is even parsed: a stranger's payload is not worth reading.
+  app.addHook('onRequest', async (request) => {
+    request.userId = await options.auth.authenticate(request.headers.authorization)
+  })
+  await app.register(subscriptionRoutes, { subscriptions: options.subscriptions })
+  await app.register(webhookRoutes, { webhooks: options.webhooks })
+}
