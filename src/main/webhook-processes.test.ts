@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startService, type ServiceProcess } from '../../test/support/service-process'
+import { createTestDatabase, onPostgres, type TestDatabase } from '../../test/support/test-database'
+import { WebhookReceiver } from '../../test/support/webhook-receiver'
+
+const ADMIN_TOKEN = 'webhook-process-admin-token'
+let receiver: WebhookReceiver
+beforeAll(async () => {
+  receiver = new WebhookReceiver()
+  await receiver.start()
+})
+afterAll(() => receiver.stop())
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const started = Date.now()
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+async function api(service: ServiceProcess, method: string, path: string, token: string, body?: unknown) {
+  const res = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  return (await res.json()) as { code: number; data: Record<string, unknown> & { latestWebhook?: Record<string, unknown> | null } }
+}
+
+describe('the whole service process', () => {
+  let database: TestDatabase | undefined
+  let dataDir: string | undefined
+  beforeAll(async () => {
+    // The database of this run: a fresh PostgreSQL database, or an embedded directory.
+    if (onPostgres) database = await createTestDatabase()
+    else dataDir = mkdtempSync(join(tmpdir(), 'tracking-webhooks-'))
+  })
+  afterAll(async () => {
+    await database?.close()
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('delivers a status change within a second; killed mid-attempt, it attempts again and ends success', async () => {
+    const env = {
+      ...(database ? { DATABASE_URL: database.connectionString } : { DATA_DIR: dataDir }),
+      ADMIN_TOKEN,
+      SIMULATOR_STEP_SECONDS: '0',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // A lease of timeout + 5 s = 8 s; a retry 1 s after the interrupted attempt.
+      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+    }
+    // The first request is never answered in time: the process is killed while it waits.
+    const callbackUrl = receiver.on('/crash', (n) => (n === 1 ? { status: 200, delayMs: 60_000 } : { status: 200, body: 'got it' }))
+    const fastUrl = receiver.on('/fast', () => ({ status: 204 }))
+    let service = await startService(env)
+    const { token } = (await api(service, 'POST', '/admin/api-users', ADMIN_TOKEN, { name: 'crash' })).data as { token: string }
+
+    // Latency: status change → first attempt.
+    const fast = (await api(service, 'POST', '/openapi/tracking-subscriptions', token, { carrierCode: 'FEDEX', trackingNumber: 'DLFAST1', callbackUrl: fastUrl })).data
+    const delivered = await waitFor('the first webhook', async () => {
+      const history = (await api(service, 'GET', `/openapi/tracking-subscriptions/${fast.taskId}/webhooks`, token)).data.deliveries as { createdAt: string; attempts: { startedAt: string }[] }[]
+      return history[0]?.attempts[0] ? history[0] : undefined
+    })
+    const latencyMs = Date.parse(delivered.attempts[0]!.startedAt) - Date.parse(delivered.createdAt)
+    expect(latencyMs).toBeLessThan(1000)
+    console.log(`status change → first attempt: ${latencyMs} ms (${onPostgres ? 'PostgreSQL' : 'embedded'})`)
+
+    const { taskId } = (await api(service, 'POST', '/openapi/tracking-subscriptions', token, { carrierCode: 'UPARCEL', trackingNumber: 'DLCRASH1', callbackUrl })).data
+    await waitFor('the first attempt to arrive', async () => (receiver.requests('/crash').length > 0 ? true : undefined))
+    expect((await api(service, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).data.latestWebhook).toMatchObject({ status: 'sending' })
+    expect(await service.stop('SIGKILL')).toBe('SIGKILL')
+
+    service = await startService(env)
+    try {
+      const latest = await waitFor('the delivery to succeed', async () => {
+        const webhook = (await api(service, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).data.latestWebhook
+        return webhook?.status === 'success' ? webhook : undefined
+      })
+      expect(latest).toMatchObject({ status: 'success', attemptCount: 2, responseStatusCode: 200, errorMessage: '', nextRetryAt: null })
+      const requests = receiver.requests('/crash')
+      expect(requests).toHaveLength(2)
+      expect(requests[1]!.headers['webhook-id']).toBe(requests[0]!.headers['webhook-id'])
+      const history = (await api(service, 'GET', `/openapi/tracking-subscriptions/${taskId}/webhooks`, token)).data.deliveries as { attempts: { errorMessage: string; responseBody: string }[] }[]
+      expect(history[0]!.attempts.map((a) => a.errorMessage)).toEqual(['attempt interrupted: the worker lost its lease', ''])
+      expect(history[0]!.attempts[1]!.responseBody).toBe('got it')
+    } finally {
+      await service.stop()
+    }
+  }, 90_000)
+})
+
+// Several worker processes on one PostgreSQL: defined for the PostgreSQL run (DATABASE_URL).
+if (onPostgres)
+  describe('two webhook worker processes on PostgreSQL', () => {
+    it('deliver 1,000 notifications: none lost, none sent twice, woken at once by NOTIFY', async () => {
+      const database = await createTestDatabase()
+      const env = {
+        DATABASE_URL: database.connectionString,
+        ROLE: 'worker',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        // Polling alone would take up to 10 s: a quick first attempt proves LISTEN/NOTIFY.
+        WEBHOOK_POLL_MS: '10000',
+        REFRESH_POLL_MS: '10000',
+      }
+      const workers = await Promise.all([startService(env), startService(env)])
+      try {
+        const url = receiver.on('/bulk', () => ({ status: 200 }))
+        const { db } = database
+        const [user] = await db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('bulk', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`)
+        const tasks = await db.query<{ id: number }>(
+          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
+           SELECT $1, 'FEDEX', 'BULK' || g, $2, NULL FROM generate_series(1, 10) g RETURNING id`,
+          [user!.id, url],
+        )
+        const started = Date.now()
+        await db.query(
+          `INSERT INTO webhook_deliveries (task_id, webhook_id, payload, next_attempt_at)
+           SELECT ($1::bigint[])[1 + g % 10], 'msg_bulk' || lpad(g::text, 8, '0'), '{"type": "tracking.status_changed"}', now()
+             FROM generate_series(1, 1000) g`,
+          [tasks.map((t) => t.id)],
+        )
+        await waitFor('1,000 deliveries', async () => {
+          const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'success'`)
+          return row!.n === 1000 ? true : undefined
+        }, 60_000)
+        const elapsed = Date.now() - started
+        const ids = receiver.requests('/bulk').map((r) => String(r.headers['webhook-id']))
+        expect(new Set(ids).size).toBe(1000)
+        expect(ids).toHaveLength(1000)
+        const firstAt = Math.min(...receiver.requests('/bulk').map((r) => r.at))
+        expect(firstAt - started).toBeLessThan(1000)
+        const perWorker = await Promise.all(
+          workers.map(async (w) => Number(/^webhook_attempts_total\{outcome="success"\} (\d+)/m.exec(await (await fetch(`${w.baseUrl}/metrics`)).text())?.[1] ?? 0)),
+        )
+        expect(perWorker[0]! + perWorker[1]!).toBe(1000)
+        expect(perWorker.every((n) => n > 0)).toBe(true)
+        const [stuck] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'success' OR lease_owner IS NOT NULL`)
+        expect(stuck!.n).toBe(0)
+        console.log(`1,000 webhooks by two workers in ${elapsed} ms (${perWorker.join(' + ')}); first attempt ${firstAt - started} ms after the insert`)
+      } finally {
+        await Promise.all(workers.map((w) => w.stop()))
+        await database.close()
+      }
+    }, 120_000)
+  })
