@@ -15,7 +15,7 @@ export default tseslint.config(
   },
   {
     // One direction of imports: nothing imports the HTTP layer but the entry points and tests.
-    files: ['src/domain/**', 'src/db/**', 'src/services/**', 'src/config/**', 'src/carriers/**', 'src/workers/**', 'src/simulator/**', 'src/observability/**'],
+    files: ['src/domain/**', 'src/db/**', 'src/services/**', 'src/config/**', 'src/carriers/**', 'src/workers/**', 'src/simulator/**', 'src/observability/**', 'src/webhooks/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/**', '**/main/**'], message: 'http and main sit on top; import downwards only.' }] }],
     },
@@ -23,7 +23,7 @@ export default tseslint.config(
   {
     files: ['src/domain/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/**', '**/main/**', '**/db/**', '**/services/**', '**/carriers/**', '**/workers/**', 'pg', 'undici', 'node:fs', 'node:net', 'node:http'], message: 'domain is pure: no I/O, no adapters.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/**', '**/main/**', '**/db/**', '**/services/**', '**/carriers/**', '**/webhooks/**', '**/workers/**', 'pg', 'undici', 'node:fs', 'node:net', 'node:http'], message: 'domain is pure: no I/O, no adapters.' }] }],
     },
   },
 )
