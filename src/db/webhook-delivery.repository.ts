@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { WebhookStatus } from '../domain/statuses'
+import type { WebhookSummary } from '../domain/tracking-task'
 import type { Database } from './database'
 
 /**
@@ -36,15 +37,10 @@ export interface CompletedAttempt {
   responseExcerpt: string
 }
 
-export interface DeliveryRecord {
+/** A delivery in a task's history: the latestWebhook fields plus its identity and attempts. */
+export interface DeliveryRecord extends WebhookSummary {
   webhookId: string
   type: string
-  status: WebhookStatus
-  attemptCount: number
-  nextRetryAt: Date | null
-  lastAttemptAt: Date | null
-  responseStatusCode: number
-  errorMessage: string
   createdAt: Date
   attempts: { attemptNumber: number; startedAt: Date; durationMs: number; responseStatusCode: number; errorMessage: string; responseBody: string }[]
 }
