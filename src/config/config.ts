@@ -18,6 +18,9 @@ export interface Config {
   tokenCacheTtlMs: number
   /** Connections the process keeps to the database. */
   databasePoolSize: number
+  rateLimits: { perTokenPerSecond: number; perAddressPerSecond: number }
+  /** Longest a SIGTERM waits for in-flight requests and attempts before exiting anyway. */
+  shutdownTimeoutMs: number
   /** all: API and workers in one process; api: HTTP only; worker: refresh (and ops endpoints) only. */
   role: 'all' | 'api' | 'worker'
   pollIntervalMs: number
@@ -73,6 +76,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     tokenCacheTtlMs: integer(env, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    rateLimits: {
+      perTokenPerSecond: integer(env, 'RATE_LIMIT_PER_TOKEN', 50, 0, 1_000_000),
+      perAddressPerSecond: integer(env, 'RATE_LIMIT_PER_ADDRESS', 100, 0, 1_000_000),
+    },
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 20_000, 0, 600_000),
     role: oneOf(env, 'ROLE', ['all', 'api', 'worker'] as const, 'all'),
     pollIntervalMs: integer(env, 'POLL_INTERVAL_SECONDS', 7200, 1, 30 * 86_400) * 1000,
     expireAfterMs: integer(env, 'EXPIRE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,

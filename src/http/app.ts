@@ -13,6 +13,7 @@ import type { WebhookHistoryService } from '../services/webhook-history.service'
 import { installErrorHandling } from './error-handler'
 import { createRegistry } from '../observability/metrics'
 import { installMetrics } from './metrics'
+import { installRateLimits, type RateLimitOptions } from './rate-limit'
 import { adminRoutes } from './routes/admin.routes'
 import { healthRoutes } from './routes/health.routes'
 import { apiRoutes } from './routes/api.routes'
@@ -34,6 +35,8 @@ export interface AppOptions {
   registry?: Registry
   /** false for a worker process: only /healthz, /readyz and /metrics. */
   api?: boolean
+  /** Off when absent. */
+  rateLimits?: RateLimitOptions
 }
 
 const BODY_LIMIT = 1024 * 1024
@@ -53,6 +56,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false },
     },
     routerOptions: { maxParamLength: 200 },
+    // Requests Node cannot even parse (headers over 16 KiB, broken HTTP) still get the envelope.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return socket.destroy()
+      const tooLarge = (error as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW'
+      const body = JSON.stringify({
+        code: 400,
+        data: { error: 'validation_error' },
+        msg: tooLarge ? 'the request headers are too large (16 KiB at most)' : 'the request is not valid HTTP',
+      })
+      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // JSON only: without this a text/plain body would reach the handlers as a string. An empty
@@ -68,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   installErrorHandling(app)
   installMetrics(app, options.registry ?? createRegistry())
+  if (options.rateLimits) installRateLimits(app, options.rateLimits)
 
   await app.register(swagger, {
     openapi: {

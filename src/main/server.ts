@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     logger,
     registry,
     api: config.role !== 'worker',
+    rateLimits: config.rateLimits,
   })
   const carriers = runsWorker ? await createCarriers(config, app.log) : undefined
   if (carriers) Object.assign(carrierModes, carriers.modes)
