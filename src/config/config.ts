@@ -29,6 +29,8 @@ export interface Config {
   refreshPollMs: number
   /** Tasks a worker claims per round. */
   refreshClaimLimit: number
+  /** How long a refresh claim holds its tasks; a crashed worker's tasks are due again after it. */
+  refreshLeaseMs: number
   carrierTimeoutMs: number
   fedex: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined; requestsPerSecond: number }
   uparcel: { apiUrl: string; apiKey: string | undefined; secretKey: string | undefined; requestsPerSecond: number }
@@ -86,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     expireAfterMs: integer(env, 'EXPIRE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,
     refreshPollMs: integer(env, 'REFRESH_POLL_MS', 1000, 50, 600_000),
     refreshClaimLimit: integer(env, 'REFRESH_CLAIM_LIMIT', 300, 1, 10_000),
+    refreshLeaseMs: integer(env, 'REFRESH_LEASE_SECONDS', 60, 1, 3600) * 1000,
     carrierTimeoutMs: integer(env, 'CARRIER_TIMEOUT_MS', 15_000, 100, 120_000),
     fedex: {
       apiUrl: (optional(env, 'FEDEX_API_URL') ?? 'https://apis.fedex.com').replace(/\/+$/, ''),

@@ -10,7 +10,7 @@ import type { HealthService } from '../services/health.service'
 import type { SettingsService } from '../services/settings.service'
 import type { SubscriptionService } from '../services/subscription.service'
 import type { WebhookHistoryService } from '../services/webhook-history.service'
-import { installErrorHandling } from './error-handler'
+import { frameworkErrorHandler, installErrorHandling } from './error-handler'
 import { createRegistry } from '../observability/metrics'
 import { installMetrics } from './metrics'
 import { installRateLimits, type RateLimitOptions } from './rate-limit'
@@ -56,6 +56,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false },
     },
     routerOptions: { maxParamLength: 200 },
+    frameworkErrors: frameworkErrorHandler,
     // Requests Node cannot even parse (headers over 16 KiB, broken HTTP) still get the envelope.
     clientErrorHandler: (error, socket) => {
       if (!socket.writable) return socket.destroy()

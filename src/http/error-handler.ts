@@ -69,15 +69,21 @@ export function classify(error: FastifyError | AppError | Error): AppError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)')
   }
-  const status = fastifyError.statusCode ?? 500
-  if (status === 400 || error instanceof SyntaxError) {
+  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new AppError('validation_error', 'the request body is not valid JSON', [{ field: '', message: 'must be valid JSON' }])
   }
+  if (fastifyError.code === 'FST_ERR_BAD_URL') return new AppError('validation_error', 'the URL is not valid (bad percent-encoding)')
+  const status = fastifyError.statusCode ?? 500
   if (status === 404) return new AppError('not_found', 'not found')
   if (status === 413) return new AppError('payload_too_large', 'the request body is larger than 1 MiB')
   if (status === 415) return new AppError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)')
   if (status >= 400 && status < 500) return new AppError('validation_error', 'the request is malformed')
   return new AppError('internal_error', 'internal error')
+}
+
+/** For errors Fastify raises before routing (a URL it cannot decode): the same envelope. */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(reply, classify(error))
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

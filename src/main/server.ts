@@ -56,15 +56,26 @@ async function main(): Promise<void> {
     'starting tracking subscription service',
   )
 
+  /**
+   * Graceful shutdown: stop accepting connections and finish the requests in flight; stop
+   * claiming work and finish the rounds and webhook attempts in flight (so their leases are
+   * released by completing them); close the database. Past the deadline the process exits
+   * anyway, and whatever it still held comes back when its leases run out.
+   */
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    app.log.info({ signal }, 'shutting down')
+    app.log.info({ signal, deadlineMs: config.shutdownTimeoutMs }, 'shutting down')
+    setTimeout(() => {
+      app.log.error('shutdown deadline passed; exiting with work in flight (its leases will expire)')
+      process.exit(1)
+    }, config.shutdownTimeoutMs).unref()
     await app.close()
     await workers?.stop()
     await carriers?.close()
     await db.close()
+    app.log.info('stopped')
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))

@@ -45,7 +45,8 @@ export function createWorkers(
     {
       pollIntervalMs: config.pollIntervalMs,
       expireAfterMs: config.expireAfterMs,
-      leaseMs: Math.max(60_000, config.carrierTimeoutMs * 4),
+      // Longer than a round's carrier calls can take (a request waits at most one timeout).
+      leaseMs: Math.max(config.refreshLeaseMs, config.carrierTimeoutMs * 2),
       claimLimit: config.refreshClaimLimit,
       retryBaseMs: 30_000,
       retryMaxMs: Math.min(config.pollIntervalMs, 3_600_000),
