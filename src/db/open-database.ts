@@ -18,9 +18,12 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return new Database(createPool(options.databaseUrl, options.poolSize), 'postgres')
   try {
-    // Headroom over the pool for the CLI, which may attach while the service runs.
-    const embedded = await startEmbeddedPostgres({ dataDir: options.dataDir, maxConnections: options.poolSize + 8 })
-    return new Database(createPool(embedded.connectionString, options.poolSize), 'embedded', () => embedded.stop())
+    // One connection: PGlite runs one query at a time anyway, and its socket server multiplexes
+    // connections message by message, so two connections' extended-protocol exchanges (parse,
+    // bind, execute) could interleave under load and lose answers. Requests queue in the pool
+    // instead. The other connections are for the CLI, which may attach while the service runs.
+    const embedded = await startEmbeddedPostgres({ dataDir: options.dataDir, maxConnections: 8 })
+    return new Database(createPool(embedded.connectionString, 1), 'embedded', () => embedded.stop())
   } catch (error) {
     if (error instanceof DataDirLockedError && options.attachToRunning && error.holder.port !== undefined) {
       return new Database(createPool(connectionStringForPort(error.holder.port), 2), 'embedded')

@@ -21,6 +21,8 @@ export interface SimulatorOptions {
   now?: () => number
   /** How long a FTIMEOUT request hangs before it is answered anyway. */
   timeoutDelayMs?: number
+  /** Latency added to every track answer (a slow carrier). */
+  trackDelayMs?: number
   /** Credentials to enforce; any non-empty ones are accepted when unset. */
   fedex?: { clientId: string; clientSecret: string }
   uparcel?: { apiKey: string; secretKey: string }
@@ -100,6 +102,7 @@ export class CarrierSimulator {
       return send(req, res, 200, { ok: true })
     }
     if (req.method !== 'POST') return send(req, res, 404, fedexError('NOT.FOUND.ERROR', 'The resource you requested is no longer available.'))
+    if (this.options.trackDelayMs && path?.includes('track')) await new Promise((r) => setTimeout(r, this.options.trackDelayMs))
     switch (path) {
       case '/fedex/oauth/token':
         return this.fedexToken(req, res, body)

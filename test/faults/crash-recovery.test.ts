@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Database } from '../../src/db/database'
+import { CarrierSimulator } from '../../src/simulator/simulator'
+import { createRunDatabase, type RunDatabase } from '../support/run-database'
+import { startService, type ServiceProcess } from '../support/service-process'
+import { onPostgres } from '../support/test-database'
+import { WebhookReceiver } from '../support/webhook-receiver'
+
+/**
+ * SIGKILL in the middle of refreshes and deliveries, then restart: no task duplicated, exactly one
+ * notification per status change (none lost, none invented), every delivery ends success, every
+ * lease released, and a receiver sees a webhook twice only where an attempt was cut short.
+ */
+
+const ADMIN_TOKEN = 'crash-recovery-admin-token'
+const TASKS = 300
+let sim: CarrierSimulator
+let receiver: WebhookReceiver
+
+beforeAll(async () => {
+  // Every story ends at its first fetch (one status change per task); answers take 400 ms.
+  sim = new CarrierSimulator({ stepMs: 0, trackDelayMs: 400 })
+  await sim.start()
+  receiver = new WebhookReceiver()
+  await receiver.start()
+})
+afterAll(async () => {
+  await receiver.stop()
+  await sim.stop()
+})
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+function serviceEnv(run: RunDatabase, extra: Record<string, string> = {}) {
+  return {
+    ...run.env,
+    ADMIN_TOKEN,
+    RATE_LIMIT_PER_TOKEN: '0',
+    RATE_LIMIT_PER_ADDRESS: '0',
+    FEDEX_API_URL: sim.fedexUrl,
+    FEDEX_CLIENT_ID: 'id',
+    FEDEX_CLIENT_SECRET: 'secret',
+    UPARCEL_API_URL: sim.uparcelUrl,
+    UPARCEL_API_KEY: 'key',
+    UPARCEL_SECRET_KEY: 'secret',
+    REFRESH_CLAIM_LIMIT: '60',
+    REFRESH_LEASE_SECONDS: '3',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_HOST_CONCURRENCY: '16',
+    WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1',
+    ...extra,
+  }
+}
+
+async function subscribeAll(api: ServiceProcess, prefix: string, callbackUrl: string): Promise<void> {
+  const created = (await (await fetch(`${api.baseUrl}/admin/api-users`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"name":"crash"}' })).json()) as { data: { token: string } }
+  for (let b = 0; b < TASKS / 100; b++) {
+    const items = Array.from({ length: 100 }, (_, i) => ({ carrierCode: i % 2 ? 'FEDEX' : 'UPARCEL', trackingNumber: `${prefix}${b}X${i}`, callbackUrl }))
+    const res = await fetch(`${api.baseUrl}/openapi/tracking-subscriptions/batch`, { method: 'POST', headers: { authorization: `Bearer ${created.data.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ items }) })
+    const results = ((await res.json()) as { data: { results: { result: string }[] } }).data.results
+    expect(results.filter((r) => r.result === 'created')).toHaveLength(100)
+  }
+}
+
+async function settled(db: Database, timeoutMs = 60_000): Promise<void> {
+  const started = Date.now()
+  for (;;) {
+    const [row] = await db.query<{ open: number }>(
+      `SELECT (SELECT count(*)::int FROM tracking_tasks WHERE standard_status <> 'delivered')
+            + (SELECT count(*)::int FROM webhook_deliveries WHERE status NOT IN ('success', 'failed')) AS open`,
+    )
+    if (row!.open === 0) return
+    if (Date.now() - started > timeoutMs) {
+      const tasks = await db.query(`SELECT standard_status, refresh_failures, refresh_lease_owner IS NOT NULL AS leased, round(EXTRACT(EPOCH FROM next_refresh_at - now())) AS due_in, count(*)::int FROM tracking_tasks GROUP BY 1, 2, 3, 4`)
+      const deliveries = await db.query(`SELECT status, attempt_count, count(*)::int FROM webhook_deliveries GROUP BY 1, 2`)
+      throw new Error(`${row!.open} tasks or deliveries still open: ${JSON.stringify({ tasks, deliveries })}`)
+    }
+    await sleep(250)
+  }
+}
+
+async function checkInvariants(db: Database, path: string): Promise<string> {
+  const [counts] = await db.query<Record<string, number>>(
+    `SELECT (SELECT count(*)::int FROM tracking_tasks) AS tasks,
+            (SELECT count(DISTINCT (user_id, carrier_code, tracking_number))::int FROM tracking_tasks) AS distinct_tasks,
+            (SELECT count(*)::int FROM webhook_deliveries) AS deliveries,
+            (SELECT count(*)::int FROM (SELECT task_id FROM webhook_deliveries GROUP BY task_id HAVING count(*) <> 1) x) AS tasks_without_exactly_one,
+            (SELECT count(*)::int FROM webhook_deliveries WHERE status <> 'success') AS not_success,
+            (SELECT count(*)::int FROM tracking_tasks WHERE refresh_lease_owner IS NOT NULL) AS task_leases,
+            (SELECT count(*)::int FROM webhook_deliveries WHERE lease_owner IS NOT NULL OR status = 'sending') AS delivery_leases,
+            (SELECT count(*)::int FROM webhook_attempts WHERE error_message LIKE 'attempt interrupted%') AS interrupted`,
+  )
+  expect(counts).toMatchObject({ tasks: TASKS, distinct_tasks: TASKS, deliveries: TASKS, tasks_without_exactly_one: 0, not_success: 0, task_leases: 0, delivery_leases: 0 })
+  // Every webhook reached the receiver; one arrives twice only where an attempt was cut short.
+  const ids = receiver.requests(path).map((r) => String(r.headers['webhook-id']))
+  const stored = await db.query<{ webhook_id: string }>('SELECT webhook_id FROM webhook_deliveries')
+  expect(new Set(ids)).toEqual(new Set(stored.map((r) => r.webhook_id)))
+  expect(ids.length - TASKS).toBeLessThanOrEqual(counts!.interrupted!)
+  return `${TASKS} tasks, ${ids.length} webhook requests for ${TASKS} notifications, ${counts!.interrupted} attempts cut short`
+}
+
+describe('killed with SIGKILL mid-work', () => {
+  it('the whole service, twice: everything settles exactly once', async () => {
+    const run = await createRunDatabase()
+    const path = '/crash-all'
+    const callbackUrl = receiver.on(path, () => ({ status: 200, delayMs: 150 }))
+    const env = serviceEnv(run)
+    let service = await startService(env)
+    let db: Database | undefined
+    try {
+      await subscribeAll(service, 'DLALL', callbackUrl)
+      await sleep(700)
+      await service.stop('SIGKILL')
+      service = await startService(env)
+      await sleep(1500)
+      await service.stop('SIGKILL')
+      service = await startService(env)
+      db = await run.open()
+      await settled(db)
+      console.log(`whole-service kills (${onPostgres ? 'PostgreSQL' : 'embedded'}): ${await checkInvariants(db, path)}`)
+    } finally {
+      await db?.close()
+      await service.stop()
+      await run.close()
+    }
+  })
+
+  if (onPostgres)
+    it('the worker process, twice, while the API process goes on: everything settles exactly once', async () => {
+      const run = await createRunDatabase()
+      const path = '/crash-worker'
+      const callbackUrl = receiver.on(path, () => ({ status: 200, delayMs: 150 }))
+      const api = await startService(serviceEnv(run, { ROLE: 'api' }))
+      const workerEnv = serviceEnv(run, { ROLE: 'worker' })
+      let worker = await startService(workerEnv)
+      const db = await run.open()
+      try {
+        await subscribeAll(api, 'DLWRK', callbackUrl)
+        await sleep(700)
+        await worker.stop('SIGKILL')
+        worker = await startService(workerEnv)
+        await sleep(1500)
+        await worker.stop('SIGKILL')
+        worker = await startService(workerEnv)
+        await settled(db)
+        console.log(`worker kills (PostgreSQL): ${await checkInvariants(db, path)}`)
+      } finally {
+        await db.close()
+        await Promise.all([api.stop(), worker.stop()])
+        await run.close()
+      }
+    })
+})
