@@ -1,0 +1,31 @@
+import Fastify from 'fastify'
+import pg from 'pg'
+
+/**
+ * The ceilings of the API benchmarks: a bare Fastify route doing one pg upsert, and one doing one
+ * primary-key read, on the same database as the service. No validation, no auth, no envelope:
+ * what this machine does with the same stack and nothing else.
+ * env: CEILING_DATABASE_URL, PORT
+ */
+const pool = new pg.Pool({ connectionString: process.env.CEILING_DATABASE_URL, max: Number(process.env.CEILING_POOL ?? 10) })
+await pool.query(`CREATE TABLE IF NOT EXISTS bench_ceiling (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, user_id bigint NOT NULL, carrier_code text NOT NULL,
+  tracking_number text NOT NULL, callback_url text NOT NULL, external_reference_no text NOT NULL DEFAULT '',
+  UNIQUE (user_id, carrier_code, tracking_number))`)
+const app = Fastify({ logger: false })
+app.post('/upsert', async (request) => {
+  const body = request.body as { carrierCode: string; trackingNumber: string; callbackUrl: string }
+  const { rows } = await pool.query(
+    `INSERT INTO bench_ceiling (user_id, carrier_code, tracking_number, callback_url) VALUES (1, $1, $2, $3)
+     ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE SET callback_url = EXCLUDED.callback_url
+     RETURNING id, (xmax = 0) AS created`,
+    [body.carrierCode, body.trackingNumber, body.callbackUrl],
+  )
+  return rows[0]
+})
+app.get('/task', async (request) => {
+  const { rows } = await pool.query('SELECT * FROM tracking_tasks WHERE id = $1', [Number((request.query as { id: string }).id)])
+  return rows[0] ?? null
+})
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
+process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)))

@@ -1,0 +1,309 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { FedexClient } from '../src/carriers/fedex/fedex.client'
+import { readLock } from '../src/db/embedded/data-dir-lock'
+import { connectionStringForPort } from '../src/db/embedded/embedded-postgres'
+import { CarrierSimulator } from '../src/simulator/simulator'
+import { freePort, startService, type ServiceProcess } from '../test/support/service-process'
+import { load } from './load'
+
+/**
+ * `npm run bench`: every figure of the performance issue, each against a ceiling measured in the
+ * same run on the same machine, on PostgreSQL and on the embedded database. Loopback only, bounded
+ * in time. Prints a markdown table (docs/performance.md keeps the latest).
+ *
+ *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
+ */
+
+const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith('--') ? [[a.slice(2), all[i + 1] ?? '']] : [])))
+const SECONDS = Number(args.get('seconds') ?? 8)
+const DBS = (args.get('db') ?? 'both') === 'both' ? ['postgres', 'embedded'] : [args.get('db')!]
+const LARGE_PG = Number(args.get('large') ?? 1_000_000)
+// PGlite seeds and holds 10 events per task in WebAssembly memory: a smaller "large" there.
+const LARGE_EMBEDDED = Number(args.get('large-embedded') ?? 100_000)
+const ADMIN_TOKEN = 'bench-admin-token-0000'
+const rows: string[][] = []
+
+function row(db: string, figure: string, value: string, ceiling: string, ratio: string, target: string) {
+  rows.push([db, figure, value, ceiling, ratio, target])
+  console.log(`  ${figure}: ${value} | ceiling ${ceiling} | ${ratio} | target ${target}`)
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+
+async function withDatabase(kind: string, run: (env: Record<string, string>, dbUrl: () => string) => Promise<void>) {
+  if (kind === 'postgres') {
+    const server = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres'
+    const name = `bench_${process.pid}`
+    const admin = new pg.Client({ connectionString: server })
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${name}`)
+    const url = new URL(server)
+    url.pathname = `/${name}`
+    try {
+      await run({ DATABASE_URL: url.toString() }, () => url.toString())
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.end()
+    }
+    return
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-'))
+  try {
+    // The embedded database is reached through the running service's socket.
+    await run({ DATA_DIR: dataDir }, () => connectionStringForPort(readLock(dataDir)!.port!))
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+async function api(service: ServiceProcess, path: string, body: unknown, token = ADMIN_TOKEN) {
+  const res = await fetch(`${service.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return ((await res.json()) as { data: Record<string, unknown> }).data
+}
+
+function startCeiling(dbUrl: string, port: number, poolSize: number): Promise<() => void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ceiling-server.ts'], { env: { ...process.env, CEILING_DATABASE_URL: dbUrl, PORT: String(port), CEILING_POOL: String(poolSize) }, stdio: 'inherit' })
+  return new Promise((resolve) => {
+    const poll = setInterval(() => {
+      fetch(`http://127.0.0.1:${port}/task?id=1`).then(
+        () => {
+          clearInterval(poll)
+          resolve(() => child.kill('SIGTERM'))
+        },
+        () => {},
+      )
+    }, 100)
+  })
+}
+
+async function seed(client: pg.Client, userId: number, tasks: number, prefix: string) {
+  for (let from = 1; from <= tasks; from += 200_000) {
+    const to = Math.min(tasks, from + 199_999)
+    const { rows: ids } = await client.query<{ min: string; max: string }>(
+      `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
+                  SELECT $1, 'FEDEX', $2 || g, 'https://a.example/', NULL FROM generate_series($3::int, $4::int) g RETURNING id)
+       SELECT min(id), max(id) FROM t`,
+      [userId, prefix, from, to],
+    )
+    await client.query(
+      `INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, status_info, description, city, country)
+       SELECT t, 'k' || e, now() - make_interval(hours => e), 'AR', 'in_transit', 'In transit', 'Arrived at FedEx location', 'MEMPHIS', 'US'
+         FROM generate_series($1::bigint, $2::bigint) t, generate_series(1, 10) e`,
+      [ids[0]!.min, ids[0]!.max],
+    )
+  }
+  await client.query('ANALYZE')
+}
+
+async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () => string) {
+  const service = await startService({ ...env, ROLE: 'api', ADMIN_TOKEN, RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_ADDRESS: '0', LOG_LEVEL: 'warn' })
+  const pid = service.process.pid!
+  const idle = rss(pid)
+  const user = await api(service, '/admin/api-users', { name: 'bench' })
+  const headers = { authorization: `Bearer ${user.token as string}`, 'content-type': 'application/json' }
+  const embedded = kind === 'embedded'
+  const ceilingPort = await freePort()
+  const stopCeiling = await startCeiling(dbUrl(), ceilingPort, embedded ? 1 : 10)
+  let peak = idle
+  const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 200)
+  try {
+    // 1. Subscribe.
+    let n = 0
+    const body = () => JSON.stringify({ carrierCode: 'FEDEX', trackingNumber: `SUB${++n}`, callbackUrl: 'https://shop.example/hook' })
+    const subscribe = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions`, method: 'POST', connections: 50, seconds: SECONDS, headers, body })
+    const ceiling = await load({ url: `http://127.0.0.1:${ceilingPort}/upsert`, method: 'POST', connections: 50, seconds: SECONDS, headers: { 'content-type': 'application/json' }, body })
+    row(kind, 'subscribe req/s (50 conn)', fmt(subscribe.requestsPerSecond), fmt(ceiling.requestsPerSecond), `${(subscribe.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}×`, '≥ 1.0× (then 1.5×)')
+    row(kind, 'subscribe p99', `${subscribe.p99Ms} ms`, `${ceiling.p99Ms} ms`, '', '')
+    if (subscribe.non2xx + subscribe.errors > 0) console.log(`  (subscribe: ${subscribe.non2xx} non-2xx, ${subscribe.errors} errors)`)
+
+    // 2. Batch of 100.
+    let b = 0
+    const batchBody = () => JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ carrierCode: 'UPARCEL', trackingNumber: `BAT${++b}x${i}`, callbackUrl: 'https://shop.example/hook' })) })
+    const batch = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions/batch`, method: 'POST', connections: 10, seconds: SECONDS, headers, body: batchBody })
+    const raw = await rawBatchCeiling(dbUrl(), embedded ? 1 : 10)
+    row(kind, 'batch of 100: items/s (10 conn)', fmt(batch.requestsPerSecond * 100), fmt(raw), `${((batch.requestsPerSecond * 100) / raw).toFixed(2)}×`, '≥ 0.75× (≥ 30,000/s)')
+
+    // 3. Query, at 10,000 tasks and at the large size.
+    const client = new pg.Client({ connectionString: dbUrl() })
+    await client.connect()
+    const [{ id: seedUser }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('seed', 'whsec_x') RETURNING id`)).rows as [{ id: number }]
+    const token = ((await api(service, `/admin/api-users/${seedUser}/tokens`, {})) as { token: string }).token
+    let seeded = 0
+    for (const size of [10_000, embedded ? LARGE_EMBEDDED : LARGE_PG]) {
+      const started = Date.now()
+      await seed(client, seedUser, size - seeded, `Q${seeded}-`)
+      seeded = size
+      const { rows: range } = await client.query<{ min: string; max: string }>('SELECT min(id), max(id) FROM tracking_tasks WHERE user_id = $1', [seedUser])
+      const [min, max] = [Number(range[0]!.min), Number(range[0]!.max)]
+      console.log(`  seeded ${fmt(size)} tasks and ${fmt(size * 10)} events in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+      const randomId = () => min + Math.floor(Math.random() * (max - min + 1))
+      const auth = { authorization: `Bearer ${token}` }
+      const byId = await load({ url: service.baseUrl, connections: 50, seconds: SECONDS, headers: auth, path: () => `/openapi/tracking-subscriptions?taskId=${randomId()}` })
+      const byNumber = await load({ url: service.baseUrl, connections: 50, seconds: SECONDS, headers: auth, path: () => `/openapi/tracking-subscriptions?trackingNumber=Q${Math.random() < 0.5 ? 0 : 10_000}-${1 + Math.floor(Math.random() * 10_000)}` })
+      const pk = await load({ url: `http://127.0.0.1:${ceilingPort}`, connections: 50, seconds: SECONDS, path: () => `/task?id=${randomId()}` })
+      const label = `${fmt(size)} tasks / ${fmt(size * 10)} events`
+      row(kind, `query by taskId, ${label}`, `${fmt(byId.requestsPerSecond)} req/s, p99 ${byId.p99Ms} ms`, `${fmt(pk.requestsPerSecond)} req/s, p99 ${pk.p99Ms} ms`, `${(byId.requestsPerSecond / pk.requestsPerSecond).toFixed(2)}×`, 'p99 < 20 ms')
+      row(kind, `query by trackingNumber, ${label}`, `${fmt(byNumber.requestsPerSecond)} req/s, p99 ${byNumber.p99Ms} ms`, '', '', 'p99 < 20 ms')
+    }
+    // The tasks made here are not the refresh benchmark's: park them so the worker leaves them be.
+    await client.query('UPDATE tracking_tasks SET next_refresh_at = NULL')
+    await client.end()
+    row(kind, 'API process RSS idle / peak under load', `${fmt(idle)} / ${fmt(peak)} MiB`, '', '', '')
+  } finally {
+    clearInterval(sampler)
+    stopCeiling()
+    await service.stop()
+  }
+}
+
+/** The batch ceiling: raw 100-row upserts with pg, as many in parallel as the service's pool. */
+async function rawBatchCeiling(dbUrl: string, parallel: number): Promise<number> {
+  const pool = new pg.Pool({ connectionString: dbUrl, max: parallel })
+  let rowsDone = 0
+  let k = 0
+  const until = Date.now() + SECONDS * 1000
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (Date.now() < until) {
+        const numbers = Array.from({ length: 100 }, () => `RAW${++k}`)
+        await pool.query(
+          `INSERT INTO bench_ceiling (user_id, carrier_code, tracking_number, callback_url)
+           SELECT 1, 'UPARCEL', n, 'https://shop.example/hook' FROM unnest($1::text[]) n
+           ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE SET callback_url = EXCLUDED.callback_url`,
+          [numbers],
+        )
+        rowsDone += 100
+      }
+    }),
+  )
+  await pool.end()
+  return rowsDone / SECONDS
+}
+
+async function workerFigures(kind: string, env: Record<string, string>, dbUrl: () => string) {
+  const sim = new CarrierSimulator({ stepMs: 0 })
+  await sim.start()
+  let received = 0
+  const receiver = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      received++
+      res.writeHead(200).end('ok')
+    })
+  })
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`
+  const worker = await startService({
+    ...env,
+    ROLE: kind === 'embedded' ? 'all' : 'worker',
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'warn',
+    FEDEX_API_URL: sim.fedexUrl,
+    FEDEX_CLIENT_ID: 'bench',
+    FEDEX_CLIENT_SECRET: 'bench',
+    UPARCEL_API_URL: sim.uparcelUrl,
+    UPARCEL_API_KEY: 'bench',
+    UPARCEL_SECRET_KEY: 'bench',
+    FEDEX_REQUESTS_PER_SECOND: '1000',
+    UPARCEL_REQUESTS_PER_SECOND: '1000',
+    REFRESH_CLAIM_LIMIT: '1000',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_HOST_CONCURRENCY: '64',
+  })
+  const pid = worker.process.pid!
+  const idle = rss(pid)
+  const client = new pg.Client({ connectionString: dbUrl() })
+  await client.connect()
+  try {
+    const N = 5000
+    const [{ id: userId }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('workers', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`)).rows as [{ id: number }]
+    await client.query(
+      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
+       SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLB' || g, $2, NULL FROM generate_series(1, $3::int) g`,
+      [userId, receiverUrl, N],
+    )
+    const waitFor = async (sql: string, params: unknown[] = []) => {
+      for (;;) {
+        const { rows: r } = await client.query<{ done: boolean }>(sql, params)
+        if (r[0]!.done) return
+        await new Promise((res) => setTimeout(res, 20))
+      }
+    }
+
+    // 5. Refresh: numbers fetched and applied per second through the simulator.
+    let started = Date.now()
+    await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
+    await waitFor(`SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1`, [userId])
+    const refreshRate = N / ((Date.now() - started) / 1000)
+    const ceiling = await fetchCeiling(sim)
+    row(kind, 'refresh: numbers fetched and applied /s', fmt(refreshRate), fmt(ceiling), `${(refreshRate / ceiling).toFixed(2)}×`, '≥ 1,000/s')
+
+    // 4b. Status change → first attempt, over the notifications the refresh just made.
+    await waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM webhook_deliveries`)
+    const { rows: latency } = await client.query<{ p50: number; p99: number }>(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+         FROM (SELECT EXTRACT(EPOCH FROM a.started_at - d.created_at) * 1000 AS ms
+                 FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt_number = 1) x`,
+    )
+    row(kind, 'status change → first attempt', `p50 ${fmt(latency[0]!.p50)} ms, p99 ${fmt(latency[0]!.p99)} ms`, '', '', 'p50 < 200 ms')
+
+    // 4. Webhooks: deliveries per second by one worker process.
+    const payload = readFileSync(new URL('../test/fixtures/carriers/uparcel/tracking-answer.json', import.meta.url), 'utf8')
+    await client.query(
+      `INSERT INTO webhook_deliveries (task_id, webhook_id, payload, next_attempt_at)
+       SELECT t.id, 'msg_bench' || lpad(g::text, 8, '0'), $2, now() + interval '1 hour'
+         FROM generate_series(1, $3::int) g JOIN tracking_tasks t ON t.user_id = $1 AND t.tracking_number = 'DLB' || g`,
+      [userId, payload, N],
+    )
+    const before = received
+    started = Date.now()
+    await client.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id LIKE 'msg_bench%'`)
+    await waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM webhook_deliveries`)
+    const deliveryRate = N / ((Date.now() - started) / 1000)
+    const receiverCeiling = await load({ url: receiverUrl, method: 'POST', connections: 64, seconds: Math.min(SECONDS, 5), headers: { 'content-type': 'application/json' }, body: () => payload })
+    row(kind, 'webhooks delivered /s (one worker process)', fmt(deliveryRate), fmt(receiverCeiling.requestsPerSecond), `${(deliveryRate / receiverCeiling.requestsPerSecond).toFixed(2)}×`, '≥ 1,000/s')
+    if (received - before < N) console.log(`  (receiver saw ${received - before} of ${N})`)
+    row(kind, 'worker process RSS idle / after load', `${fmt(idle)} / ${fmt(rss(pid))} MiB`, '', '', '')
+  } finally {
+    await client.end()
+    await worker.stop()
+    receiver.close()
+    await sim.stop()
+  }
+}
+
+/** The refresh ceiling: the adapter alone against the simulator, 30 numbers a request, 8 in parallel. */
+async function fetchCeiling(sim: CarrierSimulator): Promise<number> {
+  const client = new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'c', clientSecret: 'c', timeoutMs: 5000 })
+  let numbers = 0
+  let k = 0
+  const seconds = Math.min(SECONDS, 5)
+  const until = Date.now() + seconds * 1000
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (Date.now() < until) {
+        const batch = Array.from({ length: 30 }, () => `DLC${++k}`)
+        numbers += (await client.fetch(batch)).size
+      }
+    }),
+  )
+  await client.close()
+  return numbers / seconds
+}
+
+console.log(`bench: ${cpus().length} cores (${cpus()[0]?.model}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${SECONDS} s per load`)
+for (const kind of DBS) {
+  console.log(`\n== ${kind}`)
+  await withDatabase(kind, async (env, dbUrl) => {
+    if (!args.has('workers-only')) await apiFigures(kind, env, dbUrl)
+    if (!args.has('api-only')) await workerFigures(kind, env, dbUrl)
+  })
+}
+console.log('\n| database | figure | value | ceiling | ratio | target |\n|---|---|---|---|---|---|')
+for (const r of rows) console.log(`| ${r.join(' | ')} |`)
