@@ -9,6 +9,7 @@ import { readLock } from '../src/db/embedded/data-dir-lock'
 import { connectionStringForPort } from '../src/db/embedded/embedded-postgres'
 import { CarrierSimulator } from '../src/simulator/simulator'
 import { freePort, startService, type ServiceProcess } from '../test/support/service-process'
+import { simulatorEnv } from '../test/support/simulator-env'
 import { load } from './load'
 
 /**
@@ -204,12 +205,7 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     ROLE: kind === 'embedded' ? 'all' : 'worker',
     ADMIN_TOKEN,
     LOG_LEVEL: 'warn',
-    FEDEX_API_URL: sim.fedexUrl,
-    FEDEX_CLIENT_ID: 'bench',
-    FEDEX_CLIENT_SECRET: 'bench',
-    UPARCEL_API_URL: sim.uparcelUrl,
-    UPARCEL_API_KEY: 'bench',
-    UPARCEL_SECRET_KEY: 'bench',
+    ...simulatorEnv(sim),
     FEDEX_REQUESTS_PER_SECOND: '1000',
     UPARCEL_REQUESTS_PER_SECOND: '1000',
     REFRESH_CLAIM_LIMIT: '1000',

@@ -7,6 +7,7 @@ import { CarrierBudget } from '../services/carrier-budget'
 import { RefreshService } from '../services/refresh.service'
 import { CarrierSimulator } from '../simulator/simulator'
 import { startService, type ServiceProcess } from '../../test/support/service-process'
+import { simulatorEnv } from '../../test/support/simulator-env'
 import { createTestApp } from '../../test/support/test-app'
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../test/support/test-database'
 import { WorkLoop } from './work-loop'
@@ -68,12 +69,7 @@ if (onPostgres)
         REFRESH_POLL_MS: '200',
         REFRESH_CLAIM_LIMIT: '40',
         POLL_INTERVAL_SECONDS: '86400',
-        FEDEX_API_URL: sim.fedexUrl,
-        FEDEX_CLIENT_ID: 'id',
-        FEDEX_CLIENT_SECRET: 'secret',
-        UPARCEL_API_URL: sim.uparcelUrl,
-        UPARCEL_API_KEY: 'key',
-        UPARCEL_SECRET_KEY: 'secret',
+        ...simulatorEnv(sim),
       }
       workers = await Promise.all([startService(env), startService(env)])
     }, 120_000)

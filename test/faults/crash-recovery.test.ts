@@ -3,6 +3,7 @@ import type { Database } from '../../src/db/database'
 import { CarrierSimulator } from '../../src/simulator/simulator'
 import { createRunDatabase, type RunDatabase } from '../support/run-database'
 import { startService, type ServiceProcess } from '../support/service-process'
+import { simulatorEnv } from '../support/simulator-env'
 import { onPostgres } from '../support/test-database'
 import { WebhookReceiver } from '../support/webhook-receiver'
 
@@ -37,12 +38,7 @@ function serviceEnv(run: RunDatabase, extra: Record<string, string> = {}) {
     ADMIN_TOKEN,
     RATE_LIMIT_PER_TOKEN: '0',
     RATE_LIMIT_PER_ADDRESS: '0',
-    FEDEX_API_URL: sim.fedexUrl,
-    FEDEX_CLIENT_ID: 'id',
-    FEDEX_CLIENT_SECRET: 'secret',
-    UPARCEL_API_URL: sim.uparcelUrl,
-    UPARCEL_API_KEY: 'key',
-    UPARCEL_SECRET_KEY: 'secret',
+    ...simulatorEnv(sim),
     REFRESH_CLAIM_LIMIT: '60',
     REFRESH_LEASE_SECONDS: '3',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
