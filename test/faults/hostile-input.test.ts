@@ -181,7 +181,23 @@ function corpus(): HostileRequest[] {
   return requests
 }
 
+const BODY_LIMIT = 1024 * 1024
+
 async function send(request: HostileRequest): Promise<{ status: number; body: string }> {
+  // The service answers 413 before an oversized body is fully sent and closes the connection;
+  // fetch then fails on its write (EPIPE) before reading the answer. Such requests go raw.
+  if (request.body && Buffer.byteLength(request.body) > BODY_LIMIT) {
+    const headers = Object.entries(request.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('')
+    const payload = `${request.method} ${request.path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}Content-Length: ${Buffer.byteLength(request.body)}\r\n\r\n${request.body}`
+    // A reset can also swallow the early answer itself; ask again (the process must still be up).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await raw(payload)
+      } catch (error) {
+        if (attempt === 3) throw error
+      }
+    }
+  }
   const res = await fetch(`${service.baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body })
   return { status: res.status, body: await res.text() }
 }
@@ -191,12 +207,14 @@ function raw(payload: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(service.port, '127.0.0.1', () => socket.write(payload))
     let data = ''
-    socket.on('data', (d) => (data += d))
-    socket.on('end', () => {
+    const answer = () => {
       const [head = '', ...rest] = data.split('\r\n\r\n')
       resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), body: rest.join('\r\n\r\n') })
-    })
-    socket.on('error', reject)
+    }
+    socket.on('data', (d) => (data += d))
+    socket.on('end', answer)
+    // A server that answers early and closes makes our write fail: the answer is what counts.
+    socket.on('error', (error) => (data.startsWith('HTTP/1.1') ? answer() : reject(error)))
     setTimeout(() => socket.destroy(), 5000)
   })
 }
