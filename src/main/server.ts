@@ -3,6 +3,7 @@ import { DataDirLockedError } from '../db/embedded/data-dir-lock'
 import { RefreshRepository } from '../db/refresh.repository'
 import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
 import { migrate } from '../db/migrator'
+import { Notifier } from '../db/notifier'
 import { openDatabase } from '../db/open-database'
 import { buildApp } from '../http/app'
 import { ServiceMetrics, createRegistry } from '../observability/metrics'
@@ -39,8 +40,9 @@ async function main(): Promise<void> {
   // The app is built first (its logger is the process's logger); /healthz reads the carrier
   // modes from this object once the carriers are up.
   const carrierModes: CarrierModes = {}
+  const services = createServices(db, config, carrierModes)
   const app = await buildApp({
-    services: createServices(db, config, carrierModes),
+    services,
     adminToken: config.role === 'worker' ? undefined : config.adminToken,
     logger,
     registry,
@@ -50,6 +52,13 @@ async function main(): Promise<void> {
   const carriers = runsWorker ? await createCarriers(config, app.log) : undefined
   if (carriers) Object.assign(carrierModes, carriers.modes)
   const workers = carriers ? createWorkers(config, { db, carriers, refreshRepository, deliveryRepository, metrics, log: app.log }) : undefined
+  // A new task is refreshed at once: by this process's worker, and by other processes' workers
+  // woken with a NOTIFY (PostgreSQL; at most one per 100 ms).
+  const tasksCreated = new Notifier(db, 'tracking_tasks_created')
+  services.subscriptions.onTasksCreated = () => {
+    workers?.wakeRefresh()
+    tasksCreated.notify()
+  }
 
   app.log.info(
     { role: config.role, database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined, admin: config.adminToken ? 'enabled' : 'disabled', carriers: carriers?.modes },

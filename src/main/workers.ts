@@ -12,6 +12,8 @@ import type { Carriers } from './carriers'
 
 export interface Workers {
   start(): Promise<void>
+  /** New tasks were created in this process: refresh them now. */
+  wakeRefresh(): void
   /** Stops claiming, then waits for the rounds and attempts in flight. */
   stop(): Promise<void>
 }
@@ -64,6 +66,7 @@ export function createWorkers(
   )
 
   return {
+    wakeRefresh: () => refreshLoop.wake(),
     async start() {
       await webhookLoop.start()
       await refreshLoop.start()

@@ -27,6 +27,9 @@ export type BatchItemResult = {
 
 /** Subscribe (single and batch) and query: the three endpoints of the interface. */
 export class SubscriptionService {
+  /** Called after tasks were created (wakes the refresh workers, here or via NOTIFY). */
+  onTasksCreated: () => void = () => {}
+
   constructor(
     private readonly tasks: TaskRepository,
     private readonly settings: SettingsRepository,
@@ -37,6 +40,7 @@ export class SubscriptionService {
     if (!validation.ok) throw new AppError(validation.error, describeFieldErrors(validation.details), validation.details)
     const request = validation.value
     const outcome = await this.tasks.upsert(userId, request)
+    if (outcome.created) this.onTasksCreated()
     return {
       taskId: outcome.taskId,
       carrierCode: request.carrierCode,
@@ -81,6 +85,7 @@ export class SubscriptionService {
     })
 
     const outcomes = toWrite.length > 0 ? await this.tasks.insertMissing(userId, toWrite) : new Map()
+    if ([...outcomes.values()].some((o) => o.created)) this.onTasksCreated()
     for (const entry of results) {
       if (entry.result !== 'reused') continue
       const key = taskKey(entry.carrierCode, entry.trackingNumber)

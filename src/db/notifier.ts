@@ -1,0 +1,31 @@
+import type { Database } from './database'
+
+/**
+ * Sends `NOTIFY channel` at most once per `intervalMs`, outside any request's transaction.
+ * A NOTIFY takes a cluster-wide lock at commit; a trigger that notified on every subscribe cost
+ * 1.3 ms of a 2.2 ms upsert and serialised concurrent commits. Waking workers does not need one
+ * notification per task: one per interval, after the tasks are committed, is as good.
+ */
+export class Notifier {
+  private timer: NodeJS.Timeout | undefined
+  private lastSent = 0
+
+  constructor(
+    private readonly db: Database,
+    private readonly channel: string,
+    private readonly intervalMs = 100,
+  ) {}
+
+  notify(): void {
+    if (this.db.kind === 'embedded' || this.timer) return
+    const wait = Math.max(0, this.lastSent + this.intervalMs - Date.now())
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.lastSent = Date.now()
+      this.db.query('SELECT pg_notify($1, $2)', [this.channel, '']).catch(() => {
+        // Workers poll as well: a lost wake-up only delays them.
+      })
+    }, wait)
+    this.timer.unref()
+  }
+}
