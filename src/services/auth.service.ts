@@ -1,8 +1,7 @@
 import { AppError } from '../domain/errors'
 import type { ApiUserRepository } from '../db/api-user.repository'
-import { hashToken } from './credentials'
+import { bearerToken, hashToken } from './credentials'
 
-const MAX_TOKEN_LENGTH = 512
 const MAX_CACHED = 10_000
 
 /**
@@ -21,7 +20,7 @@ export class AuthService {
 
   /** The user id for an `Authorization` header value; throws `unauthorized` otherwise. */
   async authenticate(authorization: string | undefined): Promise<number> {
-    const token = parseBearer(authorization)
+    const token = bearerToken(authorization)
     if (token === undefined) throw new AppError('unauthorized', 'a valid bearer token is required (Authorization: Bearer <token>)')
     const hash = hashToken(token)
     const key = hash.toString('base64')
@@ -39,12 +38,4 @@ export class AuthService {
     }
     return userId
   }
-}
-
-function parseBearer(header: string | undefined): string | undefined {
-  if (!header) return undefined
-  const match = /^Bearer +(\S+) *$/i.exec(header)
-  const token = match?.[1]
-  if (!token || token.length > MAX_TOKEN_LENGTH) return undefined
-  return token
 }

@@ -14,6 +14,14 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`
 }
 
+const MAX_TOKEN_LENGTH = 512
+
+/** The token of an `Authorization: Bearer <token>` header; undefined for anything else. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const token = /^Bearer +(\S+) *$/i.exec(header ?? '')?.[1]
+  return token && token.length <= MAX_TOKEN_LENGTH ? token : undefined
+}
+
 /** Compares two secrets in time independent of where they differ (and of their lengths). */
 export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(hashToken(given), hashToken(expected))

@@ -96,6 +96,23 @@ async function checkInvariants(db: Database, path: string): Promise<string> {
   return `${TASKS} tasks, ${ids.length} webhook requests for ${TASKS} notifications, ${counts!.interrupted} attempts cut short`
 }
 
+/**
+ * Subscribes the tasks through `api`, kills the process `victim()` names 0.7 s in and again 1.5 s
+ * after its restart, restarts it once more, and waits for everything to settle.
+ */
+async function killTwiceAndSettle(run: RunDatabase, api: () => ServiceProcess, restart: () => Promise<void>, victim: () => ServiceProcess, prefix: string, callbackUrl: string): Promise<Database> {
+  await subscribeAll(api(), prefix, callbackUrl)
+  await sleep(700)
+  await victim().stop('SIGKILL')
+  await restart()
+  await sleep(1500)
+  await victim().stop('SIGKILL')
+  await restart()
+  const db = await run.open()
+  await settled(db)
+  return db
+}
+
 describe('killed with SIGKILL mid-work', () => {
   it('the whole service, twice: everything settles exactly once', async () => {
     const run = await createRunDatabase()
@@ -105,15 +122,8 @@ describe('killed with SIGKILL mid-work', () => {
     let service = await startService(env)
     let db: Database | undefined
     try {
-      await subscribeAll(service, 'DLALL', callbackUrl)
-      await sleep(700)
-      await service.stop('SIGKILL')
-      service = await startService(env)
-      await sleep(1500)
-      await service.stop('SIGKILL')
-      service = await startService(env)
-      db = await run.open()
-      await settled(db)
+      const restart = async () => void (service = await startService(env))
+      db = await killTwiceAndSettle(run, () => service, restart, () => service, 'DLALL', callbackUrl)
       console.log(`whole-service kills (${onPostgres ? 'PostgreSQL' : 'embedded'}): ${await checkInvariants(db, path)}`)
     } finally {
       await db?.close()
@@ -130,19 +140,13 @@ describe('killed with SIGKILL mid-work', () => {
       const api = await startService(serviceEnv(run, { ROLE: 'api' }))
       const workerEnv = serviceEnv(run, { ROLE: 'worker' })
       let worker = await startService(workerEnv)
-      const db = await run.open()
+      let db: Database | undefined
       try {
-        await subscribeAll(api, 'DLWRK', callbackUrl)
-        await sleep(700)
-        await worker.stop('SIGKILL')
-        worker = await startService(workerEnv)
-        await sleep(1500)
-        await worker.stop('SIGKILL')
-        worker = await startService(workerEnv)
-        await settled(db)
+        const restart = async () => void (worker = await startService(workerEnv))
+        db = await killTwiceAndSettle(run, () => api, restart, () => worker, 'DLWRK', callbackUrl)
         console.log(`worker kills (PostgreSQL): ${await checkInvariants(db, path)}`)
       } finally {
-        await db.close()
+        await db?.close()
         await Promise.all([api.stop(), worker.stop()])
         await run.close()
       }

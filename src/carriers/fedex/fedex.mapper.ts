@@ -2,6 +2,7 @@ import type { StandardStatus } from '../../domain/statuses'
 import type { Address } from '../../domain/tracking-task'
 import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
+import { arr, obj, str, type Json } from '../json'
 
 /**
  * FedEx Track API answers → snapshots. Every trap of real responses is handled here: newest-first
@@ -29,20 +30,6 @@ export function fedexStandardStatus(...codes: unknown[]): StandardStatus | null 
     if (known) return known
   }
   return null
-}
-
-type Json = Record<string, unknown>
-
-function obj(value: unknown): Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {}
-}
-
-function arr(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : []
-}
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value.trim() : ''
 }
 
 export function fedexAddress(value: unknown): Address {

@@ -2,6 +2,7 @@ import type { StandardStatus } from '../../domain/statuses'
 import type { Address } from '../../domain/tracking-task'
 import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
+import { arr, obj, str, type Json } from '../json'
 
 /**
  * uParcel's tracking format. The auth call and the envelope are public; the tracking answer is
@@ -31,10 +32,6 @@ export function uparcelStandardStatus(code: unknown): StandardStatus | null {
   return typeof code === 'string' ? (STATUS_BY_CODE[code.trim().toUpperCase()] ?? null) : null
 }
 
-type Json = Record<string, unknown>
-const obj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {})
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
-const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '')
 
 /** ASSUMED: addresses as {address, pincode, city, state, country}. */
 export function uparcelAddress(value: unknown): Address {

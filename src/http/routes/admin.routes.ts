@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AppError } from '../../domain/errors'
 import type { ApiUserService } from '../../services/api-user.service'
-import { secretsEqual } from '../../services/credentials'
+import { bearerToken, secretsEqual } from '../../services/credentials'
 import type { SettingsService } from '../../services/settings.service'
 import { success } from '../presenters'
 import { CreateUserBody, SettingsPatch, TokenParams, UserParams, adminResponses } from '../schemas/admin.schema'
@@ -18,8 +18,8 @@ const security = [{ adminToken: [] }]
 /** The back office (decisions §2). Registered only when ADMIN_TOKEN is set. */
 export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, { adminToken, users, settings }) => {
   app.addHook('onRequest', async (request) => {
-    const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')
-    if (!match || !secretsEqual(match[1]!, adminToken)) throw new AppError('unauthorized', 'a valid admin token is required (Authorization: Bearer $ADMIN_TOKEN)')
+    const token = bearerToken(request.headers.authorization)
+    if (!token || !secretsEqual(token, adminToken)) throw new AppError('unauthorized', 'a valid admin token is required (Authorization: Bearer $ADMIN_TOKEN)')
   })
 
   app.post('/admin/api-users', { schema: { summary: 'Create an API user', tags, security, body: CreateUserBody, response: adminResponses.createUser } }, async (request) =>
