@@ -24,9 +24,15 @@ export class Database {
     pool.on('error', () => {})
   }
 
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
+  /**
+   * One statement. A `name` makes it a prepared statement on PostgreSQL, planned once per
+   * connection instead of on every call (worth it for the hot, multi-row statements). Not on the
+   * embedded database: its connections share PGlite's one session, where a reconnecting or
+   * second client would meet names it did not prepare.
+   */
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<R[]> {
     try {
-      const result = await this.pool.query<R>(text, values)
+      const result = await this.pool.query<R>(name && this.kind === 'postgres' ? { name, text, values } : { text, values })
       return result.rows
     } catch (error) {
       throw translateDatabaseError(error)

@@ -48,6 +48,32 @@ describe('statements per request', () => {
   })
 })
 
+describe('concurrent single subscribes', () => {
+  it('share statements, and each gets the answer its own statement would have given', async () => {
+    const other = (await t.createUser()).userId
+    const distinct = Array.from({ length: 60 }, (_, i) => ({ userId, body: item(`CO-${i}`) }))
+    // The same number for another user is another task; three calls on one key take effect in order.
+    const otherUser = { userId: other, body: item('CO-0') }
+    const sameKey = ['a', 'b', 'c'].map((s) => ({ userId, body: { ...item('CO-SAME'), callbackUrl: `https://shop.example/${s}` } }))
+    const calls = [...distinct, otherUser, ...sameKey]
+    const subscribeAll = () => Promise.all(calls.map((c) => t.services.subscriptions.subscribe(c.userId, c.body)))
+
+    let first: Awaited<ReturnType<typeof subscribeAll>> = []
+    const statements = await countStatements(async () => (first = await subscribeAll()))
+    expect(statements).toBeLessThan(calls.length / 3)
+    expect(first.slice(0, 61).map((r) => r.result)).toEqual(Array(61).fill('created'))
+    expect(new Set(first.map((r) => r.taskId)).size).toBe(62)
+    expect(first.slice(61).map((r) => r.result)).toEqual(['created', 'updated', 'updated'])
+    expect(first.slice(61).map((r) => r.trackingNumber)).toEqual(['CO-SAME', 'CO-SAME', 'CO-SAME'])
+    const [stored] = await t.db.query<{ callback_url: string; user_id: number }>(`SELECT callback_url, user_id FROM tracking_tasks WHERE tracking_number = 'CO-SAME'`)
+    expect(stored).toEqual({ callback_url: 'https://shop.example/c', user_id: userId })
+
+    const again = await subscribeAll()
+    expect(again.map((r) => r.result)).toEqual(Array(calls.length).fill('updated'))
+    expect(again.map((r) => r.taskId)).toEqual(first.map((r) => r.taskId))
+  })
+})
+
 describe('query plans', () => {
   beforeAll(async () => {
     // Enough rows that the planner would rather scan than probe if an index were missing.

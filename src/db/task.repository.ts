@@ -1,12 +1,20 @@
 import type { StandardStatus, WebhookStatus } from '../domain/statuses'
 import type { SubscriptionRequest } from '../domain/subscription-input'
 import type { Address, TrackingEvent, TrackingTask, WebhookSummary } from '../domain/tracking-task'
+import { AppError } from '../domain/errors'
+import { Coalescer } from './coalescer'
 import type { Database } from './database'
 
 export interface UpsertOutcome {
   taskId: number
   standardStatus: StandardStatus
   created: boolean
+}
+
+/** Key order: the order in which statements lock tasks. */
+function compareKeys(a: SubscriptionRequest, b: SubscriptionRequest): number {
+  const [x, y] = [taskKey(a.carrierCode, a.trackingNumber), taskKey(b.carrierCode, b.trackingNumber)]
+  return x < y ? -1 : x > y ? 1 : 0
 }
 
 /** A (carrierCode, trackingNumber) pair: what makes a task unique within one user. */
@@ -83,26 +91,82 @@ export function toTask(row: TaskRow): TrackingTask {
   }
 }
 
+export interface UpsertRequest extends SubscriptionRequest {
+  userId: number
+}
+
+const UPSERT_COLUMNS = 'user_id, carrier_code, tracking_number, callback_url, external_reference_no'
+const ON_CONFLICT_OVERWRITE = `
+  ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE
+     SET callback_url = EXCLUDED.callback_url,
+         external_reference_no = EXCLUDED.external_reference_no,
+         updated_at = now()
+  RETURNING id, user_id, carrier_code, tracking_number, standard_status, (xmax = 0) AS created`
+
+type UpsertRow = { id: number; user_id: number; carrier_code: string; tracking_number: string; standard_status: StandardStatus; created: boolean }
+
+const upsertKey = (r: { userId: number; carrierCode: string; trackingNumber: string }) => `${r.userId}\u0000${taskKey(r.carrierCode, r.trackingNumber)}`
+const toOutcome = (row: UpsertRow): UpsertOutcome => ({ taskId: row.id, standardStatus: row.standard_status, created: row.created })
+
 /** Subscription tasks: the subscribe upserts and the query endpoint's reads. */
 export class TaskRepository {
-  constructor(private readonly db: Database) {}
+  /** Concurrent single subscribes, grouped into multi-row upserts (see coalescer.ts). */
+  private readonly upserts: Coalescer<UpsertRequest, UpsertOutcome>
+
+  constructor(
+    private readonly db: Database,
+    options: { maxInFlight?: number; maxGroup?: number } = {},
+  ) {
+    this.upserts = new Coalescer<UpsertRequest, UpsertOutcome>({
+      maxInFlight: options.maxInFlight ?? 2,
+      maxGroup: options.maxGroup ?? 200,
+      key: upsertKey,
+      run: (requests) => this.upsertMany(requests),
+      runOne: (request) => this.upsertOne(request),
+      isShared: (error) => error instanceof AppError && error.code === 'unavailable',
+    })
+  }
 
   /**
-   * Single subscribe: creates the task or overwrites callbackUrl and externalReferenceNo, in one
-   * concurrency-safe statement. `xmax = 0` holds only for a row this statement inserted.
+   * Single subscribe: creates the task or overwrites callbackUrl and externalReferenceNo.
+   * `xmax = 0` holds only for a row the statement inserted. Concurrent calls share statements;
+   * each gets the answer its own statement would have given.
    */
-  async upsert(userId: number, request: SubscriptionRequest): Promise<UpsertOutcome> {
-    const [row] = await this.db.query<{ id: number; standard_status: StandardStatus; created: boolean }>(
-      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no)
-       VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE
-          SET callback_url = EXCLUDED.callback_url,
-              external_reference_no = EXCLUDED.external_reference_no,
-              updated_at = now()
-       RETURNING id, standard_status, (xmax = 0) AS created`,
-      [userId, request.carrierCode, request.trackingNumber, request.callbackUrl, request.externalReferenceNo],
+  upsert(userId: number, request: SubscriptionRequest): Promise<UpsertOutcome> {
+    return this.upserts.submit({ ...request, userId })
+  }
+
+  private async upsertOne(r: UpsertRequest): Promise<UpsertOutcome> {
+    const [row] = await this.db.query<UpsertRow>(
+      `INSERT INTO tracking_tasks (${UPSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5) ${ON_CONFLICT_OVERWRITE}`,
+      [r.userId, r.carrierCode, r.trackingNumber, r.callbackUrl, r.externalReferenceNo],
+      'task_upsert_one',
     )
-    return { taskId: row!.id, standardStatus: row!.standard_status, created: row!.created }
+    return toOutcome(row!)
+  }
+
+  private async upsertMany(requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
+    // Rows are locked in key order, the same order every process uses, so that two groups
+    // sharing tasks wait for each other instead of deadlocking.
+    const sorted = [...requests].sort((a, b) => a.userId - b.userId || compareKeys(a, b))
+    const rows = await this.db.query<UpsertRow>(
+      `INSERT INTO tracking_tasks (${UPSERT_COLUMNS})
+       SELECT ${UPSERT_COLUMNS}
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
+              WITH ORDINALITY AS i (${UPSERT_COLUMNS}, ord)
+        ORDER BY ord
+       ${ON_CONFLICT_OVERWRITE}`,
+      [
+        sorted.map((r) => r.userId),
+        sorted.map((r) => r.carrierCode),
+        sorted.map((r) => r.trackingNumber),
+        sorted.map((r) => r.callbackUrl),
+        sorted.map((r) => r.externalReferenceNo),
+      ],
+      'task_upsert_many',
+    )
+    const byKey = new Map(rows.map((row) => [upsertKey({ userId: row.user_id, carrierCode: row.carrier_code, trackingNumber: row.tracking_number }), row]))
+    return requests.map((r) => toOutcome(byKey.get(upsertKey(r))!))
   }
 
   /**
@@ -113,7 +177,7 @@ export class TaskRepository {
   async insertMissing(userId: number, requests: SubscriptionRequest[]): Promise<Map<string, UpsertOutcome>> {
     const outcomes = new Map<string, UpsertOutcome>()
     // Lock order by key, so that two batches sharing numbers cannot deadlock each other.
-    let pending = [...requests].sort((a, b) => (taskKey(a.carrierCode, a.trackingNumber) < taskKey(b.carrierCode, b.trackingNumber) ? -1 : 1))
+    let pending = [...requests].sort(compareKeys)
     // A task committed by a concurrent request after this statement's snapshot is skipped by
     // ON CONFLICT yet invisible to the join below; such items come back without an id and are
     // asked again (the next statement sees them).

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest'
+import { Coalescer } from './coalescer'
+
+/** A statement that takes as long as the test says, and records every group it was given. */
+function harness(options: { maxInFlight?: number; maxGroup?: number; failGroups?: unknown } = {}) {
+  const groups: string[][] = []
+  const singles: string[] = []
+  const releases: (() => void)[] = []
+  const coalescer = new Coalescer<string, string>({
+    maxInFlight: options.maxInFlight ?? 1,
+    maxGroup: options.maxGroup ?? 100,
+    key: (item) => item.split(':')[0]!,
+    run: async (items) => {
+      groups.push(items)
+      await new Promise<void>((r) => releases.push(r))
+      if (options.failGroups) throw options.failGroups
+      return items.map((i) => `ok ${i}`)
+    },
+    runOne: async (item) => {
+      singles.push(item)
+      await new Promise<void>((r) => releases.push(r))
+      if (item.endsWith('bad')) throw new Error(`bad ${item}`)
+      return `ok ${item}`
+    },
+    isShared: (error) => error === 'down',
+  })
+  const releaseAll = async () => {
+    for (let i = 0; i < 50; i++) {
+      releases.splice(0).forEach((r) => r())
+      await new Promise((r) => setImmediate(r))
+    }
+  }
+  return { coalescer, groups, singles, releaseAll }
+}
+
+describe('Coalescer', () => {
+  it('sends a lone call at once, alone, and groups the calls that arrive while it runs', async () => {
+    const h = harness()
+    const first = h.coalescer.submit('a:1')
+    const rest = ['b:1', 'c:1', 'd:1'].map((i) => h.coalescer.submit(i))
+    await h.releaseAll()
+    expect(await first).toBe('ok a:1')
+    expect(await Promise.all(rest)).toEqual(['ok b:1', 'ok c:1', 'ok d:1'])
+    expect(h.singles).toEqual(['a:1'])
+    expect(h.groups).toEqual([['b:1', 'c:1', 'd:1']])
+  })
+
+  it('never puts one key twice in a group or in flight: later calls on a key run after, in order', async () => {
+    const h = harness({ maxInFlight: 2 })
+    const calls = ['a:1', 'a:2', 'b:1', 'a:3', 'c:1'].map((i) => h.coalescer.submit(i))
+    await h.releaseAll()
+    expect(await Promise.all(calls)).toEqual(['ok a:1', 'ok a:2', 'ok b:1', 'ok a:3', 'ok c:1'])
+    // a:1 and b:1 fill the two slots; a:2 waits for a:1, then leaves with c:1; a:3 waits for a:2.
+    expect(h.singles).toEqual(['a:1', 'b:1', 'a:3'])
+    expect(h.groups).toEqual([['a:2', 'c:1']])
+  })
+
+  it('caps a group at maxGroup calls', async () => {
+    const h = harness({ maxGroup: 2 })
+    const calls = ['a:1', 'b:1', 'c:1', 'd:1', 'e:1'].map((i) => h.coalescer.submit(i))
+    await h.releaseAll()
+    await Promise.all(calls)
+    expect(h.groups).toEqual([
+      ['b:1', 'c:1'],
+      ['d:1', 'e:1'],
+    ])
+  })
+
+  it('when a group fails, runs each call alone so that only the failing one sees an error', async () => {
+    const h = harness({ failGroups: new Error('deadlock detected') })
+    const first = h.coalescer.submit('a:1')
+    const rest = ['b:1', 'c:bad', 'd:1'].map((i) => h.coalescer.submit(i).catch((e: Error) => e.message))
+    await h.releaseAll()
+    await first
+    expect(await Promise.all(rest)).toEqual(['ok b:1', 'bad c:bad', 'ok d:1'])
+  })
+
+  it('fails the whole group at once on a shared error (the database is down)', async () => {
+    const h = harness({ failGroups: 'down' })
+    const first = h.coalescer.submit('a:1')
+    const rest = ['b:1', 'c:1'].map((i) => h.coalescer.submit(i).catch((e: unknown) => e))
+    await h.releaseAll()
+    await first
+    expect(await Promise.all(rest)).toEqual(['down', 'down'])
+    expect(h.singles).toEqual(['a:1'])
+  })
+})
