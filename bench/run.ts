@@ -127,8 +127,14 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
     let b = 0
     const batchBody = () => JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ carrierCode: 'UPARCEL', trackingNumber: `BAT${++b}x${i}`, callbackUrl: 'https://shop.example/hook' })) })
     const batch = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions/batch`, method: 'POST', connections: 10, seconds: SECONDS, headers, body: batchBody })
-    const raw = await rawBatchCeiling(dbUrl(), embedded ? 1 : 10)
-    row(kind, 'batch of 100: items/s (10 conn)', fmt(batch.requestsPerSecond * 100), fmt(raw), `${((batch.requestsPerSecond * 100) / raw).toFixed(2)}×`, '≥ 0.75× (≥ 30,000/s)')
+    // The issue's ceiling is "a raw 100-row pg upsert": statements back to back on one
+    // connection (its quoted 35,000-45,000 rows/s is that). The same with as many in parallel as
+    // the service's pool is printed beside it.
+    const raw = await rawBatchCeiling(dbUrl(), 1)
+    const rawParallel = embedded ? raw : await rawBatchCeiling(dbUrl(), 10)
+    const items = batch.requestsPerSecond * 100
+    row(kind, 'batch of 100: items/s (10 conn)', fmt(items), `${fmt(raw)} (10 in parallel: ${fmt(rawParallel)})`, `${(items / raw).toFixed(2)}× (${(items / rawParallel).toFixed(2)}×)`, '≥ 0.75× (≥ 30,000/s)')
+    if (batch.non2xx + batch.errors > 0) console.log(`  (batch: ${batch.non2xx} non-2xx, ${batch.errors} errors)`)
 
     // 3. Query, at 10,000 tasks and at the large size.
     const client = new pg.Client({ connectionString: dbUrl() })
@@ -163,7 +169,7 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
   }
 }
 
-/** The batch ceiling: raw 100-row upserts with pg, as many in parallel as the service's pool. */
+/** The batch ceiling: raw 100-row upserts with pg, `parallel` at a time. */
 async function rawBatchCeiling(dbUrl: string, parallel: number): Promise<number> {
   const pool = new pg.Pool({ connectionString: dbUrl, max: parallel })
   let rowsDone = 0

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
-import { TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL } from './task.repository'
+import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL } from './task.repository'
 
 let t: TestApp
 let userId: number
@@ -71,6 +71,21 @@ describe('concurrent single subscribes', () => {
     const again = await subscribeAll()
     expect(again.map((r) => r.result)).toEqual(Array(calls.length).fill('updated'))
     expect(again.map((r) => r.taskId)).toEqual(first.map((r) => r.taskId))
+  })
+})
+
+describe('batch statement plan', () => {
+  it('finds existing tasks through the unique key per item, even before statistics exist', async () => {
+    // A fast-growing table the planner has no statistics for: it once chose to read all of the
+    // user's tasks for every batch.
+    const owner = (await t.createUser()).userId
+    await t.db.query(`INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) SELECT $1, 'FEDEX', 'NOSTATS' || g, 'https://a.example/' FROM generate_series(1, 30000) g`, [owner])
+    const numbers = Array.from({ length: 100 }, (_, i) => `NOSTATS${i}`)
+    const rows = await t.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${INSERT_MISSING_SQL}`, [owner, numbers.map(() => 'FEDEX'), numbers, numbers.map(() => 'https://a.example/'), numbers.map(() => '')])
+    const text = rows.map((r) => r['QUERY PLAN']).join('\n')
+    expect(text).toMatch(/SubPlan/)
+    expect(text).toMatch(/Index (Only )?Scan using tracking_tasks_\w+ on tracking_tasks t/)
+    expect(text).not.toMatch(/(Seq|Bitmap Heap) Scan on tracking_tasks/)
   })
 })
 

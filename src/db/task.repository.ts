@@ -17,6 +17,11 @@ function compareKeys(a: SubscriptionRequest, b: SubscriptionRequest): number {
   return x < y ? -1 : x > y ? 1 : 0
 }
 
+export interface InsertOutcome {
+  taskId: number
+  created: boolean
+}
+
 /** A (carrierCode, trackingNumber) pair: what makes a task unique within one user. */
 export function taskKey(carrierCode: string, trackingNumber: string): string {
   return `${carrierCode}\u0000${trackingNumber}`
@@ -66,6 +71,28 @@ const SELECT_TASK = `
 
 export const TASK_BY_ID_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2`
 export const TASK_BY_NUMBER_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.tracking_number = $2 ORDER BY t.id DESC LIMIT 1`
+
+// Batch subscribe: insert the missing tasks, and find the id of each one that existed. The
+// existing task is looked up per conflicting item through the unique key, in a subquery the
+// planner cannot turn into a join: a join was planned as a scan of all of the user's tasks
+// whenever the statistics lagged behind a fast-growing table (17 ms instead of 2 ms a batch).
+export const INSERT_MISSING_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
+             WITH ORDINALITY AS i (carrier_code, tracking_number, callback_url, external_reference_no, ord)
+  ),
+  inserted AS (
+    INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no)
+    SELECT $1, carrier_code, tracking_number, callback_url, external_reference_no FROM input ORDER BY ord
+    ON CONFLICT (user_id, carrier_code, tracking_number) DO NOTHING
+    RETURNING id, carrier_code, tracking_number
+  )
+  SELECT i.carrier_code, i.tracking_number,
+         COALESCE(n.id, (SELECT t.id FROM tracking_tasks t
+                          WHERE t.user_id = $1 AND t.carrier_code = i.carrier_code AND t.tracking_number = i.tracking_number)) AS id,
+         n.id IS NOT NULL AS created
+    FROM input i
+    LEFT JOIN inserted n ON n.carrier_code = i.carrier_code AND n.tracking_number = i.tracking_number`
 
 function toDate(value: string | null): Date | null {
   return value === null ? null : new Date(value)
@@ -174,32 +201,16 @@ export class TaskRepository {
    * are, in one statement whatever the batch size. `requests` must hold distinct keys. Returns
    * the outcome per key.
    */
-  async insertMissing(userId: number, requests: SubscriptionRequest[]): Promise<Map<string, UpsertOutcome>> {
-    const outcomes = new Map<string, UpsertOutcome>()
+  async insertMissing(userId: number, requests: SubscriptionRequest[]): Promise<Map<string, InsertOutcome>> {
+    const outcomes = new Map<string, InsertOutcome>()
     // Lock order by key, so that two batches sharing numbers cannot deadlock each other.
     let pending = [...requests].sort(compareKeys)
     // A task committed by a concurrent request after this statement's snapshot is skipped by
     // ON CONFLICT yet invisible to the join below; such items come back without an id and are
     // asked again (the next statement sees them).
     for (let round = 0; round < 5 && pending.length > 0; round++) {
-      const rows = await this.db.query<{ carrier_code: string; tracking_number: string; id: number | null; standard_status: StandardStatus | null; created: boolean }>(
-        `WITH input AS (
-           SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[])
-                    WITH ORDINALITY AS i (carrier_code, tracking_number, callback_url, external_reference_no, ord)
-         ),
-         inserted AS (
-           INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no)
-           SELECT $1, carrier_code, tracking_number, callback_url, external_reference_no FROM input ORDER BY ord
-           ON CONFLICT (user_id, carrier_code, tracking_number) DO NOTHING
-           RETURNING id, carrier_code, tracking_number, standard_status
-         )
-         SELECT i.carrier_code, i.tracking_number,
-                COALESCE(n.id, t.id) AS id,
-                COALESCE(n.standard_status, t.standard_status) AS standard_status,
-                n.id IS NOT NULL AS created
-           FROM input i
-           LEFT JOIN inserted n ON n.carrier_code = i.carrier_code AND n.tracking_number = i.tracking_number
-           LEFT JOIN tracking_tasks t ON t.user_id = $1 AND t.carrier_code = i.carrier_code AND t.tracking_number = i.tracking_number`,
+      const rows = await this.db.query<{ carrier_code: string; tracking_number: string; id: number | null; created: boolean }>(
+        INSERT_MISSING_SQL,
         [
           userId,
           pending.map((r) => r.carrierCode),
@@ -207,10 +218,11 @@ export class TaskRepository {
           pending.map((r) => r.callbackUrl),
           pending.map((r) => r.externalReferenceNo),
         ],
+        'task_insert_missing',
       )
       for (const row of rows) {
-        if (row.id === null || row.standard_status === null) continue
-        outcomes.set(taskKey(row.carrier_code, row.tracking_number), { taskId: row.id, standardStatus: row.standard_status, created: row.created })
+        if (row.id === null) continue
+        outcomes.set(taskKey(row.carrier_code, row.tracking_number), { taskId: row.id, created: row.created })
       }
       pending = pending.filter((r) => !outcomes.has(taskKey(r.carrierCode, r.trackingNumber)))
     }
