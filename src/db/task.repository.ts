@@ -231,13 +231,13 @@ export class TaskRepository {
   }
 
   async findById(userId: number, taskId: number): Promise<TrackingTask | undefined> {
-    const [row] = await this.db.query<TaskRow>(TASK_BY_ID_SQL, [userId, taskId])
+    const [row] = await this.db.query<TaskRow>(TASK_BY_ID_SQL, [userId, taskId], 'task_by_id')
     return row && toTask(row)
   }
 
   /** The user's newest task (largest id) with this tracking number, at any carrier. */
   async findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TrackingTask | undefined> {
-    const [row] = await this.db.query<TaskRow>(TASK_BY_NUMBER_SQL, [userId, trackingNumber])
+    const [row] = await this.db.query<TaskRow>(TASK_BY_NUMBER_SQL, [userId, trackingNumber], 'task_by_number')
     return row && toTask(row)
   }
 }
