@@ -3,7 +3,7 @@ import type { StandardStatus } from '../domain/statuses'
 import type { TrackingTask } from '../domain/tracking-task'
 import { isTerminal, type CarrierEvent, type TaskRefreshState, type TaskUpdate } from '../domain/tracking-update'
 import type { Database, Queryable } from './database'
-import { TASK_BY_ID_SQL, toTask, type TaskRow } from './task.repository'
+import { TASKS_BY_IDS_SQL, toTask, type TaskRow } from './task.repository'
 
 /**
  * The refresh scheduler's storage. A claim moves a due task's next_refresh_at forward by the
@@ -27,6 +27,11 @@ export interface ApplyInput {
   nextRefreshInMs: number
   /** Builds the outbox payload of a status change from the task as it is after the change. */
   notification(task: TrackingTask, previous: { standardStatus: StandardStatus; carrierStatus: string }): unknown
+}
+
+/** One task's successful fetch, as `apply` takes it. */
+export interface ApplyItem extends ApplyInput {
+  task: ClaimedTask
 }
 
 export type ApplyOutcome = { applied: false } | { applied: true; update: TaskUpdate; notified: boolean }
@@ -77,66 +82,51 @@ export class RefreshRepository {
   }
 
   /**
-   * Applies one successful fetch in one short transaction: merge the events, decide and write the
-   * new state, and record a notification in the outbox when the status changed. Nothing here waits
-   * on a carrier. Returns applied: false when the lease was lost to another worker.
+   * Applies the answers of one carrier request in one short transaction, whatever the number of
+   * tasks: lock the tasks still held under their leases, merge all events in one statement,
+   * decide each task's new state, write all of them in one statement, and record the status
+   * changes in the outbox in one more. Nothing here waits on a carrier. The outcome of each item,
+   * in order; applied: false when its lease was lost to another worker.
    */
-  async apply(task: ClaimedTask, input: ApplyInput): Promise<ApplyOutcome> {
+  async apply(items: ApplyItem[]): Promise<ApplyOutcome[]> {
+    if (items.length === 0) return []
     return this.db.transaction(async (tx) => {
-      const [current] = (
-        await tx.query<{ user_id: number; standard_status: StandardStatus; carrier_status: string; created_at: Date; last_new_event_at: Date | null }>(
-          `SELECT user_id, standard_status, carrier_status, created_at, last_new_event_at
-             FROM tracking_tasks
-            WHERE id = $1 AND refresh_lease_owner = $2
-            FOR UPDATE`,
-          [task.id, task.leaseToken],
+      // Locked in id order, as every multi-task statement of the refresh does, so that two
+      // transactions sharing tasks wait for each other instead of deadlocking.
+      const { rows: held } = await tx.query<{ id: number; user_id: number; standard_status: StandardStatus; carrier_status: string; created_at: Date; last_new_event_at: Date | null }>(
+        `SELECT t.id, t.user_id, t.standard_status, t.carrier_status, t.created_at, t.last_new_event_at
+           FROM tracking_tasks t
+           JOIN unnest($1::bigint[], $2::text[]) AS c (id, lease_owner) ON c.id = t.id AND c.lease_owner = t.refresh_lease_owner
+          ORDER BY t.id
+            FOR UPDATE OF t`,
+        [items.map((i) => i.task.id), items.map((i) => i.task.leaseToken)],
+      )
+      const current = new Map(held.map((row) => [row.id, row]))
+      const mine = items.filter((i) => current.has(i.task.id))
+      const newEvents = await insertEvents(tx, mine)
+
+      const updates = mine.map((item) => {
+        const row = current.get(item.task.id)!
+        const previous = { standardStatus: row.standard_status, carrierStatus: row.carrier_status }
+        const update = item.decide({ ...previous, createdAt: row.created_at, lastNewEventAt: row.last_new_event_at }, newEvents.get(item.task.id) ?? 0)
+        return { item, row, previous, update }
+      })
+      await updateTasks(tx, updates.map(({ item, update }) => ({ id: item.task.id, update, nextRefreshInMs: item.nextRefreshInMs })))
+
+      const changed = updates.filter((u) => u.update.statusChanged)
+      if (changed.length > 0) {
+        const { rows: views } = await tx.query<TaskRow>(TASKS_BY_IDS_SQL, [changed.map((u) => u.item.task.id)])
+        const viewById = new Map(views.map((v) => [v.id, toTask(v)]))
+        const payloads = changed.map((u) => JSON.stringify(u.item.notification(viewById.get(u.item.task.id)!, u.previous)))
+        await tx.query(
+          `INSERT INTO webhook_deliveries (task_id, webhook_id, payload, status, next_attempt_at)
+           SELECT task_id, webhook_id, payload, 'pending', now()
+             FROM unnest($1::bigint[], $2::text[], $3::json[]) AS d (task_id, webhook_id, payload)`,
+          [changed.map((u) => u.item.task.id), changed.map(() => `msg_${randomBytes(16).toString('hex')}`), payloads],
         )
-      ).rows
-      if (!current) return { applied: false }
-
-      const newEventCount = await insertEvents(tx, task.id, input.events)
-      const previous = { standardStatus: current.standard_status, carrierStatus: current.carrier_status }
-      const update = input.decide(
-        { ...previous, createdAt: current.created_at, lastNewEventAt: current.last_new_event_at },
-        newEventCount,
-      )
-      await tx.query(
-        `UPDATE tracking_tasks
-            SET standard_status = $2,
-                carrier_status = $3,
-                estimated_delivery_at = COALESCE($4, estimated_delivery_at),
-                origin_address = COALESCE($5::jsonb, origin_address),
-                destination_address = COALESCE($6::jsonb, destination_address),
-                last_new_event_at = $7,
-                last_fetched_at = now(),
-                refresh_failures = 0,
-                next_refresh_at = CASE WHEN $8 THEN NULL ELSE now() + make_interval(secs => $9::float8 / 1000) END,
-                refresh_lease_owner = NULL,
-                refresh_lease_until = NULL,
-                updated_at = now()
-          WHERE id = $1`,
-        [
-          task.id,
-          update.standardStatus,
-          update.carrierStatus,
-          update.estimatedDeliveryAt ?? null,
-          update.originAddress ? JSON.stringify(update.originAddress) : null,
-          update.destinationAddress ? JSON.stringify(update.destinationAddress) : null,
-          update.lastNewEventAt,
-          isTerminal(update.standardStatus),
-          input.nextRefreshInMs,
-        ],
-      )
-      if (!update.statusChanged) return { applied: true, update, notified: false }
-
-      const [row] = (await tx.query<TaskRow>(TASK_BY_ID_SQL, [current.user_id, task.id])).rows
-      const payload = input.notification(toTask(row!), previous)
-      await tx.query(
-        `INSERT INTO webhook_deliveries (task_id, webhook_id, payload, status, next_attempt_at)
-         VALUES ($1, $2, $3, 'pending', now())`,
-        [task.id, `msg_${randomBytes(16).toString('hex')}`, JSON.stringify(payload)],
-      )
-      return { applied: true, update, notified: true }
+      }
+      const outcomes = new Map(updates.map(({ item, update }) => [item, { applied: true, update, notified: update.statusChanged } as const]))
+      return items.map((item) => outcomes.get(item) ?? { applied: false })
     })
   }
 
@@ -149,20 +139,25 @@ export class RefreshRepository {
   }
 }
 
-async function insertEvents(tx: Queryable, taskId: number, events: CarrierEvent[]): Promise<number> {
-  if (events.length === 0) return 0
-  const column = <K extends keyof CarrierEvent>(key: K) => events.map((e) => e[key])
-  const result = await tx.query(
-    `INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, status_info, description,
-                                  exception_description, country, state, city, postal_code, address)
-     SELECT $1, * FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[],
-                              $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
-     ON CONFLICT (task_id, event_key) DO NOTHING
-     RETURNING id`,
+/** Inserts the events of all `items` that are not stored yet; the number of new ones per task. */
+async function insertEvents(tx: Queryable, items: ApplyItem[]): Promise<Map<number, number>> {
+  const events = items.flatMap((item) => item.events.map((event) => ({ taskId: item.task.id, event })))
+  if (events.length === 0) return new Map()
+  const column = <K extends keyof CarrierEvent>(key: K) => events.map((e) => e.event[key])
+  const { rows } = await tx.query<{ task_id: number; count: number }>(
+    `WITH inserted AS (
+       INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, status_info, description,
+                                    exception_description, country, state, city, postal_code, address)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[],
+                            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
+       ON CONFLICT (task_id, event_key) DO NOTHING
+       RETURNING task_id
+     )
+     SELECT task_id, count(*)::int AS count FROM inserted GROUP BY task_id`,
     [
-      taskId,
+      events.map((e) => e.taskId),
       column('key'),
-      events.map((e) => e.eventTime.toISOString()),
+      events.map((e) => e.event.eventTime.toISOString()),
       column('eventCode'),
       column('status'),
       column('statusInfo'),
@@ -175,5 +170,41 @@ async function insertEvents(tx: Queryable, taskId: number, events: CarrierEvent[
       column('address'),
     ],
   )
-  return result.rowCount ?? 0
+  return new Map(rows.map((r) => [r.task_id, r.count]))
+}
+
+/** Writes the decided state of every task in one statement, and releases their leases. */
+async function updateTasks(tx: Queryable, tasks: { id: number; update: TaskUpdate; nextRefreshInMs: number }[]): Promise<void> {
+  if (tasks.length === 0) return
+  const column = <T>(f: (t: (typeof tasks)[number]) => T) => tasks.map(f)
+  const json = (address: object | undefined) => (address ? JSON.stringify(address) : null)
+  await tx.query(
+    `UPDATE tracking_tasks t
+        SET standard_status = u.standard_status,
+            carrier_status = u.carrier_status,
+            estimated_delivery_at = COALESCE(u.estimated_delivery_at, t.estimated_delivery_at),
+            origin_address = COALESCE(u.origin_address, t.origin_address),
+            destination_address = COALESCE(u.destination_address, t.destination_address),
+            last_new_event_at = u.last_new_event_at,
+            last_fetched_at = now(),
+            refresh_failures = 0,
+            next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
+            refresh_lease_owner = NULL,
+            refresh_lease_until = NULL,
+            updated_at = now()
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::boolean[], $9::float8[])
+            AS u (id, standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal, next_refresh_in_ms)
+      WHERE t.id = u.id`,
+    [
+      column((t) => t.id),
+      column((t) => t.update.standardStatus),
+      column((t) => t.update.carrierStatus),
+      column((t) => t.update.estimatedDeliveryAt ?? null),
+      column((t) => json(t.update.originAddress)),
+      column((t) => json(t.update.destinationAddress)),
+      column((t) => t.update.lastNewEventAt),
+      column((t) => isTerminal(t.update.standardStatus)),
+      column((t) => t.nextRefreshInMs),
+    ],
+  )
 }

@@ -70,6 +70,8 @@ const SELECT_TASK = `
     FROM tracking_tasks t`
 
 export const TASK_BY_ID_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2`
+/** Several tasks by id, whoever owns them: the refresh's view of the tasks it just changed. */
+export const TASKS_BY_IDS_SQL = `${SELECT_TASK} WHERE t.id = ANY($1::bigint[])`
 export const TASK_BY_NUMBER_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.tracking_number = $2 ORDER BY t.id DESC LIMIT 1`
 
 // Batch subscribe: insert the missing tasks, and find the id of each one that existed. The

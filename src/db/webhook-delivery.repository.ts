@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { WebhookStatus } from '../domain/statuses'
 import type { WebhookSummary } from '../domain/tracking-task'
+import { AppError } from '../domain/errors'
+import { Coalescer } from './coalescer'
 import type { Database } from './database'
 
 /**
@@ -37,6 +39,11 @@ export interface CompletedAttempt {
   responseExcerpt: string
 }
 
+interface Completion {
+  delivery: ClaimedDelivery
+  attempt: CompletedAttempt
+}
+
 /** A delivery in a task's history: the latestWebhook fields plus its identity and attempts. */
 export interface DeliveryRecord extends WebhookSummary {
   webhookId: string
@@ -54,6 +61,15 @@ const clean = (text: string) => text.replaceAll('\u0000', '')
 export class WebhookDeliveryRepository {
   private claims = 0
   private readonly workerId = randomBytes(6).toString('hex')
+
+  private readonly completions = new Coalescer<Completion, boolean>({
+    maxInFlight: 2,
+    maxGroup: 500,
+    key: (c) => String(c.delivery.id),
+    run: (completions) => this.completeMany(completions),
+    runOne: async (c) => (await this.completeMany([c]))[0]!,
+    isShared: (error) => error instanceof AppError && error.code === 'unavailable',
+  })
 
   constructor(private readonly db: Database) {}
 
@@ -120,33 +136,49 @@ export class WebhookDeliveryRepository {
     }))
   }
 
-  /** Records an attempt and its verdict; false when the lease was lost (another worker has it). */
-  async complete(delivery: ClaimedDelivery, attempt: CompletedAttempt): Promise<boolean> {
-    const rows = await this.db.query(
-      `WITH done AS (
-         UPDATE webhook_deliveries
-            SET status = $3, attempt_count = attempt_count + 1, last_attempt_at = $4, next_attempt_at = $5,
-                response_status_code = $6, error_message = $7, lease_owner = NULL, lease_until = NULL,
-                attempt_started_at = NULL, updated_at = now()
-          WHERE id = $1 AND lease_owner = $2 AND status = 'sending'
-          RETURNING id, attempt_count
+  /**
+   * Records an attempt and its verdict; false when the lease was lost (another worker has it).
+   * Attempts finishing together are recorded together, in one statement (see coalescer.ts).
+   */
+  complete(delivery: ClaimedDelivery, attempt: CompletedAttempt): Promise<boolean> {
+    return this.completions.submit({ delivery, attempt })
+  }
+
+  private async completeMany(completions: Completion[]): Promise<boolean[]> {
+    const column = <T>(f: (c: Completion) => T) => completions.map(f)
+    const rows = await this.db.query<{ delivery_id: number }>(
+      `WITH input AS (
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[], $8::int[], $9::text[])
+                  AS i (id, lease_owner, status, started_at, next_attempt_at, status_code, error, duration_ms, excerpt)
+       ),
+       done AS (
+         UPDATE webhook_deliveries d
+            SET status = i.status, attempt_count = d.attempt_count + 1, last_attempt_at = i.started_at,
+                next_attempt_at = i.next_attempt_at, response_status_code = i.status_code, error_message = i.error,
+                lease_owner = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = now()
+           FROM input i
+          WHERE d.id = i.id AND d.lease_owner = i.lease_owner AND d.status = 'sending'
+          RETURNING d.id, d.attempt_count
        )
        INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, response_status_code, error_message, response_body_excerpt)
-       SELECT id, attempt_count, $4, $8, $6, $7, $9 FROM done
+       SELECT done.id, done.attempt_count, i.started_at, i.duration_ms, i.status_code, i.error, i.excerpt
+         FROM done JOIN input i ON i.id = done.id
        RETURNING delivery_id`,
       [
-        delivery.id,
-        delivery.leaseToken,
-        attempt.status,
-        attempt.startedAt,
-        attempt.nextAttemptAt,
-        attempt.statusCode,
-        clean(attempt.error),
-        attempt.durationMs,
-        clean(attempt.responseExcerpt),
+        column((c) => c.delivery.id),
+        column((c) => c.delivery.leaseToken),
+        column((c) => c.attempt.status),
+        column((c) => c.attempt.startedAt),
+        column((c) => c.attempt.nextAttemptAt),
+        column((c) => c.attempt.statusCode),
+        column((c) => clean(c.attempt.error)),
+        column((c) => c.attempt.durationMs),
+        column((c) => clean(c.attempt.responseExcerpt)),
       ],
+      'webhook_complete_many',
     )
-    return rows.length === 1
+    const completed = new Set(rows.map((r) => r.delivery_id))
+    return completions.map((c) => completed.has(c.delivery.id))
   }
 
   /**

@@ -204,15 +204,18 @@ describe('claims and leases', () => {
     const again = await repository.claimDue(10, 60_000)
     expect(again.map((c) => c.id).sort()).toEqual(ids.sort())
     // The first claimer's lease is gone: its late answer is not applied.
-    const outcome = await repository.apply(first[0]!, {
-      events: [],
-      nextRefreshInMs: 1000,
-      decide: () => {
-        throw new Error('must not be asked')
+    const outcome = await repository.apply([
+      {
+        task: first[0]!,
+        events: [],
+        nextRefreshInMs: 1000,
+        decide: () => {
+          throw new Error('must not be asked')
+        },
+        notification: () => ({}),
       },
-      notification: () => ({}),
-    })
-    expect(outcome).toEqual({ applied: false })
+    ])
+    expect(outcome).toEqual([{ applied: false }])
     await repository.releaseFailed(again, { baseMs: 1, maxMs: 1, minDelayMs: 0 })
   })
 

@@ -1,6 +1,6 @@
 import type { CarrierAdapter, CarrierLookup } from '../carriers/carrier'
 import { CarrierError } from '../carriers/carrier'
-import type { ClaimedTask, RefreshRepository } from '../db/refresh.repository'
+import type { ApplyItem, ClaimedTask, RefreshRepository } from '../db/refresh.repository'
 import { resolveUpdate } from '../domain/tracking-update'
 import { statusChangedPayload } from '../domain/webhook-payload'
 import type { ServiceMetrics } from '../observability/metrics'
@@ -33,7 +33,7 @@ export interface RoundResult {
 
 /**
  * One refresh round: claim due tasks, group them per carrier into full requests, send each
- * request under the carrier's budget, and apply every answer in its own short transaction.
+ * request under the carrier's budget, and apply each answer in one short transaction.
  * No transaction is open while a carrier is being called.
  */
 export class RefreshService {
@@ -92,6 +92,8 @@ export class RefreshService {
     }
 
     const missing: ClaimedTask[] = []
+    const items: ApplyItem[] = []
+    const now = this.now()
     for (const task of tasks) {
       const lookup = lookups.get(task.trackingNumber)
       if (!lookup) {
@@ -99,14 +101,25 @@ export class RefreshService {
         continue
       }
       this.metrics.trackingNumbersFetched.inc({ carrier, result: lookup.found ? 'found' : 'not_found' })
-      const outcome = await this.apply(task, lookup)
-      if (outcome.applied) {
-        result.applied++
-        if (outcome.notified) {
-          this.metrics.notificationsCreated.inc({ carrier })
-          this.onNotification()
-        }
-      }
+      const snapshot = lookup.found ? lookup.snapshot : undefined
+      items.push({
+        task,
+        events: snapshot?.events ?? [],
+        nextRefreshInMs: this.options.pollIntervalMs,
+        decide: (state, newEventCount) => resolveUpdate(state, snapshot, { now, newEventCount, expireAfterMs: this.options.expireAfterMs }),
+        notification: (view, previous) => statusChangedPayload(view, previous, now),
+      })
+    }
+    // The whole answer in one transaction: a handful of statements for up to 50 tasks.
+    let notified = 0
+    for (const outcome of await this.repository.apply(items)) {
+      if (!outcome.applied) continue
+      result.applied++
+      if (outcome.notified) notified++
+    }
+    if (notified > 0) {
+      this.metrics.notificationsCreated.inc({ carrier }, notified)
+      this.onNotification()
     }
     if (missing.length > 0) {
       // The carrier answered but said nothing about these numbers: like a failed fetch.
@@ -114,17 +127,6 @@ export class RefreshService {
       await this.fail(missing, undefined)
       result.failed += missing.length
     }
-  }
-
-  private apply(task: ClaimedTask, lookup: CarrierLookup) {
-    const snapshot = lookup.found ? lookup.snapshot : undefined
-    const now = this.now()
-    return this.repository.apply(task, {
-      events: snapshot?.events ?? [],
-      nextRefreshInMs: this.options.pollIntervalMs,
-      decide: (state, newEventCount) => resolveUpdate(state, snapshot, { now, newEventCount, expireAfterMs: this.options.expireAfterMs }),
-      notification: (view, previous) => statusChangedPayload(view, previous, now),
-    })
   }
 
   private fail(tasks: ClaimedTask[], retryAfterMs: number | undefined): Promise<void> {
