@@ -51,13 +51,20 @@ async function main(): Promise<void> {
   })
   const carriers = runsWorker ? await createCarriers(config, app.log) : undefined
   if (carriers) Object.assign(carrierModes, carriers.modes)
-  const workers = carriers ? createWorkers(config, { db, carriers, refreshRepository, deliveryRepository, metrics, log: app.log }) : undefined
-  // A new task is refreshed at once: by this process's worker, and by other processes' workers
-  // woken with a NOTIFY (PostgreSQL; at most one per 100 ms).
+  // New tasks are refreshed, and due deliveries sent, at once: by this process's workers, and by
+  // other processes' workers woken with a NOTIFY (PostgreSQL; at most one per 100 ms a channel).
   const tasksCreated = new Notifier(db, 'tracking_tasks_created')
+  const deliveriesDue = new Notifier(db, 'webhook_deliveries_due')
+  const workers = carriers
+    ? createWorkers(config, { db, carriers, refreshRepository, deliveryRepository, metrics, log: app.log, notifyDeliveriesDue: () => deliveriesDue.notify() })
+    : undefined
   services.subscriptions.onTasksCreated = () => {
     workers?.wakeRefresh()
     tasksCreated.notify()
+  }
+  services.webhooks.onRedelivered = () => {
+    workers?.wakeWebhooks()
+    deliveriesDue.notify()
   }
 
   app.log.info(

@@ -14,6 +14,8 @@ export interface Workers {
   start(): Promise<void>
   /** New tasks were created in this process: refresh them now. */
   wakeRefresh(): void
+  /** Deliveries were made due in this process: send them now. */
+  wakeWebhooks(): void
   /** Stops claiming, then waits for the rounds and attempts in flight. */
   stop(): Promise<void>
 }
@@ -21,9 +23,18 @@ export interface Workers {
 /** The refresh loop and the webhook loop of a worker process (ROLE=all or worker). */
 export function createWorkers(
   config: Config,
-  deps: { db: Database; carriers: Carriers; refreshRepository: RefreshRepository; deliveryRepository: WebhookDeliveryRepository; metrics: ServiceMetrics; log: FastifyBaseLogger },
+  deps: {
+    db: Database
+    carriers: Carriers
+    refreshRepository: RefreshRepository
+    deliveryRepository: WebhookDeliveryRepository
+    metrics: ServiceMetrics
+    log: FastifyBaseLogger
+    /** Tells other processes' webhook workers that deliveries are due (a debounced NOTIFY). */
+    notifyDeliveriesDue: () => void
+  },
 ): Workers {
-  const { db, carriers, refreshRepository, deliveryRepository, metrics, log } = deps
+  const { db, carriers, refreshRepository, deliveryRepository, metrics, log, notifyDeliveriesDue } = deps
   const webhookHttp = new WebhookHttp({ timeoutMs: config.webhook.timeoutMs, allowPrivateTargets: config.webhook.allowPrivateTargets })
   const delivery = new WebhookDeliveryService(
     deliveryRepository,
@@ -57,7 +68,10 @@ export function createWorkers(
   )
   // In one process a status change wakes the webhook loop directly: the embedded database has no
   // LISTEN, and even with it this is quicker.
-  refresh.onNotification = () => webhookLoop.wake()
+  refresh.onNotification = () => {
+    webhookLoop.wake()
+    notifyDeliveriesDue()
+  }
   const refreshLoop = new WorkLoop(
     'refresh',
     async () => (await refresh.runRound()).claimed >= config.refreshClaimLimit,
@@ -67,6 +81,7 @@ export function createWorkers(
 
   return {
     wakeRefresh: () => refreshLoop.wake(),
+    wakeWebhooks: () => webhookLoop.wake(),
     async start() {
       await webhookLoop.start()
       await refreshLoop.start()

@@ -8,6 +8,9 @@ const WEBHOOK_ID = /^msg_[0-9a-f]{8,64}$/
 
 /** A task's delivery history and the manual redeliver, for the task's owner only. */
 export class WebhookHistoryService {
+  /** Called after a delivery was made due again (wakes the webhook workers). */
+  onRedelivered: () => void = () => {}
+
   constructor(private readonly deliveries: WebhookDeliveryRepository) {}
 
   async list(userId: number, taskIdParam: string): Promise<DeliveryRecord[]> {
@@ -20,6 +23,7 @@ export class WebhookHistoryService {
     const id = taskId(taskIdParam)
     const status = WEBHOOK_ID.test(webhookId) ? await this.deliveries.redeliver(userId, id, webhookId) : undefined
     if (!status) throw new AppError('not_found', 'webhook not found')
+    if (status === 'pending') this.onRedelivered()
     return { webhookId, status }
   }
 }

@@ -96,8 +96,12 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/webhooks/{webhookId}/red
   })
 
   it('sends a failed delivery again, same webhook-id, on a fresh cycle of the schedule', async () => {
+    let wakeUps = 0
+    t.services.webhooks.onRedelivered = () => wakeUps++
     const res = await redeliver(taskId, webhookId)
     expect(res.json()).toEqual({ code: 200, msg: 'success', data: { webhookId, status: 'pending' } })
+    // The webhook workers are woken (here, and elsewhere by a NOTIFY) rather than left to poll.
+    expect(wakeUps).toBe(1)
     // Asking again while it is on its way changes nothing.
     expect((await redeliver(taskId, webhookId)).json().data).toEqual({ webhookId, status: 'pending' })
     const query = await t.as(owner.token, { method: 'GET', url: `/openapi/tracking-subscriptions?taskId=${taskId}` })
