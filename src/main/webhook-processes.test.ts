@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startService, type ServiceProcess } from '../../test/support/service-process'
 import { createTestDatabase, onPostgres, type TestDatabase } from '../../test/support/test-database'
 import { WebhookReceiver } from '../../test/support/webhook-receiver'
+import { Notifier } from '../db/notifier'
 
 const ADMIN_TOKEN = 'webhook-process-admin-token'
 let receiver: WebhookReceiver
@@ -126,6 +127,8 @@ if (onPostgres)
              FROM generate_series(1, 1000) g`,
           [tasks.map((t) => t.id)],
         )
+        // What a service process does after committing due deliveries (refresh, redeliver).
+        new Notifier(db, 'webhook_deliveries_due').notify()
         await waitFor('1,000 deliveries', async () => {
           const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'success'`)
           return row!.n === 1000 ? true : undefined
