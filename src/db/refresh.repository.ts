@@ -3,7 +3,7 @@ import type { StandardStatus } from '../domain/statuses'
 import type { TrackingTask } from '../domain/tracking-task'
 import { isTerminal, type CarrierEvent, type TaskRefreshState, type TaskUpdate } from '../domain/tracking-update'
 import type { Database, Queryable } from './database'
-import { TASKS_BY_IDS_SQL, toTask, type TaskRow } from './task.repository'
+import { TASKS_BY_IDS_SQL, eventsViewOf, toTask, type TaskRow } from './task.repository'
 
 /**
  * The refresh scheduler's storage. A claim moves a due task's next_refresh_at forward by the
@@ -111,7 +111,10 @@ export class RefreshRepository {
         const update = item.decide({ ...previous, createdAt: row.created_at, lastNewEventAt: row.last_new_event_at }, newEvents.get(item.task.id) ?? 0)
         return { item, row, previous, update }
       })
-      await updateTasks(tx, updates.map(({ item, update }) => ({ id: item.task.id, update, nextRefreshInMs: item.nextRefreshInMs })))
+      await updateTasks(
+        tx,
+        updates.map(({ item, update }) => ({ id: item.task.id, update, gainedEvents: newEvents.has(item.task.id), nextRefreshInMs: item.nextRefreshInMs })),
+      )
 
       const changed = updates.filter((u) => u.update.statusChanged)
       if (changed.length > 0) {
@@ -173,8 +176,11 @@ async function insertEvents(tx: Queryable, items: ApplyItem[]): Promise<Map<numb
   return new Map(rows.map((r) => [r.task_id, r.count]))
 }
 
-/** Writes the decided state of every task in one statement, and releases their leases. */
-async function updateTasks(tx: Queryable, tasks: { id: number; update: TaskUpdate; nextRefreshInMs: number }[]): Promise<void> {
+/**
+ * Writes the decided state of every task in one statement, and releases their leases. A task that
+ * gained events gets its events view rebuilt from tracking_events, which already holds them.
+ */
+async function updateTasks(tx: Queryable, tasks: { id: number; update: TaskUpdate; gainedEvents: boolean; nextRefreshInMs: number }[]): Promise<void> {
   if (tasks.length === 0) return
   const column = <T>(f: (t: (typeof tasks)[number]) => T) => tasks.map(f)
   const json = (address: object | undefined) => (address ? JSON.stringify(address) : null)
@@ -186,14 +192,15 @@ async function updateTasks(tx: Queryable, tasks: { id: number; update: TaskUpdat
             origin_address = COALESCE(u.origin_address, t.origin_address),
             destination_address = COALESCE(u.destination_address, t.destination_address),
             last_new_event_at = u.last_new_event_at,
+            events_view = CASE WHEN u.gained_events THEN ${eventsViewOf('t.id')} ELSE t.events_view END,
             last_fetched_at = now(),
             refresh_failures = 0,
             next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
             refresh_lease_owner = NULL,
             refresh_lease_until = NULL,
             updated_at = now()
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::boolean[], $9::float8[])
-            AS u (id, standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal, next_refresh_in_ms)
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::boolean[], $9::float8[], $10::boolean[])
+            AS u (id, standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal, next_refresh_in_ms, gained_events)
       WHERE t.id = u.id`,
     [
       column((t) => t.id),
@@ -205,6 +212,7 @@ async function updateTasks(tx: Queryable, tasks: { id: number; update: TaskUpdat
       column((t) => t.update.lastNewEventAt),
       column((t) => isTerminal(t.update.standardStatus)),
       column((t) => t.nextRefreshInMs),
+      column((t) => t.gainedEvents),
     ],
   )
 }

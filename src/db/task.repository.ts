@@ -42,20 +42,28 @@ export interface TaskRow {
   latest_webhook: (Omit<WebhookSummary, 'nextRetryAt' | 'lastAttemptAt'> & { status: WebhookStatus; nextRetryAt: string | null; lastAttemptAt: string | null }) | null
 }
 
-// One round trip per query: the task, its events in eventTime order and its newest delivery.
+/**
+ * The events of the task `taskId` (an SQL expression) as the interface shows them, in eventTime
+ * order: what tracking_tasks.events_view holds (migration 0004). The refresh rewrites the column
+ * with this whenever a task gains events.
+ */
+export const eventsViewOf = (taskId: string) => `
+  COALESCE((
+    SELECT json_agg(json_build_object(
+             'eventTime', e.event_time, 'eventCode', e.event_code, 'status', e.status,
+             'statusInfo', e.status_info, 'description', e.description,
+             'exceptionDescription', e.exception_description, 'country', e.country,
+             'state', e.state, 'city', e.city, 'postalCode', e.postal_code, 'address', e.address)
+           ORDER BY e.event_time, e.id)
+      FROM tracking_events e
+     WHERE e.task_id = ${taskId}
+  ), '[]'::json)`
+
+// One round trip per query: the task with its events (kept ready on the row) and its newest delivery.
 const SELECT_TASK = `
   SELECT t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status,
          t.carrier_status, t.estimated_delivery_at, t.origin_address, t.destination_address,
-         COALESCE((
-           SELECT json_agg(json_build_object(
-                    'eventTime', e.event_time, 'eventCode', e.event_code, 'status', e.status,
-                    'statusInfo', e.status_info, 'description', e.description,
-                    'exceptionDescription', e.exception_description, 'country', e.country,
-                    'state', e.state, 'city', e.city, 'postalCode', e.postal_code, 'address', e.address)
-                  ORDER BY e.event_time, e.id)
-             FROM tracking_events e
-            WHERE e.task_id = t.id
-         ), '[]'::json) AS events,
+         t.events_view AS events,
          (
            SELECT json_build_object(
                     'status', d.status, 'attemptCount', d.attempt_count,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FedexClient } from '../carriers/fedex/fedex.client'
 import { UparcelClient } from '../carriers/uparcel/uparcel.client'
 import { RefreshRepository } from '../db/refresh.repository'
+import { eventsViewOf } from '../db/task.repository'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
@@ -104,6 +105,9 @@ describe.each(['FEDEX', 'UPARCEL'])('refreshing %s tasks', (carrier) => {
     // label, picked up, in transit, out for delivery, delivered: five changes, five notifications.
     const row = await taskRow(id)
     expect(row).toMatchObject({ notifications: 5, next_refresh_at: null, refresh_lease_owner: null })
+    // The events kept on the task are exactly the merged events, rebuilt.
+    const [view] = await t.db.query<{ same: boolean }>(`SELECT events_view::text = ${eventsViewOf('t.id')}::text AS same FROM tracking_tasks t WHERE id = $1`, [id])
+    expect(view!.same).toBe(true)
 
     const [payload] = await t.db.query<{ payload: Record<string, unknown> }>('SELECT payload FROM webhook_deliveries WHERE task_id = $1 ORDER BY id DESC LIMIT 1', [id])
     expect(payload!.payload).toMatchObject({
