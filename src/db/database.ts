@@ -15,24 +15,32 @@ export interface Queryable {
  * Postgres-protocol socket): a `pg` pool, with connection failures turned into `unavailable`.
  */
 export class Database {
+  /**
+   * Whether named statements are used. Always on PostgreSQL. On the embedded database only for
+   * the service's own connection: every socket connection shares PGlite's one session, so a
+   * client attached beside it (the CLI) must not prepare names the service also uses.
+   */
+  readonly prepared: boolean
+
   constructor(
     readonly pool: pg.Pool,
     readonly kind: DatabaseKind,
     private readonly onClose: () => Promise<void> = async () => {},
+    options: { prepared?: boolean } = {},
   ) {
+    this.prepared = options.prepared ?? kind === 'postgres'
     // An idle client whose server went away emits here; without a listener the process dies.
     pool.on('error', () => {})
   }
 
   /**
-   * One statement. A `name` makes it a prepared statement on PostgreSQL, planned once per
-   * connection instead of on every call (worth it for the hot, multi-row statements). Not on the
-   * embedded database: its connections share PGlite's one session, where a reconnecting or
-   * second client would meet names it did not prepare.
+   * One statement. A `name` makes it a prepared statement, planned once per connection instead of
+   * on every call (the hot statements: planning was most of a query's time), where the database
+   * allows it (see `prepared`).
    */
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<R[]> {
     try {
-      const result = await this.pool.query<R>(name && this.kind === 'postgres' ? { name, text, values } : { text, values })
+      const result = await this.pool.query<R>(name && this.prepared ? { name, text, values } : { text, values })
       return result.rows
     } catch (error) {
       throw translateDatabaseError(error)
@@ -102,13 +110,13 @@ export class Database {
   }
 }
 
-export function createPool(connectionString: string, max: number): pg.Pool {
+export function createPool(connectionString: string, max: number, options: { idleTimeoutMillis?: number } = {}): pg.Pool {
   return new pg.Pool({
     connectionString,
     max,
     // Fail fast when the database is unreachable, so the API answers 503 instead of hanging.
     connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
+    idleTimeoutMillis: options.idleTimeoutMillis ?? 30_000,
     // Sessions run in UTC so that timestamps render the same everywhere.
     options: '-c TimeZone=UTC',
   })

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { Database, createPool } from './database'
 import { DataDirLockedError } from './embedded/data-dir-lock'
 import { connectionStringForPort, startEmbeddedPostgres } from './embedded/embedded-postgres'
@@ -23,11 +24,26 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // bind, execute) could interleave under load and lose answers. Requests queue in the pool
     // instead. The other connections are for the CLI, which may attach while the service runs.
     const embedded = await startEmbeddedPostgres({ dataDir: options.dataDir, maxConnections: 8 })
-    return new Database(createPool(embedded.connectionString, 1), 'embedded', () => embedded.stop())
+    return new Database(ownEmbeddedPool(embedded.connectionString), 'embedded', () => embedded.stop(), { prepared: true })
   } catch (error) {
     if (error instanceof DataDirLockedError && options.attachToRunning && error.holder.port !== undefined) {
       return new Database(createPool(connectionStringForPort(error.holder.port), 2), 'embedded')
     }
     throw error
   }
+}
+
+/**
+ * The service's one connection to its PGlite, with prepared statements. PGlite keeps one session
+ * whatever the connections, so a statement prepared by an earlier connection outlives it: a new
+ * connection starts by forgetting them all, to match its client's empty cache. The connection is
+ * kept while idle, so that happens only after a failure.
+ */
+function ownEmbeddedPool(connectionString: string): pg.Pool {
+  const pool = createPool(connectionString, 1, { idleTimeoutMillis: 0 })
+  pool.on('connect', (client) => {
+    // Queued before any query of the client's first user.
+    client.query('DEALLOCATE ALL').catch(() => {})
+  })
+  return pool
 }
