@@ -74,6 +74,17 @@ describe('concurrent single subscribes', () => {
   })
 })
 
+describe('owners', () => {
+  it('a task never loses its user: API users cannot be deleted or truncated away', async () => {
+    const owner = (await t.createUser()).userId
+    await t.services.subscriptions.subscribe(owner, item('OWNED-1'))
+    await expect(t.db.query('DELETE FROM api_users WHERE id = $1', [owner])).rejects.toThrow(/never deleted/)
+    await expect(t.db.query('TRUNCATE api_users CASCADE')).rejects.toThrow(/never deleted/)
+    const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks t JOIN api_users u ON u.id = t.user_id WHERE t.user_id = $1', [owner])
+    expect(row!.n).toBe(1)
+  })
+})
+
 describe('batch statement plan', () => {
   it('finds existing tasks through the unique key per item, even before statistics exist', async () => {
     // A fast-growing table the planner has no statistics for: it once chose to read all of the
