@@ -131,12 +131,20 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
     const batchBody = () => JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ carrierCode: 'UPARCEL', trackingNumber: `BAT${++b}x${i}`, callbackUrl: 'https://shop.example/hook' })) })
     const batch = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions/batch`, method: 'POST', connections: 10, seconds: SECONDS, headers, body: batchBody })
     // The issue's ceiling is "a raw 100-row pg upsert": statements back to back on one
-    // connection (its quoted 35,000-45,000 rows/s is that). The same with as many in parallel as
-    // the service's pool is printed beside it.
-    const raw = await rawBatchCeiling(dbUrl(), 1)
-    const rawParallel = embedded ? raw : await rawBatchCeiling(dbUrl(), 10)
+    // connection (its quoted 35,000-45,000 rows/s is that). Into a copy of tracking_tasks (same
+    // columns and indexes), it is what the database itself costs for these rows; into the
+    // ceiling server's minimal table (one unique index), what the bare machine does. Both shown.
+    const sameTable = await rawBatchCeiling(dbUrl(), 'bench_batch_ceiling', 1)
+    const minimal = await rawBatchCeiling(dbUrl(), 'bench_ceiling', 1)
     const items = batch.requestsPerSecond * 100
-    row(kind, 'batch of 100: items/s (10 conn)', fmt(items), `${fmt(raw)} (10 in parallel: ${fmt(rawParallel)})`, `${(items / raw).toFixed(2)}× (${(items / rawParallel).toFixed(2)}×)`, '≥ 0.75× (≥ 30,000/s)')
+    row(
+      kind,
+      'batch of 100: items/s (10 conn)',
+      fmt(items),
+      `${fmt(sameTable)} same table; ${fmt(minimal)} minimal table`,
+      `${(items / sameTable).toFixed(2)}× (${(items / minimal).toFixed(2)}×)`,
+      '≥ 0.75× (≥ 30,000/s)',
+    )
     if (batch.non2xx + batch.errors > 0) console.log(`  (batch: ${batch.non2xx} non-2xx, ${batch.errors} errors)`)
 
     // 3. Query, at 10,000 tasks and at the large size.
@@ -172,9 +180,11 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
   }
 }
 
-/** The batch ceiling: raw 100-row upserts with pg, `parallel` at a time. */
-async function rawBatchCeiling(dbUrl: string, parallel: number): Promise<number> {
+/** The batch ceiling: raw 100-row upserts with pg into `table`, `parallel` at a time. */
+async function rawBatchCeiling(dbUrl: string, table: string, parallel: number): Promise<number> {
   const pool = new pg.Pool({ connectionString: dbUrl, max: parallel })
+  // A copy of the service's table: same columns, defaults and indexes (no data, no foreign keys).
+  await pool.query(`CREATE TABLE IF NOT EXISTS bench_batch_ceiling (LIKE tracking_tasks INCLUDING ALL)`)
   let rowsDone = 0
   let k = 0
   const until = Date.now() + SECONDS * 1000
@@ -183,7 +193,7 @@ async function rawBatchCeiling(dbUrl: string, parallel: number): Promise<number>
       while (Date.now() < until) {
         const numbers = Array.from({ length: 100 }, () => `RAW${++k}`)
         await pool.query(
-          `INSERT INTO bench_ceiling (user_id, carrier_code, tracking_number, callback_url)
+          `INSERT INTO ${table} (user_id, carrier_code, tracking_number, callback_url)
            SELECT 1, 'UPARCEL', n, 'https://shop.example/hook' FROM unnest($1::text[]) n
            ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE SET callback_url = EXCLUDED.callback_url`,
           [numbers],
