@@ -222,7 +222,6 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
   const worker = await startService({
     ...env,
     ROLE: kind === 'embedded' ? 'all' : 'worker',
-    ...(process.env.BENCH_WORKER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS } : {}),
     ADMIN_TOKEN,
     LOG_LEVEL: 'warn',
     ...simulatorEnv(sim),
