@@ -110,10 +110,15 @@ export class Database {
   }
 }
 
-export function createPool(connectionString: string, max: number, options: { idleTimeoutMillis?: number } = {}): pg.Pool {
+export function createPool(
+  connectionString: string,
+  max: number,
+  options: { idleTimeoutMillis?: number; onConnect?: (client: pg.ClientBase) => Promise<void> } = {},
+): pg.Pool {
   return new pg.Pool({
     connectionString,
     max,
+    onConnect: options.onConnect,
     // Fail fast when the database is unreachable, so the API answers 503 instead of hanging.
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: options.idleTimeoutMillis ?? 30_000,

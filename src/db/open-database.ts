@@ -1,4 +1,4 @@
-import pg from 'pg'
+import type pg from 'pg'
 import { Database, createPool } from './database'
 import { DataDirLockedError } from './embedded/data-dir-lock'
 import { connectionStringForPort, startEmbeddedPostgres } from './embedded/embedded-postgres'
@@ -40,10 +40,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
  * kept while idle, so that happens only after a failure.
  */
 function ownEmbeddedPool(connectionString: string): pg.Pool {
-  const pool = createPool(connectionString, 1, { idleTimeoutMillis: 0 })
-  pool.on('connect', (client) => {
-    // Queued before any query of the client's first user.
-    client.query('DEALLOCATE ALL').catch(() => {})
+  return createPool(connectionString, 1, {
+    idleTimeoutMillis: 0,
+    // Awaited by the pool before the client is handed out.
+    onConnect: async (client) => {
+      await client.query('DEALLOCATE ALL')
+    },
   })
-  return pool
 }

@@ -188,22 +188,29 @@ async function send(request: HostileRequest): Promise<{ status: number; body: st
   // fetch then fails on its write (EPIPE) before reading the answer. Such requests go raw.
   if (request.body && Buffer.byteLength(request.body) > BODY_LIMIT) {
     const headers = Object.entries(request.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('')
-    const payload = `${request.method} ${request.path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}Content-Length: ${Buffer.byteLength(request.body)}\r\n\r\n${request.body}`
-    // A reset can also swallow the early answer itself; ask again (the process must still be up).
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await raw(payload)
-      } catch (error) {
-        if (attempt === 3) throw error
-      }
-    }
+    return raw(`${request.method} ${request.path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}Content-Length: ${Buffer.byteLength(request.body)}\r\n\r\n${request.body}`)
   }
   const res = await fetch(`${service.baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body })
   return { status: res.status, body: await res.text() }
 }
 
-/** For what fetch will not send: oversized headers, broken HTTP. */
-function raw(payload: string): Promise<{ status: number; body: string }> {
+/**
+ * For what fetch will not send: oversized headers and bodies, broken HTTP. A server that answers
+ * early and closes can make our write fail with a reset that also swallows its answer (seen for
+ * oversized bodies and headers alike); then the request is sent again, up to three times (the
+ * process must still be up to answer).
+ */
+async function raw(payload: string): Promise<{ status: number; body: string }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await rawOnce(payload)
+    } catch (error) {
+      if (attempt === 3) throw error
+    }
+  }
+}
+
+function rawOnce(payload: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(service.port, '127.0.0.1', () => socket.write(payload))
     let data = ''
