@@ -1,3 +1,5 @@
+import { AppError } from '../domain/errors'
+
 /**
  * Groups concurrent calls into one statement: the subscribe upserts of many requests become one
  * multi-row upsert, one round trip and one commit instead of one each.
@@ -13,7 +15,7 @@
  *
  * If a group's statement fails, the error is not one call's to own: each call of the group is
  * run again alone (`runOne`), so only a call that fails by itself sees an error. An error in
- * `isShared` (the database is unreachable) fails the whole group at once instead.
+ * `isShared` (by default: the database is unavailable) fails the whole group at once instead.
  */
 export interface CoalescerOptions<I, O> {
   maxInFlight: number
@@ -22,7 +24,7 @@ export interface CoalescerOptions<I, O> {
   /** One statement for all `items`; answers in the same order. */
   run(items: I[]): Promise<O[]>
   runOne(item: I): Promise<O>
-  isShared(error: unknown): boolean
+  isShared?(error: unknown): boolean
 }
 
 interface Pending<I, O> {
@@ -81,7 +83,7 @@ export class Coalescer<I, O> {
     try {
       answers = await this.options.run(group.map((call) => call.item))
     } catch (error) {
-      if (this.options.isShared(error)) {
+      if ((this.options.isShared ?? isUnavailable)(error)) {
         for (const call of group) call.reject(error)
         return
       }
@@ -91,6 +93,8 @@ export class Coalescer<I, O> {
     group.forEach((call, i) => call.resolve(answers[i]!))
   }
 }
+
+const isUnavailable = (error: unknown) => error instanceof AppError && error.code === 'unavailable'
 
 async function settle<I, O>(call: Pending<I, O>, work: () => Promise<O>): Promise<void> {
   try {

@@ -1,7 +1,6 @@
 import type { StandardStatus, WebhookStatus } from '../domain/statuses'
 import type { SubscriptionRequest } from '../domain/subscription-input'
 import type { Address, TrackingEvent, TrackingTask, WebhookSummary } from '../domain/tracking-task'
-import { AppError } from '../domain/errors'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
 
@@ -133,12 +132,6 @@ export interface UpsertRequest extends SubscriptionRequest {
 }
 
 const UPSERT_COLUMNS = 'user_id, carrier_code, tracking_number, callback_url, external_reference_no'
-const ON_CONFLICT_OVERWRITE = `
-  ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE
-     SET callback_url = EXCLUDED.callback_url,
-         external_reference_no = EXCLUDED.external_reference_no,
-         updated_at = now()
-  RETURNING id, user_id, carrier_code, tracking_number, standard_status, (xmax = 0) AS created`
 
 type UpsertRow = { id: number; user_id: number; carrier_code: string; tracking_number: string; standard_status: StandardStatus; created: boolean }
 
@@ -159,8 +152,7 @@ export class TaskRepository {
       maxGroup: options.maxGroup ?? 200,
       key: upsertKey,
       run: (requests) => this.upsertMany(requests),
-      runOne: (request) => this.upsertOne(request),
-      isShared: (error) => error instanceof AppError && error.code === 'unavailable',
+      runOne: async (request) => (await this.upsertMany([request]))[0]!,
     })
   }
 
@@ -173,15 +165,6 @@ export class TaskRepository {
     return this.upserts.submit({ ...request, userId })
   }
 
-  private async upsertOne(r: UpsertRequest): Promise<UpsertOutcome> {
-    const [row] = await this.db.query<UpsertRow>(
-      `INSERT INTO tracking_tasks (${UPSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5) ${ON_CONFLICT_OVERWRITE}`,
-      [r.userId, r.carrierCode, r.trackingNumber, r.callbackUrl, r.externalReferenceNo],
-      'task_upsert_one',
-    )
-    return toOutcome(row!)
-  }
-
   private async upsertMany(requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
     // Rows are locked in key order, the same order every process uses, so that two groups
     // sharing tasks wait for each other instead of deadlocking.
@@ -192,7 +175,11 @@ export class TaskRepository {
          FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
               WITH ORDINALITY AS i (${UPSERT_COLUMNS}, ord)
         ORDER BY ord
-       ${ON_CONFLICT_OVERWRITE}`,
+       ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE
+          SET callback_url = EXCLUDED.callback_url,
+              external_reference_no = EXCLUDED.external_reference_no,
+              updated_at = now()
+       RETURNING id, user_id, carrier_code, tracking_number, standard_status, (xmax = 0) AS created`,
       [
         sorted.map((r) => r.userId),
         sorted.map((r) => r.carrierCode),

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { WebhookStatus } from '../domain/statuses'
 import type { WebhookSummary } from '../domain/tracking-task'
-import { AppError } from '../domain/errors'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
 
@@ -68,7 +67,6 @@ export class WebhookDeliveryRepository {
     key: (c) => String(c.delivery.id),
     run: (completions) => this.completeMany(completions),
     runOne: async (c) => (await this.completeMany([c]))[0]!,
-    isShared: (error) => error instanceof AppError && error.code === 'unavailable',
   })
 
   constructor(private readonly db: Database) {}
