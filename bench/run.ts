@@ -10,7 +10,7 @@ import { eventsViewOf } from '../src/db/task.repository'
 import { CarrierSimulator } from '../src/simulator/simulator'
 import { freePort, startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
-import { load } from './load'
+import { load, warmLoad } from './load'
 
 /**
  * `npm run bench`: every figure of the performance issue, each against a ceiling measured in the
@@ -18,6 +18,7 @@ import { load } from './load'
  * in time. Prints a markdown table (docs/performance.md keeps the latest).
  *
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
+ *                    [--api-only x | --workers-only x] [--only subscribe,batch,query]
  */
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith('--') ? [[a.slice(2), all[i + 1] ?? '']] : [])))
@@ -26,6 +27,9 @@ const DBS = (args.get('db') ?? 'both') === 'both' ? ['postgres', 'embedded'] : [
 const LARGE_PG = Number(args.get('large') ?? 1_000_000)
 // PGlite seeds and holds 10 events per task in WebAssembly memory: a smaller "large" there.
 const LARGE_EMBEDDED = Number(args.get('large-embedded') ?? 100_000)
+// The API figures to measure (all by default): for a quick look at one of them.
+const ONLY = args.get('only')?.split(',')
+const measures = (figure: 'subscribe' | 'batch' | 'query') => !ONLY || ONLY.includes(figure)
 const ADMIN_TOKEN = 'bench-admin-token-0000'
 const rows: string[][] = []
 
@@ -118,66 +122,77 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
   const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 200)
   try {
     // 1. Subscribe.
-    let n = 0
-    const body = () => JSON.stringify({ carrierCode: 'FEDEX', trackingNumber: `SUB${++n}`, callbackUrl: 'https://shop.example/hook' })
-    const subscribe = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions`, method: 'POST', connections: 50, seconds: SECONDS, headers, body })
-    const ceiling = await load({ url: `http://127.0.0.1:${ceilingPort}/upsert`, method: 'POST', connections: 50, seconds: SECONDS, headers: { 'content-type': 'application/json' }, body })
-    row(kind, 'subscribe req/s (50 conn)', fmt(subscribe.requestsPerSecond), fmt(ceiling.requestsPerSecond), `${(subscribe.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}×`, '≥ 1.0× (then 1.5×)')
-    row(kind, 'subscribe p99', `${subscribe.p99Ms} ms`, `${ceiling.p99Ms} ms`, '', '')
-    if (subscribe.non2xx + subscribe.errors > 0) console.log(`  (subscribe: ${subscribe.non2xx} non-2xx, ${subscribe.errors} errors)`)
-
+    if (measures('subscribe')) await subscribeFigures(kind, service, headers, ceilingPort)
     // 2. Batch of 100.
-    let b = 0
-    const batchBody = () => JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ carrierCode: 'UPARCEL', trackingNumber: `BAT${++b}x${i}`, callbackUrl: 'https://shop.example/hook' })) })
-    const batch = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions/batch`, method: 'POST', connections: 10, seconds: SECONDS, headers, body: batchBody })
-    // The issue's ceiling is "a raw 100-row pg upsert": statements back to back on one
-    // connection (its quoted 35,000-45,000 rows/s is that). Into a copy of tracking_tasks (same
-    // columns and indexes), it is what the database itself costs for these rows; into the
-    // ceiling server's minimal table (one unique index), what the bare machine does. Both shown.
-    const sameTable = await rawBatchCeiling(dbUrl(), 'bench_batch_ceiling', 1)
-    const minimal = await rawBatchCeiling(dbUrl(), 'bench_ceiling', 1)
-    const items = batch.requestsPerSecond * 100
-    row(
-      kind,
-      'batch of 100: items/s (10 conn)',
-      fmt(items),
-      `${fmt(sameTable)} same table; ${fmt(minimal)} minimal table`,
-      `${(items / sameTable).toFixed(2)}× (${(items / minimal).toFixed(2)}×)`,
-      '≥ 0.75× (≥ 30,000/s)',
-    )
-    if (batch.non2xx + batch.errors > 0) console.log(`  (batch: ${batch.non2xx} non-2xx, ${batch.errors} errors)`)
-
+    if (measures('batch')) await batchFigures(kind, service, headers, dbUrl)
     // 3. Query, at 10,000 tasks and at the large size.
-    const client = new pg.Client({ connectionString: dbUrl() })
-    await client.connect()
-    const [{ id: seedUser }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('seed', 'whsec_x') RETURNING id`)).rows as [{ id: number }]
-    const token = ((await api(service, `/admin/api-users/${seedUser}/tokens`, {})) as { token: string }).token
-    let seeded = 0
-    for (const size of [10_000, embedded ? LARGE_EMBEDDED : LARGE_PG]) {
-      const started = Date.now()
-      await seed(client, seedUser, size - seeded, `Q${seeded}-`)
-      seeded = size
-      const { rows: range } = await client.query<{ min: string; max: string }>('SELECT min(id), max(id) FROM tracking_tasks WHERE user_id = $1', [seedUser])
-      const [min, max] = [Number(range[0]!.min), Number(range[0]!.max)]
-      console.log(`  seeded ${fmt(size)} tasks and ${fmt(size * 10)} events in ${((Date.now() - started) / 1000).toFixed(0)} s`)
-      const randomId = () => min + Math.floor(Math.random() * (max - min + 1))
-      const auth = { authorization: `Bearer ${token}` }
-      const byId = await load({ url: service.baseUrl, connections: 50, seconds: SECONDS, headers: auth, path: () => `/openapi/tracking-subscriptions?taskId=${randomId()}` })
-      const byNumber = await load({ url: service.baseUrl, connections: 50, seconds: SECONDS, headers: auth, path: () => `/openapi/tracking-subscriptions?trackingNumber=Q${Math.random() < 0.5 ? 0 : 10_000}-${1 + Math.floor(Math.random() * 10_000)}` })
-      const pk = await load({ url: `http://127.0.0.1:${ceilingPort}`, connections: 50, seconds: SECONDS, path: () => `/task?id=${randomId()}` })
-      const label = `${fmt(size)} tasks / ${fmt(size * 10)} events`
-      row(kind, `query by taskId, ${label}`, `${fmt(byId.requestsPerSecond)} req/s, p99 ${byId.p99Ms} ms`, `${fmt(pk.requestsPerSecond)} req/s, p99 ${pk.p99Ms} ms`, `${(byId.requestsPerSecond / pk.requestsPerSecond).toFixed(2)}×`, 'p99 < 20 ms')
-      row(kind, `query by trackingNumber, ${label}`, `${fmt(byNumber.requestsPerSecond)} req/s, p99 ${byNumber.p99Ms} ms`, '', '', 'p99 < 20 ms')
-    }
-    // The tasks made here are not the refresh benchmark's: park them so the worker leaves them be.
-    await client.query('UPDATE tracking_tasks SET next_refresh_at = NULL')
-    await client.end()
+    if (measures('query')) await queryFigures(kind, service, dbUrl, ceilingPort)
     row(kind, 'API process RSS idle / peak under load', `${fmt(idle)} / ${fmt(peak)} MiB`, '', '', '')
   } finally {
     clearInterval(sampler)
     stopCeiling()
     await service.stop()
   }
+}
+
+async function subscribeFigures(kind: string, service: ServiceProcess, headers: Record<string, string>, ceilingPort: number) {
+  let n = 0
+  const body = () => JSON.stringify({ carrierCode: 'FEDEX', trackingNumber: `SUB${++n}`, callbackUrl: 'https://shop.example/hook' })
+  const subscribe = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions`, method: 'POST', connections: 50, seconds: SECONDS, headers, body })
+  const ceiling = await load({ url: `http://127.0.0.1:${ceilingPort}/upsert`, method: 'POST', connections: 50, seconds: SECONDS, headers: { 'content-type': 'application/json' }, body })
+  row(kind, 'subscribe req/s (50 conn)', fmt(subscribe.requestsPerSecond), fmt(ceiling.requestsPerSecond), `${(subscribe.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}×`, '≥ 1.0× (then 1.5×)')
+  row(kind, 'subscribe p99', `${subscribe.p99Ms} ms`, `${ceiling.p99Ms} ms`, '', '')
+  if (subscribe.non2xx + subscribe.errors > 0) console.log(`  (subscribe: ${subscribe.non2xx} non-2xx, ${subscribe.errors} errors)`)
+}
+
+async function batchFigures(kind: string, service: ServiceProcess, headers: Record<string, string>, dbUrl: () => string) {
+  let b = 0
+  const batchBody = () => JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ carrierCode: 'UPARCEL', trackingNumber: `BAT${++b}x${i}`, callbackUrl: 'https://shop.example/hook' })) })
+  const batch = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions/batch`, method: 'POST', connections: 10, seconds: SECONDS, headers, body: batchBody })
+  // The issue's ceiling is "a raw 100-row pg upsert": statements back to back on one
+  // connection (its quoted 35,000-45,000 rows/s is that). Into a copy of tracking_tasks (same
+  // columns and indexes), it is what the database itself costs for these rows; into the
+  // ceiling server's minimal table (one unique index), what the bare machine does. Both shown.
+  const sameTable = await rawBatchCeiling(dbUrl(), 'bench_batch_ceiling', 1)
+  const minimal = await rawBatchCeiling(dbUrl(), 'bench_ceiling', 1)
+  const items = batch.requestsPerSecond * 100
+  row(
+    kind,
+    'batch of 100: items/s (10 conn)',
+    fmt(items),
+    `${fmt(sameTable)} same table; ${fmt(minimal)} minimal table`,
+    `${(items / sameTable).toFixed(2)}× (${(items / minimal).toFixed(2)}×)`,
+    '≥ 0.75× (≥ 30,000/s)',
+  )
+  if (batch.non2xx + batch.errors > 0) console.log(`  (batch: ${batch.non2xx} non-2xx, ${batch.errors} errors)`)
+}
+
+async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => string, ceilingPort: number) {
+  const embedded = kind === 'embedded'
+  const client = new pg.Client({ connectionString: dbUrl() })
+  await client.connect()
+  const [{ id: seedUser }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('seed', 'whsec_x') RETURNING id`)).rows as [{ id: number }]
+  const token = ((await api(service, `/admin/api-users/${seedUser}/tokens`, {})) as { token: string }).token
+  let seeded = 0
+  for (const size of [10_000, embedded ? LARGE_EMBEDDED : LARGE_PG]) {
+    const started = Date.now()
+    await seed(client, seedUser, size - seeded, `Q${seeded}-`)
+    seeded = size
+    const { rows: range } = await client.query<{ min: string; max: string }>('SELECT min(id), max(id) FROM tracking_tasks WHERE user_id = $1', [seedUser])
+    const [min, max] = [Number(range[0]!.min), Number(range[0]!.max)]
+    console.log(`  seeded ${fmt(size)} tasks and ${fmt(size * 10)} events in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+    const randomId = () => min + Math.floor(Math.random() * (max - min + 1))
+    const auth = { authorization: `Bearer ${token}` }
+    const byId = await warmLoad({ url: service.baseUrl, connections: 50, seconds: SECONDS, headers: auth, path: () => `/openapi/tracking-subscriptions?taskId=${randomId()}` })
+    const byNumber = await warmLoad({ url: service.baseUrl, connections: 50, seconds: SECONDS, headers: auth, path: () => `/openapi/tracking-subscriptions?trackingNumber=Q${Math.random() < 0.5 ? 0 : 10_000}-${1 + Math.floor(Math.random() * 10_000)}` })
+    const pk = await warmLoad({ url: `http://127.0.0.1:${ceilingPort}`, connections: 50, seconds: SECONDS, path: () => `/task?id=${randomId()}` })
+    const label = `${fmt(size)} tasks / ${fmt(size * 10)} events`
+    row(kind, `query by taskId, ${label}`, `${fmt(byId.requestsPerSecond)} req/s, p99 ${byId.p99Ms} ms`, `${fmt(pk.requestsPerSecond)} req/s, p99 ${pk.p99Ms} ms`, `${(byId.requestsPerSecond / pk.requestsPerSecond).toFixed(2)}×`, 'p99 < 20 ms')
+    row(kind, `query by trackingNumber, ${label}`, `${fmt(byNumber.requestsPerSecond)} req/s, p99 ${byNumber.p99Ms} ms`, '', '', 'p99 < 20 ms')
+  }
+  // The tasks made here are not the refresh benchmark's: park them so the worker leaves them be.
+  await client.query('UPDATE tracking_tasks SET next_refresh_at = NULL')
+  await client.end()
 }
 
 /** The batch ceiling: raw 100-row upserts with pg into `table`, `parallel` at a time. */

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest'
 import { Coalescer } from './coalescer'
 
 /** A statement that takes as long as the test says, and records every group it was given. */
-function harness(options: { maxInFlight?: number; maxGroup?: number; failGroups?: unknown } = {}) {
+function harness(options: { maxInFlight?: number; maxGroup?: number; failGroups?: unknown; keyless?: boolean } = {}) {
   const groups: string[][] = []
   const singles: string[] = []
   const releases: (() => void)[] = []
   const coalescer = new Coalescer<string, string>({
     maxInFlight: options.maxInFlight ?? 1,
     maxGroup: options.maxGroup ?? 100,
-    key: (item) => item.split(':')[0]!,
+    ...(options.keyless ? {} : { key: (item: string) => item.split(':')[0]! }),
     run: async (items) => {
       groups.push(items)
       await new Promise<void>((r) => releases.push(r))
@@ -34,6 +34,15 @@ function harness(options: { maxInFlight?: number; maxGroup?: number; failGroups?
 }
 
 describe('Coalescer', () => {
+  it('groups keyless calls (reads) even when they are equal', async () => {
+    const h = harness({ keyless: true })
+    const calls = ['a:1', 'a:1', 'a:1', 'b:1'].map((i) => h.coalescer.submit(i))
+    await h.releaseAll()
+    expect(await Promise.all(calls)).toEqual(['ok a:1', 'ok a:1', 'ok a:1', 'ok b:1'])
+    expect(h.singles).toEqual(['a:1'])
+    expect(h.groups).toEqual([['a:1', 'a:1', 'b:1']])
+  })
+
   it('sends a lone call at once, alone, and groups the calls that arrive while it runs', async () => {
     const h = harness()
     const first = h.coalescer.submit('a:1')

@@ -2,14 +2,15 @@ import { AppError } from '../domain/errors'
 
 /**
  * Groups concurrent calls into one statement: the subscribe upserts of many requests become one
- * multi-row upsert, one round trip and one commit instead of one each.
+ * multi-row upsert, one round trip and one commit instead of one each; the query endpoint's
+ * lookups become one multi-row read.
  *
  * A call leaves at once when fewer than `maxInFlight` groups are running, so a lone request
  * never waits. Otherwise it queues, and the queue leaves as one group (at most `maxGroup`
  * calls) the moment a running group finishes: the busier the service, the larger the groups.
  *
- * Calls with the same key never share a group and never run at the same time (a multi-row
- * upsert cannot touch one row twice): a later call on a busy key waits for the earlier one, so
+ * Calls with the same key (writes say which row they touch; reads give no key) never share a
+ * group and never run at the same time (a multi-row upsert cannot touch one row twice): a later call on a busy key waits for the earlier one, so
  * within a process the calls on one key take effect in the order they were made, exactly as
  * one statement per call would when issued one after another.
  *
@@ -20,7 +21,8 @@ import { AppError } from '../domain/errors'
 export interface CoalescerOptions<I, O> {
   maxInFlight: number
   maxGroup: number
-  key(item: I): string
+  /** Calls with the same key are kept apart (writes to one row). Without it calls are independent (reads). */
+  key?(item: I): string
   /** One statement for all `items`; answers in the same order. */
   run(items: I[]): Promise<O[]>
   runOne(item: I): Promise<O>
@@ -29,7 +31,7 @@ export interface CoalescerOptions<I, O> {
 
 interface Pending<I, O> {
   item: I
-  key: string
+  key: string | undefined
   resolve(value: O): void
   reject(error: unknown): void
 }
@@ -43,7 +45,7 @@ export class Coalescer<I, O> {
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, key: this.options.key(item), resolve, reject })
+      this.queue.push({ item, key: this.options.key?.(item), resolve, reject })
       this.pump()
     })
   }
@@ -55,7 +57,7 @@ export class Coalescer<I, O> {
       this.inFlight++
       void this.send(group).finally(() => {
         this.inFlight--
-        for (const call of group) this.busyKeys.delete(call.key)
+        for (const call of group) if (call.key !== undefined) this.busyKeys.delete(call.key)
         this.pump()
       })
     }
@@ -66,7 +68,11 @@ export class Coalescer<I, O> {
     const group: Pending<I, O>[] = []
     const rest: Pending<I, O>[] = []
     for (const call of this.queue) {
-      if (group.length < this.options.maxGroup && !this.busyKeys.has(call.key)) {
+      if (group.length >= this.options.maxGroup) {
+        rest.push(call)
+      } else if (call.key === undefined) {
+        group.push(call)
+      } else if (!this.busyKeys.has(call.key)) {
         this.busyKeys.add(call.key)
         group.push(call)
       } else {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
-import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL } from './task.repository'
+import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL, TaskRepository } from './task.repository'
 
 let t: TestApp
 let userId: number
@@ -74,6 +74,44 @@ describe('concurrent single subscribes', () => {
   })
 })
 
+describe('concurrent queries', () => {
+  it('share statements, and each gets the answer its own statement would have given', async () => {
+    const other = (await t.createUser()).userId
+    const mine = await t.services.subscriptions.subscribeBatch(userId, Array.from({ length: 20 }, (_, i) => item(`Q-${i}`)))
+    const theirs = await t.services.subscriptions.subscribe(other, item('Q-0'))
+    // A second task with a number already used, at another carrier: the newer one is the answer.
+    const newer = await t.services.subscriptions.subscribe(userId, { ...item('Q-1'), carrierCode: 'UPARCEL' })
+    const ids = mine.map((r) => r.taskId!)
+    type Lookup = { userId: number; taskId: number } | { userId: number; trackingNumber: string }
+    const lookups: Lookup[] = [
+      ...ids.map((taskId) => ({ userId, taskId })),
+      { userId, taskId: theirs.taskId }, // another user's task: absent
+      { userId: other, taskId: theirs.taskId },
+      { userId, taskId: 2 ** 52 }, // no such task
+      { userId, taskId: ids[0]! }, // the same query twice in one group
+      ...Array.from({ length: 20 }, (_, i) => ({ userId, trackingNumber: `Q-${i}` })),
+      { userId: other, trackingNumber: 'Q-0' },
+      { userId: other, trackingNumber: 'Q-1' }, // only this user's numbers count
+      { userId, trackingNumber: 'NOPE' },
+    ]
+    const repository = new TaskRepository(t.db)
+    const find = (l: Lookup) => ('taskId' in l ? repository.findById(l.userId, l.taskId) : repository.findNewestByTrackingNumber(l.userId, l.trackingNumber))
+
+    let together: Awaited<ReturnType<typeof find>>[] = []
+    const statements = await countStatements(async () => (together = await Promise.all(lookups.map(find))))
+    expect(statements).toBeLessThan(lookups.length / 3)
+    const oneByOne = []
+    for (const l of lookups) oneByOne.push(await find(l))
+    expect(together).toEqual(oneByOne)
+
+    // And the answers are the right ones, not merely the same ones.
+    expect(together.slice(0, 20).map((task) => task?.taskId)).toEqual(ids)
+    expect(together.slice(20, 24).map((task) => task?.taskId)).toEqual([undefined, theirs.taskId, undefined, ids[0]])
+    expect(together.slice(24, 44).map((task) => task?.taskId)).toEqual([ids[0], newer.taskId, ...ids.slice(2)])
+    expect(together.slice(44).map((task) => task?.taskId)).toEqual([theirs.taskId, undefined, undefined])
+  })
+})
+
 describe('owners', () => {
   it('a task never loses its user: API users cannot be deleted or truncated away', async () => {
     const owner = (await t.createUser()).userId
@@ -141,6 +179,14 @@ describe('query plans', () => {
     expect(text).toMatch(/Index Scan using tracking_tasks_user_number_idx on tracking_tasks/)
     expect(text).not.toMatch(/Seq Scan/)
     expect(text).not.toMatch(/Sort/)
+  })
+
+  it('answers many queries in one statement through the same indexes', async () => {
+    for (const text of [await plan(TASKS_BY_ID_MANY_SQL, [[50, 51], [12345, 12346]]), await plan(TASKS_BY_NUMBER_MANY_SQL, [[50, 51], ['PLAN12345', 'PLAN12346']])]) {
+      expect(text).toMatch(/Index Scan using (tracking_tasks_pkey|tracking_tasks_user_number_idx) on tracking_tasks/)
+      expect(text).toMatch(/webhook_deliveries_task_idx/)
+      expect(text).not.toMatch(/Seq Scan|Sort|tracking_events/)
+    }
   })
 
   it('looks tokens up by their hash through the unique index', async () => {

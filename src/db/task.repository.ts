@@ -80,6 +80,16 @@ export const TASK_BY_ID_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2
 /** Several tasks by id, whoever owns them: the refresh's view of the tasks it just changed. */
 export const TASKS_BY_IDS_SQL = `${SELECT_TASK} WHERE t.id = ANY($1::bigint[])`
 export const TASK_BY_NUMBER_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.tracking_number = $2 ORDER BY t.id DESC LIMIT 1`
+// The same two lookups for many queries at once: one answer row per query that finds a task,
+// tagged with the query's position (`ord`).
+export const TASKS_BY_ID_MANY_SQL = `
+  SELECT q.ord, x.*
+    FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS q (user_id, id, ord)
+   CROSS JOIN LATERAL (${SELECT_TASK} WHERE t.user_id = q.user_id AND t.id = q.id) x`
+export const TASKS_BY_NUMBER_MANY_SQL = `
+  SELECT q.ord, x.*
+    FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS q (user_id, tracking_number, ord)
+   CROSS JOIN LATERAL (${SELECT_TASK} WHERE t.user_id = q.user_id AND t.tracking_number = q.tracking_number ORDER BY t.id DESC LIMIT 1) x`
 
 // Batch subscribe: insert the missing tasks, and find the id of each one that existed. The
 // existing task is looked up per conflicting item through the unique key, in a subquery the
@@ -138,10 +148,31 @@ type UpsertRow = { id: number; user_id: number; carrier_code: string; tracking_n
 const upsertKey = (r: { userId: number; carrierCode: string; trackingNumber: string }) => `${r.userId}\u0000${taskKey(r.carrierCode, r.trackingNumber)}`
 const toOutcome = (row: UpsertRow): UpsertOutcome => ({ taskId: row.id, standardStatus: row.standard_status, created: row.created })
 
+// One group of reads in flight per kind of lookup: the queries arriving meanwhile wait for it
+// and leave together. Measured at 50 connections, 1,000,000 tasks on PostgreSQL: 1 in flight
+// 7,735 req/s (p99 21 ms), 4 in flight 5,078 (p99 33 ms); on the embedded database 1 and 4 were
+// alike (8,900 and 8,400 req/s), 2 lower (6,100).
+const READS_IN_FLIGHT = 1
+
+interface ByIdQuery {
+  userId: number
+  taskId: number
+}
+interface ByNumberQuery {
+  userId: number
+  trackingNumber: string
+}
+
 /** Subscription tasks: the subscribe upserts and the query endpoint's reads. */
 export class TaskRepository {
   /** Concurrent single subscribes, grouped into multi-row upserts (see coalescer.ts). */
   private readonly upserts: Coalescer<UpsertRequest, UpsertOutcome>
+  /**
+   * Concurrent queries, grouped the same way: a statement's fixed cost (a round trip, and on the
+   * embedded database PGlite's per-statement work) was most of a query's cost.
+   */
+  private readonly byId: Coalescer<ByIdQuery, TrackingTask | undefined>
+  private readonly byNumber: Coalescer<ByNumberQuery, TrackingTask | undefined>
 
   constructor(private readonly db: Database) {
     this.upserts = new Coalescer<UpsertRequest, UpsertOutcome>({
@@ -151,6 +182,19 @@ export class TaskRepository {
       key: upsertKey,
       run: (requests) => this.upsertMany(requests),
       runOne: async (request) => (await this.upsertMany([request]))[0]!,
+    })
+    this.byId = new Coalescer<ByIdQuery, TrackingTask | undefined>({
+      maxInFlight: READS_IN_FLIGHT,
+      maxGroup: 100,
+      run: (queries) => this.findMany(TASKS_BY_ID_MANY_SQL, 'tasks_by_id_many', [queries.map((q) => q.userId), queries.map((q) => q.taskId)], queries.length),
+      runOne: async ({ userId, taskId }) => this.findOne(TASK_BY_ID_SQL, 'task_by_id', [userId, taskId]),
+    })
+    this.byNumber = new Coalescer<ByNumberQuery, TrackingTask | undefined>({
+      maxInFlight: READS_IN_FLIGHT,
+      maxGroup: 100,
+      run: (queries) =>
+        this.findMany(TASKS_BY_NUMBER_MANY_SQL, 'tasks_by_number_many', [queries.map((q) => q.userId), queries.map((q) => q.trackingNumber)], queries.length),
+      runOne: async ({ userId, trackingNumber }) => this.findOne(TASK_BY_NUMBER_SQL, 'task_by_number', [userId, trackingNumber]),
     })
   }
 
@@ -225,14 +269,25 @@ export class TaskRepository {
     return outcomes
   }
 
-  async findById(userId: number, taskId: number): Promise<TrackingTask | undefined> {
-    const [row] = await this.db.query<TaskRow>(TASK_BY_ID_SQL, [userId, taskId], 'task_by_id')
-    return row && toTask(row)
+  /** The user's task with this id; another user's task is as absent as a missing one. */
+  findById(userId: number, taskId: number): Promise<TrackingTask | undefined> {
+    return this.byId.submit({ userId, taskId })
   }
 
   /** The user's newest task (largest id) with this tracking number, at any carrier. */
-  async findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TrackingTask | undefined> {
-    const [row] = await this.db.query<TaskRow>(TASK_BY_NUMBER_SQL, [userId, trackingNumber], 'task_by_number')
+  findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TrackingTask | undefined> {
+    return this.byNumber.submit({ userId, trackingNumber })
+  }
+
+  private async findOne(sql: string, name: string, values: unknown[]): Promise<TrackingTask | undefined> {
+    const [row] = await this.db.query<TaskRow>(sql, values, name)
     return row && toTask(row)
+  }
+
+  private async findMany(sql: string, name: string, values: unknown[], count: number): Promise<(TrackingTask | undefined)[]> {
+    const rows = await this.db.query<TaskRow & { ord: number }>(sql, values, name)
+    const answers: (TrackingTask | undefined)[] = new Array(count).fill(undefined)
+    for (const row of rows) answers[row.ord - 1] = toTask(row)
+    return answers
   }
 }
