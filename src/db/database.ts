@@ -6,8 +6,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
 
 export type DatabaseKind = 'embedded' | 'postgres'
 
+/** A transaction's connection: statements as `Database.query` takes them, with the whole result. */
 export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>>
 }
 
 /**
@@ -40,11 +41,15 @@ export class Database {
    */
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<R[]> {
     try {
-      const result = await this.pool.query<R>(name && this.prepared ? { name, text, values } : { text, values })
+      const result = await this.pool.query<R>(this.statement(text, values, name))
       return result.rows
     } catch (error) {
       throw translateDatabaseError(error)
     }
+  }
+
+  private statement(text: string, values: unknown[] | undefined, name: string | undefined): pg.QueryConfig {
+    return name && this.prepared ? { name, text, values } : { text, values }
   }
 
   /** Runs `work` in one transaction. Keep it short: never call a carrier or a webhook inside. */
@@ -57,7 +62,8 @@ export class Database {
     }
     try {
       await client.query('BEGIN')
-      const result = await work(client)
+      const c = client
+      const result = await work({ query: (text, values, name) => c.query(this.statement(text, values, name)) })
       await client.query('COMMIT')
       return result
     } catch (error) {

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto'
 import type { StandardStatus } from '../domain/statuses'
 import type { TrackingTask } from '../domain/tracking-task'
 import { isTerminal, type CarrierEvent, type TaskRefreshState, type TaskUpdate } from '../domain/tracking-update'
+import { Coalescer } from './coalescer'
 import type { Database, Queryable } from './database'
-import { TASKS_BY_IDS_SQL, eventsViewOf, toTask, type TaskRow } from './task.repository'
+import { TASK_VIEW_COLUMNS, eventsViewOf, toTask, type TaskRow } from './task.repository'
 
 /**
  * The refresh scheduler's storage. A claim moves a due task's next_refresh_at forward by the
@@ -39,8 +40,25 @@ export type ApplyOutcome = { applied: false } | { applied: true; update: TaskUpd
 export class RefreshRepository {
   private claims = 0
   private readonly workerId = randomBytes(6).toString('hex')
+  /**
+   * The answers that arrive while one is being applied are applied together, in one transaction:
+   * the same statements for all their tasks. No task is in two answers (a claim holds it once).
+   */
+  private readonly applies: Coalescer<ApplyItem[], ApplyOutcome[]>
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.applies = new Coalescer<ApplyItem[], ApplyOutcome[]>({
+      // The embedded database runs one transaction at a time anyway; PostgreSQL runs a few side by side.
+      maxInFlight: db.kind === 'embedded' ? 1 : 4,
+      maxGroup: 20,
+      run: async (answers) => {
+        const outcomes = await this.applyNow(answers.flat())
+        let from = 0
+        return answers.map((items) => outcomes.slice(from, (from += items.length)))
+      },
+      runOne: (items) => this.applyNow(items),
+    })
+  }
 
   /** Claims up to `limit` due tasks, oldest due first, skipping carriers in `pausedCarriers`. */
   async claimDue(limit: number, leaseMs: number, pausedCarriers: string[] = []): Promise<ClaimedTask[]> {
@@ -59,6 +77,7 @@ export class RefreshRepository {
            FOR UPDATE SKIP LOCKED)
         RETURNING t.id, t.carrier_code, t.tracking_number`,
       [limit, leaseMs, leaseToken, pausedCarriers],
+      'refresh_claim',
     )
     return rows.map((r) => ({ id: r.id, carrierCode: r.carrier_code, trackingNumber: r.tracking_number, leaseToken }))
   }
@@ -78,18 +97,23 @@ export class RefreshRepository {
               refresh_lease_until = NULL
         WHERE id = ANY($1::bigint[]) AND refresh_lease_owner = ANY($5::text[])`,
       [tasks.map((t) => t.id), delay.baseMs, delay.maxMs, delay.minDelayMs, [...new Set(tasks.map((t) => t.leaseToken))]],
+      'refresh_release_failed',
     )
   }
 
   /**
-   * Applies the answers of one carrier request in one short transaction, whatever the number of
-   * tasks: lock the tasks still held under their leases, merge all events in one statement,
+   * Applies the answers of one carrier request (with those of the requests that arrive meanwhile)
+   * in one short transaction, whatever the number of tasks: lock the tasks still held under their leases, merge all events in one statement,
    * decide each task's new state, write all of them in one statement, and record the status
    * changes in the outbox in one more. Nothing here waits on a carrier. The outcome of each item,
    * in order; applied: false when its lease was lost to another worker.
    */
   async apply(items: ApplyItem[]): Promise<ApplyOutcome[]> {
     if (items.length === 0) return []
+    return this.applies.submit(items)
+  }
+
+  private applyNow(items: ApplyItem[]): Promise<ApplyOutcome[]> {
     return this.db.transaction(async (tx) => {
       // Locked in id order, as every multi-task statement of the refresh does, so that two
       // transactions sharing tasks wait for each other instead of deadlocking.
@@ -100,6 +124,7 @@ export class RefreshRepository {
           ORDER BY t.id
             FOR UPDATE OF t`,
         [items.map((i) => i.task.id), items.map((i) => i.task.leaseToken)],
+        'refresh_lock',
       )
       const current = new Map(held.map((row) => [row.id, row]))
       const mine = items.filter((i) => current.has(i.task.id))
@@ -111,14 +136,13 @@ export class RefreshRepository {
         const update = item.decide({ ...previous, createdAt: row.created_at, lastNewEventAt: row.last_new_event_at }, newEvents.get(item.task.id) ?? 0)
         return { item, row, previous, update }
       })
-      await updateTasks(
+      const views = await updateTasks(
         tx,
         updates.map(({ item, update }) => ({ id: item.task.id, update, gainedEvents: newEvents.has(item.task.id), nextRefreshInMs: item.nextRefreshInMs })),
       )
 
       const changed = updates.filter((u) => u.update.statusChanged)
       if (changed.length > 0) {
-        const { rows: views } = await tx.query<TaskRow>(TASKS_BY_IDS_SQL, [changed.map((u) => u.item.task.id)])
         const viewById = new Map(views.map((v) => [v.id, toTask(v)]))
         const payloads = changed.map((u) => JSON.stringify(u.item.notification(viewById.get(u.item.task.id)!, u.previous)))
         await tx.query(
@@ -126,6 +150,7 @@ export class RefreshRepository {
            SELECT task_id, webhook_id, payload, 'pending', now()
              FROM unnest($1::bigint[], $2::text[], $3::json[]) AS d (task_id, webhook_id, payload)`,
           [changed.map((u) => u.item.task.id), changed.map(() => `msg_${randomBytes(16).toString('hex')}`), payloads],
+          'refresh_insert_deliveries',
         )
       }
       const outcomes = new Map(updates.map(({ item, update }) => [item, { applied: true, update, notified: update.statusChanged } as const]))
@@ -172,6 +197,7 @@ async function insertEvents(tx: Queryable, items: ApplyItem[]): Promise<Map<numb
       column('postalCode'),
       column('address'),
     ],
+    'refresh_insert_events',
   )
   return new Map(rows.map((r) => [r.task_id, r.count]))
 }
@@ -179,29 +205,35 @@ async function insertEvents(tx: Queryable, items: ApplyItem[]): Promise<Map<numb
 /**
  * Writes the decided state of every task in one statement, and releases their leases. A task that
  * gained events gets its events view rebuilt from tracking_events, which already holds them.
+ * Returns the tasks whose status changed as the query shows them (their webhook's payload), read
+ * from the rows just written.
  */
-async function updateTasks(tx: Queryable, tasks: { id: number; update: TaskUpdate; gainedEvents: boolean; nextRefreshInMs: number }[]): Promise<void> {
-  if (tasks.length === 0) return
+async function updateTasks(tx: Queryable, tasks: { id: number; update: TaskUpdate; gainedEvents: boolean; nextRefreshInMs: number }[]): Promise<TaskRow[]> {
+  if (tasks.length === 0) return []
   const column = <T>(f: (t: (typeof tasks)[number]) => T) => tasks.map(f)
   const json = (address: object | undefined) => (address ? JSON.stringify(address) : null)
-  await tx.query(
-    `UPDATE tracking_tasks t
-        SET standard_status = u.standard_status,
-            carrier_status = u.carrier_status,
-            estimated_delivery_at = COALESCE(u.estimated_delivery_at, t.estimated_delivery_at),
-            origin_address = COALESCE(u.origin_address, t.origin_address),
-            destination_address = COALESCE(u.destination_address, t.destination_address),
-            last_new_event_at = u.last_new_event_at,
-            events_view = CASE WHEN u.gained_events THEN ${eventsViewOf('t.id')} ELSE t.events_view END,
-            last_fetched_at = now(),
-            refresh_failures = 0,
-            next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
-            refresh_lease_owner = NULL,
-            refresh_lease_until = NULL,
-            updated_at = now()
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::boolean[], $9::float8[], $10::boolean[])
-            AS u (id, standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal, next_refresh_in_ms, gained_events)
-      WHERE t.id = u.id`,
+  const { rows } = await tx.query<TaskRow>(
+    `WITH updated AS (
+       UPDATE tracking_tasks t
+          SET standard_status = u.standard_status,
+              carrier_status = u.carrier_status,
+              estimated_delivery_at = COALESCE(u.estimated_delivery_at, t.estimated_delivery_at),
+              origin_address = COALESCE(u.origin_address, t.origin_address),
+              destination_address = COALESCE(u.destination_address, t.destination_address),
+              last_new_event_at = u.last_new_event_at,
+              events_view = CASE WHEN u.gained_events THEN ${eventsViewOf('t.id')} ELSE t.events_view END,
+              last_fetched_at = now(),
+              refresh_failures = 0,
+              next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
+              refresh_lease_owner = NULL,
+              refresh_lease_until = NULL,
+              updated_at = now()
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::boolean[], $9::float8[], $10::boolean[], $11::boolean[])
+              AS u (id, standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal, next_refresh_in_ms, gained_events, status_changed)
+        WHERE t.id = u.id
+        RETURNING t.*, u.status_changed
+       )
+     SELECT ${TASK_VIEW_COLUMNS}, NULL::json AS latest_webhook FROM updated t WHERE t.status_changed`,
     [
       column((t) => t.id),
       column((t) => t.update.standardStatus),
@@ -213,6 +245,9 @@ async function updateTasks(tx: Queryable, tasks: { id: number; update: TaskUpdat
       column((t) => isTerminal(t.update.standardStatus)),
       column((t) => t.nextRefreshInMs),
       column((t) => t.gainedEvents),
+      column((t) => t.update.statusChanged),
     ],
+    'refresh_update_tasks',
   )
+  return rows
 }

@@ -121,6 +121,17 @@ describe('owners', () => {
     const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks t JOIN api_users u ON u.id = t.user_id WHERE t.user_id = $1', [owner])
     expect(row!.n).toBe(1)
   })
+
+  it('no event, delivery or attempt loses its parent: tasks and deliveries cannot be deleted or truncated away', async () => {
+    const { taskId } = await t.services.subscriptions.subscribe(userId, item('OWNED-2'))
+    await t.db.query(`INSERT INTO webhook_deliveries (task_id, webhook_id, payload) VALUES ($1, 'msg_owned', '{}')`, [taskId])
+    await expect(t.db.query('DELETE FROM tracking_tasks WHERE id = $1', [taskId])).rejects.toThrow(/tracking_tasks rows are never deleted/)
+    await expect(t.db.query('TRUNCATE tracking_tasks CASCADE')).rejects.toThrow(/never deleted/)
+    await expect(t.db.query(`DELETE FROM webhook_deliveries WHERE webhook_id = 'msg_owned'`)).rejects.toThrow(/webhook_deliveries rows are never deleted/)
+    await expect(t.db.query('TRUNCATE webhook_deliveries CASCADE')).rejects.toThrow(/never deleted/)
+    const [row] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries d JOIN tracking_tasks t ON t.id = d.task_id WHERE d.webhook_id = 'msg_owned'`)
+    expect(row!.n).toBe(1)
+  })
 })
 
 describe('batch statement plan', () => {

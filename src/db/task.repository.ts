@@ -58,11 +58,15 @@ export const eventsViewOf = (taskId: string) => `
      WHERE e.task_id = ${taskId}
   ), '[]'::json)`
 
+/** The columns of a TaskRow that `tracking_tasks t` holds itself (all but latest_webhook). */
+export const TASK_VIEW_COLUMNS = `
+  t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status,
+  t.carrier_status, t.estimated_delivery_at, t.origin_address, t.destination_address,
+  t.events_view AS events`
+
 // One round trip per query: the task with its events (kept ready on the row) and its newest delivery.
 const SELECT_TASK = `
-  SELECT t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status,
-         t.carrier_status, t.estimated_delivery_at, t.origin_address, t.destination_address,
-         t.events_view AS events,
+  SELECT ${TASK_VIEW_COLUMNS},
          (
            SELECT json_build_object(
                     'status', d.status, 'attemptCount', d.attempt_count,
@@ -77,8 +81,6 @@ const SELECT_TASK = `
     FROM tracking_tasks t`
 
 export const TASK_BY_ID_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2`
-/** Several tasks by id, whoever owns them: the refresh's view of the tasks it just changed. */
-export const TASKS_BY_IDS_SQL = `${SELECT_TASK} WHERE t.id = ANY($1::bigint[])`
 export const TASK_BY_NUMBER_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.tracking_number = $2 ORDER BY t.id DESC LIMIT 1`
 // The same two lookups for many queries at once: one answer row per query that finds a task,
 // tagged with the query's position (`ord`).

@@ -246,6 +246,57 @@ describe('claims and leases', () => {
   })
 })
 
+describe('answers arriving together', () => {
+  it('are applied in shared transactions, each task as its own answer says', async () => {
+    const numbers = Array.from({ length: 480 }, (_, i) => `TOGETHER${Date.now()}x${i}`)
+    const ids: number[] = []
+    for (let i = 0; i < numbers.length; i += 100) {
+      const items = numbers.slice(i, i + 100).map((trackingNumber) => ({ carrierCode: 'FEDEX', trackingNumber, callbackUrl: 'https://shop.example/hook' }))
+      ids.push(...(await t.services.subscriptions.subscribeBatch(userId, items)).map((r) => r.taskId!))
+    }
+    // Transactions wait at a gate until all 16 answers (16 requests of 30 numbers) are in.
+    const transaction = t.db.transaction.bind(t.db)
+    let transactions = 0
+    let open = () => {}
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    t.db.transaction = (async (work) => {
+      transactions++
+      await gate
+      return transaction(work)
+    }) as typeof t.db.transaction
+    let round
+    try {
+      sim.resetStats()
+      const running = service.runRound()
+      while (sim.stats().fedex.trackRequests < 16) await new Promise((r) => setTimeout(r, 5))
+      await new Promise((r) => setTimeout(r, 100))
+      open()
+      round = await running
+    } finally {
+      t.db.transaction = transaction
+    }
+    expect(round).toMatchObject({ claimed: 480, applied: 480 })
+    // The first answers' transactions (one on the embedded database, up to four on PostgreSQL),
+    // then one for all the answers that queued behind them.
+    expect(transactions).toBeLessThanOrEqual(5)
+    const rows = await t.db.query<{ tracking_number: string; events: number; viewed: number; notifications: number; payload_number: string }>(
+      `SELECT t.tracking_number, (SELECT count(*)::int FROM tracking_events e WHERE e.task_id = t.id) AS events,
+              json_array_length(t.events_view) AS viewed,
+              (SELECT count(*)::int FROM webhook_deliveries d WHERE d.task_id = t.id) AS notifications,
+              (SELECT d.payload->'data'->>'trackingNumber' FROM webhook_deliveries d WHERE d.task_id = t.id) AS payload_number
+         FROM tracking_tasks t WHERE t.id = ANY($1::bigint[]) ORDER BY t.id`,
+      [ids],
+    )
+    expect(rows).toHaveLength(480)
+    for (const row of rows) {
+      expect(row.events).toBeGreaterThan(0)
+      expect(row.viewed).toBe(row.events)
+      expect(row.notifications).toBe(1)
+      expect(row.payload_number).toBe(row.tracking_number)
+    }
+  })
+})
+
 describe('metrics', () => {
   it('count fetches by carrier and outcome, and report the refresh lag', async () => {
     await subscribe('F500')

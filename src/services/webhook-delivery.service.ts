@@ -4,6 +4,8 @@ import type { ServiceMetrics } from '../observability/metrics'
 import type { WebhookHttp } from '../webhooks/webhook-http'
 import { signatureHeader } from '../webhooks/signing'
 
+const REAP_EVERY_MS = 1000
+
 export interface DeliveryOptions {
   /** WEBHOOK_RETRY_SCHEDULE in ms: the waits after attempt 1, 2, … */
   scheduleMs: number[]
@@ -19,7 +21,7 @@ export interface DeliveryLog {
 }
 
 /**
- * Sends due webhooks. A round reaps expired leases, claims as many deliveries as there are free
+ * Sends due webhooks. A round reaps expired leases (at most once a second), claims as many deliveries as there are free
  * slots (never for a host already at its limit), and starts each attempt without waiting for it:
  * a slow receiver holds at most `hostConcurrency` slots, so it cannot starve the others. Each
  * finished attempt frees its slot and calls `onSlotFree`, so the loop claims more at once. No
@@ -34,6 +36,7 @@ export class WebhookDeliveryService {
   private readonly hostWaiters = new Map<string, (() => void)[]>()
   private readonly attempts = new Set<Promise<void>>()
   onSlotFree: () => void = () => {}
+  private nextReapAt = 0
 
   constructor(
     private readonly repository: WebhookDeliveryRepository,
@@ -45,7 +48,12 @@ export class WebhookDeliveryService {
 
   /** One round; true when it filled every free slot (more may be due). */
   async runRound(): Promise<boolean> {
-    await this.repository.reapExpiredLeases(this.options.scheduleMs)
+    // Leases run out seconds after a worker died, so looking once a second is soon enough; once
+    // a round was a statement per round for nothing (on the embedded database, as many as the claims).
+    if (Date.now() >= this.nextReapAt) {
+      this.nextReapAt = Date.now() + REAP_EVERY_MS
+      await this.repository.reapExpiredLeases(this.options.scheduleMs)
+    }
     const free = this.options.concurrency - this.inFlight
     if (free <= 0) return false
     const saturated = [...this.claimedPerHost].filter(([, n]) => n >= this.options.hostConcurrency).map(([host]) => host)
