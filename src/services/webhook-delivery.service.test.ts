@@ -253,6 +253,27 @@ describe('leases', () => {
   })
 })
 
+describe('reaping', () => {
+  it('looks for expired leases on the first round, then at most once a second', async () => {
+    const reap = repository.reapExpiredLeases.bind(repository)
+    let reaps = 0
+    repository.reapExpiredLeases = (scheduleMs) => {
+      reaps++
+      return reap(scheduleMs)
+    }
+    try {
+      const service = makeService()
+      for (let i = 0; i < 5; i++) await service.runRound()
+      expect(reaps).toBe(1)
+      await new Promise((r) => setTimeout(r, 1050))
+      await service.runRound()
+      expect(reaps).toBe(2)
+    } finally {
+      repository.reapExpiredLeases = reap
+    }
+  })
+})
+
 describe('SSRF', () => {
   const corpus = [
     'http://127.0.0.1:9/hook',
