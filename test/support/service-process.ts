@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 // One process per service (no tsx CLI wrapper in between), so that signals and pids are its own.
-const NODE_ARGS = ['--import', new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href]
+// PROF_DIR=dir writes a CPU profile of every service started (how the bench's hot spots were found).
+const NODE_ARGS = ['--import', new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href, ...(process.env.PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.PROF_DIR] : [])]
 
 export interface ServiceProcess {
   port: number
