@@ -77,7 +77,6 @@ export class RefreshRepository {
            FOR UPDATE SKIP LOCKED)
         RETURNING t.id, t.carrier_code, t.tracking_number`,
       [limit, leaseMs, leaseToken, pausedCarriers],
-      'refresh_claim',
     )
     return rows.map((r) => ({ id: r.id, carrierCode: r.carrier_code, trackingNumber: r.tracking_number, leaseToken }))
   }
@@ -97,7 +96,6 @@ export class RefreshRepository {
               refresh_lease_until = NULL
         WHERE id = ANY($1::bigint[]) AND refresh_lease_owner = ANY($5::text[])`,
       [tasks.map((t) => t.id), delay.baseMs, delay.maxMs, delay.minDelayMs, [...new Set(tasks.map((t) => t.leaseToken))]],
-      'refresh_release_failed',
     )
   }
 

@@ -119,7 +119,6 @@ export class WebhookDeliveryRepository {
                   d.cycle_start_attempt, u.webhook_secret,
                   CASE WHEN u.previous_webhook_secret_expires_at > now() THEN u.previous_webhook_secret END AS previous_secret`,
       [limit, leaseMs, perHostLimit, saturatedHosts, leaseToken],
-      'webhook_claim',
     )
     return rows.map((r) => ({
       id: r.id,
@@ -212,7 +211,6 @@ export class WebhookDeliveryRepository {
        ON CONFLICT (delivery_id, attempt_number) DO NOTHING
        RETURNING delivery_id`,
       [scheduleMs],
-      'webhook_reap',
     )
     return rows.length
   }
