@@ -39,9 +39,9 @@ export class Database {
    * on every call (the hot statements: planning was most of a query's time), where the database
    * allows it (see `prepared`). Leave unnamed a statement whose best plan depends on its values
    * (the claims, with their LIMIT): after five runs PostgreSQL may switch a named one to a generic
-   * plan, and the generic webhook claim hash-joined all tasks (88 ms a claim instead of a few;
-   * webhooks 1,400 → 170/s on the embedded database, whose statistics are only as fresh as the
-   * last ANALYZE).
+   * plan, made for any LIMIT. Named, the webhook claim averaged 88 ms once there were a few
+   * hundred thousand tasks (webhooks 1,400 → 170/s on the embedded database, whose statistics are
+   * only as fresh as the last ANALYZE); unnamed, a few ms.
    */
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<R[]> {
     try {
