@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from '../../test/support/test-app'
+import { SettingsRepository } from './settings.repository'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(() => t.close())
+
+describe('SettingsRepository', () => {
+  it('answers concurrent reads with shared statements: the first alone, those that arrive meanwhile together', async () => {
+    const repository = new SettingsRepository(t.db)
+    const pool = t.db.pool
+    const query = pool.query.bind(pool)
+    let statements = 0
+    pool.query = ((...args: Parameters<typeof query>) => {
+      statements++
+      return query(...args)
+    }) as typeof pool.query
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => repository.get()))
+      expect(answers).toEqual(Array(20).fill({ batchMaxItems: 100 }))
+    } finally {
+      pool.query = query
+    }
+    expect(statements).toBe(2)
+  })
+
+  it('never answers a read with a value older than the read: a change made before it is seen', async () => {
+    const repository = new SettingsRepository(t.db)
+    const earlier = repository.get()
+    await repository.update({ batchMaxItems: 77 })
+    expect(await repository.get()).toEqual({ batchMaxItems: 77 })
+    expect([100, 77]).toContain((await earlier).batchMaxItems)
+    await repository.update({ batchMaxItems: 100 })
+  })
+})
