@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { countStatements } from '../../test/support/count-statements'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { SettingsRepository } from './settings.repository'
 
@@ -11,19 +12,9 @@ afterAll(() => t.close())
 describe('SettingsRepository', () => {
   it('answers concurrent reads with shared statements: the first alone, those that arrive meanwhile together', async () => {
     const repository = new SettingsRepository(t.db)
-    const pool = t.db.pool
-    const query = pool.query.bind(pool)
-    let statements = 0
-    pool.query = ((...args: Parameters<typeof query>) => {
-      statements++
-      return query(...args)
-    }) as typeof pool.query
-    try {
-      const answers = await Promise.all(Array.from({ length: 20 }, () => repository.get()))
-      expect(answers).toEqual(Array(20).fill({ batchMaxItems: 100 }))
-    } finally {
-      pool.query = query
-    }
+    let answers: unknown[] = []
+    const statements = await countStatements(t.db, async () => (answers = await Promise.all(Array.from({ length: 20 }, () => repository.get()))))
+    expect(answers).toEqual(Array(20).fill({ batchMaxItems: 100 }))
     expect(statements).toBe(2)
   })
 

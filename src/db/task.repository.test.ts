@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { countStatements as countStatementsOf } from '../../test/support/count-statements'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL, TaskRepository } from './task.repository'
 
@@ -11,22 +12,7 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-/** Counts the statements the pool sends while `work` runs (the real pool, just observed). */
-async function countStatements(work: () => Promise<unknown>): Promise<number> {
-  const pool = t.db.pool
-  const original = pool.query.bind(pool)
-  let count = 0
-  pool.query = ((...args: Parameters<typeof original>) => {
-    count++
-    return original(...args)
-  }) as typeof pool.query
-  try {
-    await work()
-  } finally {
-    pool.query = original
-  }
-  return count
-}
+const countStatements = (work: () => Promise<unknown>) => countStatementsOf(t.db, work)
 
 const item = (n: string) => ({ carrierCode: 'FEDEX', trackingNumber: n, callbackUrl: 'https://shop.example/hook' })
 
