@@ -10,9 +10,10 @@ import { AppError } from '../domain/errors'
  * calls) the moment a running group finishes: the busier the service, the larger the groups.
  *
  * Calls with the same key (writes say which row they touch; reads give no key) never share a
- * group and never run at the same time (a multi-row upsert cannot touch one row twice): a later call on a busy key waits for the earlier one, so
- * within a process the calls on one key take effect in the order they were made, exactly as
- * one statement per call would when issued one after another.
+ * group and never run at the same time (a multi-row upsert cannot touch one row twice): a later
+ * call on a busy key waits for the earlier one, so within a process the calls on one key take
+ * effect in the order they were made, exactly as one statement per call would when issued one
+ * after another.
  *
  * If a group's statement fails, the error is not one call's to own: each call of the group is
  * run again alone (`runOne`), so only a call that fails by itself sees an error. An error in

@@ -101,9 +101,9 @@ export class RefreshRepository {
 
   /**
    * Applies the answers of one carrier request (with those of the requests that arrive meanwhile)
-   * in one short transaction, whatever the number of tasks: lock the tasks still held under their leases, merge all events in one statement,
-   * decide each task's new state, write all of them in one statement, and record the status
-   * changes in the outbox in one more. Nothing here waits on a carrier. The outcome of each item,
+   * in one short transaction, whatever the number of tasks: lock the tasks still held under their
+   * leases, merge all events in one statement, decide each task's new state, write all of them in
+   * one statement, and record the status changes in the outbox in one more. Nothing here waits on a carrier. The outcome of each item,
    * in order; applied: false when its lease was lost to another worker.
    */
   async apply(items: ApplyItem[]): Promise<ApplyOutcome[]> {

@@ -189,14 +189,14 @@ export class TaskRepository {
       maxInFlight: READS_IN_FLIGHT,
       maxGroup: 100,
       run: (queries) => this.findMany(TASKS_BY_ID_MANY_SQL, 'tasks_by_id_many', [queries.map((q) => q.userId), queries.map((q) => q.taskId)], queries.length),
-      runOne: async ({ userId, taskId }) => this.findOne(TASK_BY_ID_SQL, 'task_by_id', [userId, taskId]),
+      runOne: ({ userId, taskId }) => this.findOne(TASK_BY_ID_SQL, 'task_by_id', [userId, taskId]),
     })
     this.byNumber = new Coalescer<ByNumberQuery, TrackingTask | undefined>({
       maxInFlight: READS_IN_FLIGHT,
       maxGroup: 100,
       run: (queries) =>
         this.findMany(TASKS_BY_NUMBER_MANY_SQL, 'tasks_by_number_many', [queries.map((q) => q.userId), queries.map((q) => q.trackingNumber)], queries.length),
-      runOne: async ({ userId, trackingNumber }) => this.findOne(TASK_BY_NUMBER_SQL, 'task_by_number', [userId, trackingNumber]),
+      runOne: ({ userId, trackingNumber }) => this.findOne(TASK_BY_NUMBER_SQL, 'task_by_number', [userId, trackingNumber]),
     })
   }
 

@@ -21,11 +21,11 @@ export interface DeliveryLog {
 }
 
 /**
- * Sends due webhooks. A round reaps expired leases (at most once a second), claims as many deliveries as there are free
- * slots (never for a host already at its limit), and starts each attempt without waiting for it:
- * a slow receiver holds at most `hostConcurrency` slots, so it cannot starve the others. Each
- * finished attempt frees its slot and calls `onSlotFree`, so the loop claims more at once. No
- * transaction is open while a receiver is being called.
+ * Sends due webhooks. A round reaps expired leases (at most once a second), claims as many
+ * deliveries as there are free slots (never for a host already at its limit), and starts each
+ * attempt without waiting for it: a slow receiver holds at most `hostConcurrency` slots, so it
+ * cannot starve the others. Each finished attempt frees its slot and calls `onSlotFree`, so the
+ * loop claims more at once. No transaction is open while a receiver is being called.
  */
 export class WebhookDeliveryService {
   private inFlight = 0
@@ -48,8 +48,8 @@ export class WebhookDeliveryService {
 
   /** One round; true when it filled every free slot (more may be due). */
   async runRound(): Promise<boolean> {
-    // Leases run out seconds after a worker died, so looking once a second is soon enough; once
-    // a round was a statement per round for nothing (on the embedded database, as many as the claims).
+    // Leases run out seconds after a worker died, so looking once a second is soon enough;
+    // reaping on every round cost one statement per claim.
     if (Date.now() >= this.nextReapAt) {
       this.nextReapAt = Date.now() + REAP_EVERY_MS
       await this.repository.reapExpiredLeases(this.options.scheduleMs)
