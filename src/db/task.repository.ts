@@ -156,6 +156,9 @@ const toOutcome = (row: UpsertRow): UpsertOutcome => ({ taskId: row.id, standard
 // alike (8,900 and 8,400 req/s), 2 lower (6,100).
 const READS_IN_FLIGHT = 1
 
+/** A statement as `Database.query` takes it: text, values, name. */
+type Statement = [text: string, values: unknown[], name: string]
+
 interface ByIdQuery {
   userId: number
   taskId: number
@@ -185,18 +188,31 @@ export class TaskRepository {
       run: (requests) => this.upsertMany(requests),
       runOne: async (request) => (await this.upsertMany([request]))[0]!,
     })
-    this.byId = new Coalescer<ByIdQuery, TrackingTask | undefined>({
+    this.byId = this.lookups<ByIdQuery>(
+      (queries) => [TASKS_BY_ID_MANY_SQL, [queries.map((q) => q.userId), queries.map((q) => q.taskId)], 'tasks_by_id_many'],
+      ({ userId, taskId }) => [TASK_BY_ID_SQL, [userId, taskId], 'task_by_id'],
+    )
+    this.byNumber = this.lookups<ByNumberQuery>(
+      (queries) => [TASKS_BY_NUMBER_MANY_SQL, [queries.map((q) => q.userId), queries.map((q) => q.trackingNumber)], 'tasks_by_number_many'],
+      ({ userId, trackingNumber }) => [TASK_BY_NUMBER_SQL, [userId, trackingNumber], 'task_by_number'],
+    )
+  }
+
+  /** A kind of lookup: one statement for a lone query, one for a group (answers by `ord`). */
+  private lookups<Q>(many: (queries: Q[]) => Statement, one: (query: Q) => Statement): Coalescer<Q, TrackingTask | undefined> {
+    return new Coalescer<Q, TrackingTask | undefined>({
       maxInFlight: READS_IN_FLIGHT,
       maxGroup: 100,
-      run: (queries) => this.findMany(TASKS_BY_ID_MANY_SQL, 'tasks_by_id_many', [queries.map((q) => q.userId), queries.map((q) => q.taskId)], queries.length),
-      runOne: ({ userId, taskId }) => this.findOne(TASK_BY_ID_SQL, 'task_by_id', [userId, taskId]),
-    })
-    this.byNumber = new Coalescer<ByNumberQuery, TrackingTask | undefined>({
-      maxInFlight: READS_IN_FLIGHT,
-      maxGroup: 100,
-      run: (queries) =>
-        this.findMany(TASKS_BY_NUMBER_MANY_SQL, 'tasks_by_number_many', [queries.map((q) => q.userId), queries.map((q) => q.trackingNumber)], queries.length),
-      runOne: ({ userId, trackingNumber }) => this.findOne(TASK_BY_NUMBER_SQL, 'task_by_number', [userId, trackingNumber]),
+      run: async (queries) => {
+        const rows = await this.db.query<TaskRow & { ord: number }>(...many(queries))
+        const answers: (TrackingTask | undefined)[] = new Array(queries.length).fill(undefined)
+        for (const row of rows) answers[row.ord - 1] = toTask(row)
+        return answers
+      },
+      runOne: async (query) => {
+        const [row] = await this.db.query<TaskRow>(...one(query))
+        return row && toTask(row)
+      },
     })
   }
 
@@ -279,17 +295,5 @@ export class TaskRepository {
   /** The user's newest task (largest id) with this tracking number, at any carrier. */
   findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TrackingTask | undefined> {
     return this.byNumber.submit({ userId, trackingNumber })
-  }
-
-  private async findOne(sql: string, name: string, values: unknown[]): Promise<TrackingTask | undefined> {
-    const [row] = await this.db.query<TaskRow>(sql, values, name)
-    return row && toTask(row)
-  }
-
-  private async findMany(sql: string, name: string, values: unknown[], count: number): Promise<(TrackingTask | undefined)[]> {
-    const rows = await this.db.query<TaskRow & { ord: number }>(sql, values, name)
-    const answers: (TrackingTask | undefined)[] = new Array(count).fill(undefined)
-    for (const row of rows) answers[row.ord - 1] = toTask(row)
-    return answers
   }
 }
