@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest'
 import { Coalescer } from './coalescer'
 
 /** A statement that takes as long as the test says, and records every group it was given. */
-function harness(options: { maxInFlight?: number; maxGroup?: number; failGroups?: unknown; keyless?: boolean } = {}) {
+function harness(options: { maxInFlight?: number; maxGroup?: number; failGroups?: unknown; keyless?: boolean; sized?: boolean } = {}) {
   const groups: string[][] = []
   const singles: string[] = []
   const releases: (() => void)[] = []
   const coalescer = new Coalescer<string, string>({
     maxInFlight: options.maxInFlight ?? 1,
     maxGroup: options.maxGroup ?? 100,
-    ...(options.keyless ? {} : { key: (item: string) => item.split(':')[0]! }),
+    // 'a:1' touches key a; 'a+b:1' touches a and b. With `sized`, 'a:3' holds 3 rows.
+    ...(options.keyless ? {} : { keys: (item: string) => item.split(':')[0]!.split('+') }),
+    ...(options.sized ? { size: (item: string) => Number(item.split(':')[1]) } : {}),
     run: async (items) => {
       groups.push(items)
       await new Promise<void>((r) => releases.push(r))
@@ -54,6 +56,16 @@ describe('Coalescer', () => {
     expect(h.groups).toEqual([['b:1', 'c:1', 'd:1']])
   })
 
+  it('sends the next group before the callers of the finished one go on', async () => {
+    const h = harness()
+    let sentWhenFirstAnswered: string[][] = []
+    const first = h.coalescer.submit('a:1').then(() => (sentWhenFirstAnswered = h.groups.map((g) => [...g])))
+    const rest = ['b:1', 'c:1'].map((i) => h.coalescer.submit(i))
+    await h.releaseAll()
+    await Promise.all([first, ...rest])
+    expect(sentWhenFirstAnswered).toEqual([['b:1', 'c:1']])
+  })
+
   it('never puts one key twice in a group or in flight: later calls on a key run after, in order', async () => {
     const h = harness({ maxInFlight: 2 })
     const calls = ['a:1', 'a:2', 'b:1', 'a:3', 'c:1'].map((i) => h.coalescer.submit(i))
@@ -73,6 +85,32 @@ describe('Coalescer', () => {
       ['b:1', 'c:1'],
       ['d:1', 'e:1'],
     ])
+  })
+
+  it('keeps a call with several keys apart from every call sharing one, and later calls behind it', async () => {
+    const h = harness()
+    const calls = ['a:1', 'a+b:1', 'c+d:1', 'b:1', 'e:1', 'd+e:1'].map((i) => h.coalescer.submit(i))
+    await h.releaseAll()
+    await Promise.all(calls)
+    // a+b waits for a:1; b:1 stays behind a+b (same key b), d+e behind c+d; then they follow.
+    expect(h.singles).toEqual(['a:1'])
+    expect(h.groups).toEqual([
+      ['a+b:1', 'c+d:1', 'e:1'],
+      ['b:1', 'd+e:1'],
+    ])
+  })
+
+  it('caps a group at maxGroup rows when calls say their size; a larger call leaves alone', async () => {
+    const h = harness({ sized: true, maxGroup: 5 })
+    const calls = ['a:1', 'b:3', 'c:3', 'd:2', 'e:9', 'f:1'].map((i) => h.coalescer.submit(i))
+    await h.releaseAll()
+    await Promise.all(calls)
+    // b and c do not fit together; d (2 rows) fills b's group, and f fills c's.
+    expect(h.groups).toEqual([
+      ['b:3', 'd:2'],
+      ['c:3', 'f:1'],
+    ])
+    expect(h.singles).toEqual(['a:1', 'e:9'])
   })
 
   it('when a group fails, runs each call alone so that only the failing one sees an error', async () => {

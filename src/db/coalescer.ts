@@ -7,13 +7,14 @@ import { AppError } from '../domain/errors'
  *
  * A call leaves at once when fewer than `maxInFlight` groups are running, so a lone request
  * never waits. Otherwise it queues, and the queue leaves as one group (at most `maxGroup`
- * calls) the moment a running group finishes: the busier the service, the larger the groups.
+ * calls, or rows when `size` says how many rows a call holds) the moment a running group
+ * finishes: the busier the service, the larger the groups.
  *
- * Calls with the same key (writes say which row they touch; reads give no key) never share a
+ * Calls sharing a key (writes say which rows they touch; reads give no keys) never share a
  * group and never run at the same time (a multi-row upsert cannot touch one row twice): a later
- * call on a busy key waits for the earlier one, so within a process the calls on one key take
- * effect in the order they were made, exactly as one statement per call would when issued one
- * after another.
+ * call on a busy key waits for the earlier one, and so does any call after it on one of its
+ * keys, so within a process the calls on one key take effect in the order they were made,
+ * exactly as one statement per call would when issued one after another.
  *
  * If a group's statement fails, the error is not one call's to own: each call of the group is
  * run again alone (`runOne`), so only a call that fails by itself sees an error. An error in
@@ -21,9 +22,12 @@ import { AppError } from '../domain/errors'
  */
 export interface CoalescerOptions<I, O> {
   maxInFlight: number
+  /** The most calls a group holds, or rows with `size`; a call larger than that leaves alone. */
   maxGroup: number
-  /** Calls with the same key are kept apart (writes to one row). Without it calls are independent (reads). */
-  key?(item: I): string
+  /** How many rows a call holds (1 by default). */
+  size?(item: I): number
+  /** Calls sharing a key are kept apart (writes to one row). Without it calls are independent (reads). */
+  keys?(item: I): readonly string[]
   /** One statement for all `items`; answers in the same order. */
   run(items: I[]): Promise<O[]>
   runOne(item: I): Promise<O>
@@ -32,7 +36,8 @@ export interface CoalescerOptions<I, O> {
 
 interface Pending<I, O> {
   item: I
-  key: string | undefined
+  keys: readonly string[]
+  size: number
   resolve(value: O): void
   reject(error: unknown): void
 }
@@ -46,7 +51,7 @@ export class Coalescer<I, O> {
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, key: this.options.key?.(item), resolve, reject })
+      this.queue.push({ item, keys: this.options.keys?.(item) ?? [], size: this.options.size?.(item) ?? 1, resolve, reject })
       this.pump()
     })
   }
@@ -56,57 +61,66 @@ export class Coalescer<I, O> {
       const group = this.takeGroup()
       if (group.length === 0) return
       this.inFlight++
-      void this.send(group).finally(() => {
+      void this.send(group).then((handOut) => {
         this.inFlight--
-        for (const call of group) if (call.key !== undefined) this.busyKeys.delete(call.key)
+        for (const call of group) for (const key of call.keys) this.busyKeys.delete(key)
+        // The next group leaves before this one's callers go on: their work (answers to build
+        // and send) would otherwise keep the database idle for as long as it takes.
         this.pump()
+        handOut()
       })
     }
   }
 
-  /** The oldest queued calls whose keys are free, in queue order. */
+  /** The oldest queued calls whose keys are free and that fit, in queue order. */
   private takeGroup(): Pending<I, O>[] {
     const group: Pending<I, O>[] = []
     const rest: Pending<I, O>[] = []
+    // The keys of calls left waiting: a later call on one of them stays behind the earlier call.
+    const waiting = new Set<string>()
+    let size = 0
     for (const call of this.queue) {
-      if (group.length >= this.options.maxGroup) {
-        rest.push(call)
-      } else if (call.key === undefined) {
+      const fits = group.length === 0 || size + call.size <= this.options.maxGroup
+      if (fits && call.keys.every((key) => !this.busyKeys.has(key) && !waiting.has(key))) {
+        for (const key of call.keys) this.busyKeys.add(key)
         group.push(call)
-      } else if (!this.busyKeys.has(call.key)) {
-        this.busyKeys.add(call.key)
-        group.push(call)
+        size += call.size
       } else {
         rest.push(call)
+        for (const key of call.keys) waiting.add(key)
       }
     }
     this.queue = rest
     return group
   }
 
-  private async send(group: Pending<I, O>[]): Promise<void> {
-    if (group.length === 1) return settle(group[0]!, () => this.options.runOne(group[0]!.item))
+  /** Runs a group; resolves (never rejects) to what hands its answers and errors out. */
+  private async send(group: Pending<I, O>[]): Promise<() => void> {
+    if (group.length === 1) return settleLater(group[0]!, await outcomeOf(() => this.options.runOne(group[0]!.item)))
     let answers: O[]
     try {
       answers = await this.options.run(group.map((call) => call.item))
     } catch (error) {
-      if ((this.options.isShared ?? isUnavailable)(error)) {
-        for (const call of group) call.reject(error)
-        return
-      }
-      await Promise.all(group.map((call) => settle(call, () => this.options.runOne(call.item))))
-      return
+      if ((this.options.isShared ?? isUnavailable)(error)) return () => group.forEach((call) => call.reject(error))
+      const outcomes = await Promise.all(group.map((call) => outcomeOf(() => this.options.runOne(call.item))))
+      return () => group.forEach((call, i) => settleLater(call, outcomes[i]!)())
     }
-    group.forEach((call, i) => call.resolve(answers[i]!))
+    return () => group.forEach((call, i) => call.resolve(answers[i]!))
   }
 }
 
 const isUnavailable = (error: unknown) => error instanceof AppError && error.code === 'unavailable'
 
-async function settle<I, O>(call: Pending<I, O>, work: () => Promise<O>): Promise<void> {
+type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown }
+
+async function outcomeOf<O>(work: () => Promise<O>): Promise<Outcome<O>> {
   try {
-    call.resolve(await work())
+    return { ok: true, value: await work() }
   } catch (error) {
-    call.reject(error)
+    return { ok: false, error }
   }
+}
+
+function settleLater<I, O>(call: Pending<I, O>, outcome: Outcome<O>): () => void {
+  return () => (outcome.ok ? call.resolve(outcome.value) : call.reject(outcome.error))
 }

@@ -184,7 +184,7 @@ export class TaskRepository {
       // Two in flight measured best (one: fewer, larger groups but idle gaps; four: smaller groups).
       maxInFlight: 2,
       maxGroup: 200,
-      key: upsertKey,
+      keys: (request) => [upsertKey(request)],
       run: (requests) => this.upsertMany(requests),
       runOne: async (request) => (await this.upsertMany([request]))[0]!,
     })

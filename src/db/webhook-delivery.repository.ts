@@ -64,7 +64,7 @@ export class WebhookDeliveryRepository {
   private readonly completions = new Coalescer<Completion, boolean>({
     maxInFlight: 2,
     maxGroup: 500,
-    key: (c) => String(c.delivery.id),
+    keys: (c) => [String(c.delivery.id)],
     run: (completions) => this.completeMany(completions),
     runOne: async (c) => (await this.completeMany([c]))[0]!,
   })
