@@ -4,7 +4,8 @@ import type { TrackingTask } from '../domain/tracking-task'
 import { isTerminal, type CarrierEvent, type TaskRefreshState, type TaskUpdate } from '../domain/tracking-update'
 import { Coalescer } from './coalescer'
 import type { Database, Queryable } from './database'
-import { TASK_VIEW_COLUMNS, eventsViewOf, toTask, type TaskRow } from './task.repository'
+import { toTask, type TaskRow } from './task.repository'
+import { TASK_VIEW_COLUMNS, eventsViewOf } from './task.sql'
 
 /**
  * The refresh scheduler's storage. A claim moves a due task's next_refresh_at forward by the

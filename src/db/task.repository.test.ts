@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { countStatements as countStatementsOf } from '../../test/support/count-statements'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
-import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL, TaskRepository } from './task.repository'
+import { TaskRepository } from './task.repository'
+import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL } from './task.sql'
 
 let t: TestApp
 let userId: number
@@ -29,8 +30,53 @@ describe('statements per request', () => {
       counts.push(await countStatements(() => t.services.subscriptions.subscribeBatch(userId, items)))
       counts.push(await countStatements(() => t.services.subscriptions.subscribeBatch(userId, items)))
     }
-    // One read of batchMaxItems, one insert-or-find statement.
-    expect(counts).toEqual([2, 2, 2, 2, 2, 2])
+    // One statement: it reads batchMaxItems, inserts the missing tasks and finds the others.
+    expect(counts).toEqual([1, 1, 1, 1, 1, 1])
+  })
+})
+
+describe('concurrent batches', () => {
+  it('share statements; each gets its own answers, and one over batchMaxItems writes nothing', async () => {
+    const other = (await t.createUser()).userId
+    await t.services.subscriptions.subscribeBatch(userId, [item('CB-0-0')])
+    await t.services.settings.update({ batchMaxItems: 5 })
+    try {
+      // Ten batches of five items (batch 0's first item exists), the same numbers for another
+      // user, one batch repeating batch 1's numbers, and one of six items: too many.
+      const batch = (b: number) => Array.from({ length: 5 }, (_, i) => item(`CB-${b}-${i}`))
+      const calls = [
+        ...Array.from({ length: 10 }, (_, b) => ({ userId, items: batch(b) })),
+        { userId: other, items: batch(0) },
+        { userId, items: batch(1) },
+        { userId, items: [...batch(99), item('CB-99-5')] },
+      ]
+      let answers: (Awaited<ReturnType<typeof t.services.subscriptions.subscribeBatch>> | Error)[] = []
+      const statements = await countStatements(async () => {
+        answers = await Promise.all(calls.map((c) => t.services.subscriptions.subscribeBatch(c.userId, c.items).catch((e: Error) => e)))
+      })
+      expect(statements).toBeLessThan(calls.length / 2)
+      const results = answers.slice(0, 12) as Awaited<ReturnType<typeof t.services.subscriptions.subscribeBatch>>[]
+      expect(results[0]!.map((r) => r.result)).toEqual(['reused', 'created', 'created', 'created', 'created'])
+      for (const b of results.slice(1, 11)) expect(b.map((r) => r.result)).toEqual(Array(5).fill('created'))
+      // The repeat of batch 1 waited for it (same keys) and found its tasks.
+      expect(results[11]!.map((r) => r.result)).toEqual(Array(5).fill('reused'))
+      expect(results[11]!.map((r) => r.taskId)).toEqual(results[1]!.map((r) => r.taskId))
+      expect(new Set(results.slice(0, 11).flatMap((b) => b.map((r) => r.taskId))).size).toBe(55)
+      expect(results[10]!.map((r) => r.trackingNumber)).toEqual(results[0]!.map((r) => r.trackingNumber))
+      expect(answers[12]).toMatchObject({ code: 'validation_error', message: 'items must hold 1 to 5 items, got 6' })
+      const [none] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tracking_tasks WHERE tracking_number LIKE 'CB-99-%'`)
+      expect(none!.n).toBe(0)
+      // Each answer names its own user's task for its own number.
+      const named = results.slice(0, 12).flatMap((b, i) => b.map((r) => ({ id: r.taskId, user_id: calls[i]!.userId, tracking_number: r.trackingNumber })))
+      const stored = await t.db.query<{ id: number; user_id: number; tracking_number: string }>(
+        `SELECT id, user_id, tracking_number FROM tracking_tasks WHERE id = ANY($1::bigint[])`,
+        [named.map((n) => n.id)],
+      )
+      const byId = new Map(stored.map((row) => [Number(row.id), { ...row, id: Number(row.id), user_id: Number(row.user_id) }]))
+      expect(named.map((n) => byId.get(n.id))).toEqual(named)
+    } finally {
+      await t.services.settings.update({ batchMaxItems: 100 })
+    }
   })
 })
 
@@ -127,7 +173,7 @@ describe('batch statement plan', () => {
     const owner = (await t.createUser()).userId
     await t.db.query(`INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) SELECT $1, 'FEDEX', 'NOSTATS' || g, 'https://a.example/' FROM generate_series(1, 30000) g`, [owner])
     const numbers = Array.from({ length: 100 }, (_, i) => `NOSTATS${i}`)
-    const rows = await t.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${INSERT_MISSING_SQL}`, [owner, numbers.map(() => 'FEDEX'), numbers, numbers.map(() => 'https://a.example/'), numbers.map(() => '')])
+    const rows = await t.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${INSERT_MISSING_SQL}`, [numbers.map(() => owner), numbers.map(() => 'FEDEX'), numbers, numbers.map(() => 'https://a.example/'), numbers.map(() => ''), numbers.map(() => 100)])
     const text = rows.map((r) => r['QUERY PLAN']).join('\n')
     expect(text).toMatch(/SubPlan/)
     expect(text).toMatch(/Index (Only )?Scan using tracking_tasks_\w+ on tracking_tasks t/)

@@ -4,7 +4,8 @@ import { validateSubscription, type SubscriptionRequest } from '../domain/subscr
 import { parseTaskQuery } from '../domain/task-query'
 import type { TrackingTask } from '../domain/tracking-task'
 import type { SettingsRepository } from '../db/settings.repository'
-import { taskKey, type TaskRepository } from '../db/task.repository'
+import { taskKey, type InsertOutcome, type TaskRepository } from '../db/task.repository'
+import { BATCH_MAX_ITEMS_LIMIT } from './settings.service'
 
 export interface SubscribeResult {
   taskId: number
@@ -58,11 +59,8 @@ export class SubscriptionService {
    * the taskId of its first occurrence. All valid items are written in one statement.
    */
   async subscribeBatch(userId: number, items: unknown[]): Promise<BatchItemResult[]> {
-    const { batchMaxItems } = await this.settings.get()
-    if (items.length < 1 || items.length > batchMaxItems) {
-      const message = `must hold 1 to ${batchMaxItems} items, got ${items.length}`
-      throw new AppError('validation_error', `items ${message}`, [{ field: 'items', message }])
-    }
+    // No setting allows more than the limit: such a batch is refused before any item is judged.
+    if (items.length < 1 || items.length > BATCH_MAX_ITEMS_LIMIT) throw tooManyItems(items.length, (await this.settings.get()).batchMaxItems)
 
     const results: BatchItemResult[] = []
     const firstIndexByKey = new Map<string, number>()
@@ -84,7 +82,12 @@ export class SubscriptionService {
       }
     })
 
-    const outcomes = toWrite.length > 0 ? await this.tasks.insertMissing(userId, toWrite) : new Map()
+    // The setting is read by the write itself (one round trip, and a batch is held to the value
+    // current when it is written); a batch with nothing to write reads it alone.
+    const written = toWrite.length > 0 ? await this.tasks.insertMissing(userId, toWrite, items.length) : undefined
+    const batchMaxItems = written?.batchMaxItems ?? (await this.settings.get()).batchMaxItems
+    if (items.length > batchMaxItems) throw tooManyItems(items.length, batchMaxItems)
+    const outcomes = written?.outcomes ?? new Map<string, InsertOutcome>()
     if ([...outcomes.values()].some((o) => o.created)) this.onTasksCreated()
     for (const entry of results) {
       if (entry.result !== 'reused') continue
@@ -118,4 +121,9 @@ export class SubscriptionService {
     if (!task) throw new AppError('not_found', 'subscription not found')
     return task
   }
+}
+
+function tooManyItems(count: number, batchMaxItems: number): AppError {
+  const message = `must hold 1 to ${batchMaxItems} items, got ${count}`
+  return new AppError('validation_error', `items ${message}`, [{ field: 'items', message }])
 }
