@@ -11,12 +11,6 @@ export interface UpsertOutcome {
   created: boolean
 }
 
-/** Key order: the order in which statements lock tasks. */
-function compareKeys(a: SubscriptionRequest, b: SubscriptionRequest): number {
-  const [x, y] = [taskKey(a.carrierCode, a.trackingNumber), taskKey(b.carrierCode, b.trackingNumber)]
-  return x < y ? -1 : x > y ? 1 : 0
-}
-
 export interface InsertOutcome {
   taskId: number
   created: boolean
@@ -81,8 +75,13 @@ const UPSERT_COLUMNS = 'user_id, carrier_code, tracking_number, callback_url, ex
 type UpsertRow = { id: number; user_id: number; carrier_code: string; tracking_number: string; standard_status: StandardStatus; created: boolean }
 
 const upsertKey = (r: { userId: number; carrierCode: string; trackingNumber: string }) => `${r.userId}\u0000${taskKey(r.carrierCode, r.trackingNumber)}`
-/** The order in which statements lock tasks, the same in every process and statement. */
-const lockOrder = (a: UpsertRequest, b: UpsertRequest) => a.userId - b.userId || compareKeys(a, b)
+/** A task's place in the order in which statements lock tasks, the same in every process and statement. */
+interface LockKey {
+  userId: number
+  /** `taskKey`, worked out once (not per comparison). */
+  taskKey: string
+}
+const lockOrder = (a: LockKey, b: LockKey) => a.userId - b.userId || (a.taskKey < b.taskKey ? -1 : a.taskKey > b.taskKey ? 1 : 0)
 const toOutcome = (row: UpsertRow): UpsertOutcome => ({ taskId: row.id, standardStatus: row.standard_status, created: row.created })
 
 // One group of reads in flight per kind of lookup: the queries arriving meanwhile wait for it
@@ -99,17 +98,13 @@ interface BatchInsert {
   rows: BatchRow[]
   batchSize: number
 }
-/** An item of a batch, with its keys worked out once (no objects or strings made per comparison). */
-interface BatchRow {
-  userId: number
+/** An item of a batch, with its keys worked out once. */
+interface BatchRow extends LockKey {
   request: SubscriptionRequest
-  taskKey: string
   /** `upsertKey`: user and task. */
   key: string
   batchSize: number
 }
-/** Lock order, as `lockOrder`. */
-const byLockOrder = (a: BatchRow, b: BatchRow) => a.userId - b.userId || (a.taskKey < b.taskKey ? -1 : a.taskKey > b.taskKey ? 1 : 0)
 /** A batch's answer from a grouped statement: outcomes by position in `rows`. */
 type GroupedInsertResult = { batchMaxItems: number; outcomes: InsertOutcome[] | undefined }
 type InsertRow = { ord: number; batch_max_items: number; id: number | null; created: boolean }
@@ -198,7 +193,10 @@ export class TaskRepository {
   private async upsertMany(requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
     // Rows are locked in key order, the same order every process uses, so that two groups
     // sharing tasks wait for each other instead of deadlocking.
-    const sorted = [...requests].sort(lockOrder)
+    const sorted = requests
+      .map((request) => ({ userId: request.userId, taskKey: taskKey(request.carrierCode, request.trackingNumber), request }))
+      .sort(lockOrder)
+      .map(({ request }) => request)
     const rows = await this.db.query<UpsertRow>(
       `INSERT INTO tracking_tasks (${UPSERT_COLUMNS})
        SELECT ${UPSERT_COLUMNS}
@@ -243,7 +241,7 @@ export class TaskRepository {
     const outcomes = new Map<string, InsertOutcome>()
     let batchMaxItems = 0
     // Lock order by key, so that two statements sharing tasks cannot deadlock each other.
-    let pending = batches.flatMap((batch) => batch.rows).sort(byLockOrder)
+    let pending = batches.flatMap((batch) => batch.rows).sort(lockOrder)
     // A task committed by a concurrent request after this statement's snapshot is skipped by
     // ON CONFLICT yet invisible to the lookup; such items come back without an id and are asked
     // again (the next statement sees them). Their batch was let through by the first statement's
