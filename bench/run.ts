@@ -161,6 +161,11 @@ async function batchFigures(kind: string, service: ServiceProcess, headers: Reco
   // The figure and its ceilings take turns in four slices of the run: this host's speed drifts
   // by a third within a minute, which one figure measured after the other took for a ratio.
   await batchLoad(2) // unmeasured, as for the queries: the service's first moments are the JIT's
+  // A copy of the service's table: same columns, defaults and indexes (no data, no foreign keys).
+  const setup = new pg.Client({ connectionString: dbUrl() })
+  await setup.connect()
+  await setup.query(`CREATE TABLE IF NOT EXISTS bench_batch_ceiling (LIKE tracking_tasks INCLUDING ALL)`)
+  await setup.end()
   const slices = 4
   const figure: number[] = []
   const sameTable: number[] = []
@@ -219,8 +224,6 @@ async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => 
 async function rawBatchCeiling(dbUrl: string, table: string, seconds: number): Promise<number> {
   const client = new pg.Client({ connectionString: dbUrl })
   await client.connect()
-  // A copy of the service's table: same columns, defaults and indexes (no data, no foreign keys).
-  await client.query(`CREATE TABLE IF NOT EXISTS bench_batch_ceiling (LIKE tracking_tasks INCLUDING ALL)`)
   let rowsDone = 0
   const started = Date.now()
   while (Date.now() - started < seconds * 1000) {

@@ -16,10 +16,10 @@ export interface InsertOutcome {
   created: boolean
 }
 
-/** A batch's write: the batchMaxItems setting it was held to, and its outcomes unless it was over. */
+/** A batch's write: the batchMaxItems setting it was held to, and its outcomes (none if it was over). */
 export interface BatchInsertResult {
   batchMaxItems: number
-  outcomes: Map<string, InsertOutcome> | undefined
+  outcomes: Map<string, InsertOutcome>
 }
 
 /** A (carrierCode, trackingNumber) pair: what makes a task unique within one user. */
@@ -74,7 +74,9 @@ const UPSERT_COLUMNS = 'user_id, carrier_code, tracking_number, callback_url, ex
 
 type UpsertRow = { id: number; user_id: number; carrier_code: string; tracking_number: string; standard_status: StandardStatus; created: boolean }
 
-const upsertKey = (r: { userId: number; carrierCode: string; trackingNumber: string }) => `${r.userId}\u0000${taskKey(r.carrierCode, r.trackingNumber)}`
+/** A task of one user: what a coalescer keeps apart. */
+const userTaskKey = (userId: number, key: string) => `${userId}\u0000${key}`
+const upsertKey = (r: { userId: number; carrierCode: string; trackingNumber: string }) => userTaskKey(r.userId, taskKey(r.carrierCode, r.trackingNumber))
 /** A task's place in the order in which statements lock tasks, the same in every process and statement. */
 interface LockKey {
   userId: number
@@ -93,20 +95,16 @@ const READS_IN_FLIGHT = 1
 /** A statement as `Database.query` takes it: text, values, name. */
 type Statement = [text: string, values: unknown[], name: string]
 
-/** One batch subscribe's writes: one user's items, distinct keys, and the batch's item count. */
-interface BatchInsert {
-  rows: BatchRow[]
-  batchSize: number
-}
-/** An item of a batch, with its keys worked out once. */
+/** An item of a batch subscribe (one user's items, distinct keys), with its keys worked out once. */
 interface BatchRow extends LockKey {
   request: SubscriptionRequest
-  /** `upsertKey`: user and task. */
+  /** `userTaskKey`: user and task. */
   key: string
+  /** The item count of the batch it came in, which the setting is checked against. */
   batchSize: number
 }
-/** A batch's answer from a grouped statement: outcomes by position in `rows`. */
-type GroupedInsertResult = { batchMaxItems: number; outcomes: InsertOutcome[] | undefined }
+/** A batch's answer from a grouped statement: outcomes by position (none for a batch refused). */
+type GroupedInsertResult = { batchMaxItems: number; outcomes: (InsertOutcome | undefined)[] }
 type InsertRow = { ord: number; batch_max_items: number; id: number | null; created: boolean }
 
 interface ByIdQuery {
@@ -123,7 +121,7 @@ export class TaskRepository {
   /** Concurrent single subscribes, grouped into multi-row upserts (see coalescer.ts). */
   private readonly upserts: Coalescer<UpsertRequest, UpsertOutcome>
   /** Concurrent batch subscribes, grouped into larger statements the same way. */
-  private readonly batches: Coalescer<BatchInsert, GroupedInsertResult>
+  private readonly batches: Coalescer<BatchRow[], GroupedInsertResult>
   /**
    * Concurrent queries, grouped the same way: a statement's fixed cost (a round trip, and on the
    * embedded database PGlite's per-statement work) was most of a query's cost.
@@ -140,7 +138,7 @@ export class TaskRepository {
       run: (requests) => this.upsertMany(requests),
       runOne: async (request) => (await this.upsertMany([request]))[0]!,
     })
-    this.batches = new Coalescer<BatchInsert, GroupedInsertResult>({
+    this.batches = new Coalescer<BatchRow[], GroupedInsertResult>({
       // Two in flight, as for the single upserts: the next group is queued at the database when
       // one finishes (the embedded database's thread was busy 74-83 % of the time instead of
       // 65-71 % with one). Paired against the previous code (one statement per batch, after a
@@ -148,8 +146,8 @@ export class TaskRepository {
       maxInFlight: 2,
       // Rows: about ten batches of the default size.
       maxGroup: 1000,
-      size: (batch) => batch.rows.length,
-      keys: (batch) => batch.rows.map((row) => row.key),
+      size: (rows) => rows.length,
+      keys: (rows) => rows.map((row) => row.key),
       run: (batches) => this.insertMissingMany(batches),
       runOne: async (batch) => (await this.insertMissingMany([batch]))[0]!,
     })
@@ -226,22 +224,23 @@ export class TaskRepository {
    * are, in one statement whatever the batch size (concurrent batches share statements), unless
    * `batchSize` (the batch's item count) is over the batchMaxItems setting, read in that same
    * statement: then nothing is written. `requests` must hold distinct keys. Returns the setting
-   * it applied and, when the batch was written, the outcome per key.
+   * it applied and the outcome per key of what was written.
    */
   async insertMissing(userId: number, requests: SubscriptionRequest[], batchSize: number): Promise<BatchInsertResult> {
     const rows = requests.map((request) => {
       const key = taskKey(request.carrierCode, request.trackingNumber)
-      return { userId, request, taskKey: key, key: `${userId}\u0000${key}`, batchSize }
+      return { userId, request, taskKey: key, key: userTaskKey(userId, key), batchSize }
     })
-    const { batchMaxItems, outcomes } = await this.batches.submit({ rows, batchSize })
-    return { batchMaxItems, outcomes: outcomes && new Map(rows.map((row, i) => [row.taskKey, outcomes[i]!])) }
+    const { batchMaxItems, outcomes } = await this.batches.submit(rows)
+    const written = rows.flatMap((row, i) => (outcomes[i] ? [[row.taskKey, outcomes[i]] as const] : []))
+    return { batchMaxItems, outcomes: new Map(written) }
   }
 
-  private async insertMissingMany(batches: BatchInsert[]): Promise<GroupedInsertResult[]> {
+  private async insertMissingMany(batches: BatchRow[][]): Promise<GroupedInsertResult[]> {
     const outcomes = new Map<string, InsertOutcome>()
     let batchMaxItems = 0
     // Lock order by key, so that two statements sharing tasks cannot deadlock each other.
-    let pending = batches.flatMap((batch) => batch.rows).sort(lockOrder)
+    let pending = batches.flat().sort(lockOrder)
     // A task committed by a concurrent request after this statement's snapshot is skipped by
     // ON CONFLICT yet invisible to the lookup; such items come back without an id and are asked
     // again (the next statement sees them). Their batch was let through by the first statement's
@@ -272,10 +271,7 @@ export class TaskRepository {
       pending = next
     }
     if (pending.length > 0) throw new Error(`batch subscribe could not settle ${pending.length} item(s)`)
-    return batches.map(({ rows, batchSize }) => ({
-      batchMaxItems,
-      outcomes: batchSize > batchMaxItems ? undefined : rows.map((row) => outcomes.get(row.key)!),
-    }))
+    return batches.map((rows) => ({ batchMaxItems, outcomes: rows.map((row) => outcomes.get(row.key)) }))
   }
 
   /** The user's task with this id; another user's task is as absent as a missing one. */
