@@ -19,10 +19,10 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return new Database(createPool(options.databaseUrl, options.poolSize), 'postgres')
   try {
-    // One connection: PGlite runs one query at a time anyway, and its socket server multiplexes
-    // connections message by message, so two connections' extended-protocol exchanges (parse,
-    // bind, execute) could interleave under load and lose answers. Requests queue in the pool
-    // instead. The other connections are for the CLI, which may attach while the service runs.
+    // One connection: PGlite runs one statement at a time anyway, and the service's prepared
+    // statements live in PGlite's one session, which a second connection of ours would share
+    // without its client knowing them. Requests queue in the pool instead. The other
+    // connections are for the CLI, which may attach while the service runs.
     const embedded = await startEmbeddedPostgres({ dataDir: options.dataDir, maxConnections: 8 })
     return new Database(ownEmbeddedPool(embedded.connectionString), 'embedded', () => embedded.stop(), { prepared: true })
   } catch (error) {
