@@ -1,6 +1,6 @@
 import type { StandardStatus, WebhookStatus } from '../domain/statuses'
 import type { SubscriptionRequest } from '../domain/subscription-input'
-import type { Address, TrackingEvent, TrackingTask, WebhookSummary } from '../domain/tracking-task'
+import { eventFromJson, type Address, type TaskView, type TrackingEventJson, type TrackingTask, type WebhookSummary } from '../domain/tracking-task'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
 import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL } from './task.sql'
@@ -38,8 +38,13 @@ export interface TaskRow {
   origin_address: Address
   destination_address: Address
   /** Built by json_agg: timestamps arrive as strings. */
-  events: (Omit<TrackingEvent, 'eventTime'> & { eventTime: string })[]
+  events: TrackingEventJson[]
   latest_webhook: (Omit<WebhookSummary, 'nextRetryAt' | 'lastAttemptAt'> & { status: WebhookStatus; nextRetryAt: string | null; lastAttemptAt: string | null }) | null
+}
+
+/** What the query statements return: the events as the text kept on the row. */
+export interface TaskViewRow extends Omit<TaskRow, 'events'> {
+  events_json: string
 }
 
 function toDate(value: string | null): Date | null {
@@ -47,6 +52,14 @@ function toDate(value: string | null): Date | null {
 }
 
 export function toTask(row: TaskRow): TrackingTask {
+  return { ...toTaskHead(row), events: row.events.map(eventFromJson) }
+}
+
+function toTaskView(row: TaskViewRow): TaskView {
+  return { ...toTaskHead(row), eventsJson: row.events_json }
+}
+
+function toTaskHead(row: Omit<TaskRow, 'events'>): Omit<TrackingTask, 'events'> {
   return {
     taskId: row.id,
     carrierCode: row.carrier_code,
@@ -57,7 +70,6 @@ export function toTask(row: TaskRow): TrackingTask {
     estimatedDeliveryAt: row.estimated_delivery_at,
     originAddress: row.origin_address,
     destinationAddress: row.destination_address,
-    events: row.events.map((e) => ({ ...e, eventTime: new Date(e.eventTime) })),
     latestWebhook: row.latest_webhook && {
       ...row.latest_webhook,
       nextRetryAt: toDate(row.latest_webhook.nextRetryAt),
@@ -126,8 +138,8 @@ export class TaskRepository {
    * Concurrent queries, grouped the same way: a statement's fixed cost (a round trip, and on the
    * embedded database PGlite's per-statement work) was most of a query's cost.
    */
-  private readonly byId: Coalescer<ByIdQuery, TrackingTask | undefined>
-  private readonly byNumber: Coalescer<ByNumberQuery, TrackingTask | undefined>
+  private readonly byId: Coalescer<ByIdQuery, TaskView | undefined>
+  private readonly byNumber: Coalescer<ByNumberQuery, TaskView | undefined>
 
   constructor(private readonly db: Database) {
     this.upserts = new Coalescer<UpsertRequest, UpsertOutcome>({
@@ -162,19 +174,19 @@ export class TaskRepository {
   }
 
   /** A kind of lookup: one statement for a lone query, one for a group (answers by `ord`). */
-  private lookups<Q>(many: (queries: Q[]) => Statement, one: (query: Q) => Statement): Coalescer<Q, TrackingTask | undefined> {
-    return new Coalescer<Q, TrackingTask | undefined>({
+  private lookups<Q>(many: (queries: Q[]) => Statement, one: (query: Q) => Statement): Coalescer<Q, TaskView | undefined> {
+    return new Coalescer<Q, TaskView | undefined>({
       maxInFlight: READS_IN_FLIGHT,
       maxGroup: 100,
       run: async (queries) => {
-        const rows = await this.db.query<TaskRow & { ord: number }>(...many(queries))
-        const answers: (TrackingTask | undefined)[] = new Array(queries.length).fill(undefined)
-        for (const row of rows) answers[row.ord - 1] = toTask(row)
+        const rows = await this.db.query<TaskViewRow & { ord: number }>(...many(queries))
+        const answers: (TaskView | undefined)[] = new Array(queries.length).fill(undefined)
+        for (const row of rows) answers[row.ord - 1] = toTaskView(row)
         return answers
       },
       runOne: async (query) => {
-        const [row] = await this.db.query<TaskRow>(...one(query))
-        return row && toTask(row)
+        const [row] = await this.db.query<TaskViewRow>(...one(query))
+        return row && toTaskView(row)
       },
     })
   }
@@ -275,12 +287,12 @@ export class TaskRepository {
   }
 
   /** The user's task with this id; another user's task is as absent as a missing one. */
-  findById(userId: number, taskId: number): Promise<TrackingTask | undefined> {
+  findById(userId: number, taskId: number): Promise<TaskView | undefined> {
     return this.byId.submit({ userId, taskId })
   }
 
   /** The user's newest task (largest id) with this tracking number, at any carrier. */
-  findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TrackingTask | undefined> {
+  findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TaskView | undefined> {
     return this.byNumber.submit({ userId, trackingNumber })
   }
 }

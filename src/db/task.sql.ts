@@ -5,14 +5,16 @@
  */
 
 /**
- * The events of the task `taskId` (an SQL expression) as the interface shows them, in eventTime
- * order: what tracking_tasks.events_view holds (migration 0004). The refresh rewrites the column
- * with this whenever a task gains events.
+ * The events of the task `taskId` (an SQL expression) exactly as the query endpoint sends them, in
+ * eventTime order: what tracking_tasks.events_view holds (migrations 0004, 0008). eventTime is
+ * written as JavaScript's toISOString writes it (UTC, milliseconds), since the column's text goes
+ * into the answer as it is. The refresh rewrites the column with this whenever a task gains events.
  */
 export const eventsViewOf = (taskId: string) => `
   COALESCE((
     SELECT json_agg(json_build_object(
-             'eventTime', e.event_time, 'eventCode', e.event_code, 'status', e.status,
+             'eventTime', to_char(e.event_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             'eventCode', e.event_code, 'status', e.status,
              'statusInfo', e.status_info, 'description', e.description,
              'exceptionDescription', e.exception_description, 'country', e.country,
              'state', e.state, 'city', e.city, 'postalCode', e.postal_code, 'address', e.address)
@@ -21,15 +23,17 @@ export const eventsViewOf = (taskId: string) => `
      WHERE e.task_id = ${taskId}
   ), '[]'::json)`
 
-/** The columns of a TaskRow that `tracking_tasks t` holds itself (all but latest_webhook). */
-export const TASK_VIEW_COLUMNS = `
+const TASK_COLUMNS = `
   t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status,
-  t.carrier_status, t.estimated_delivery_at, t.origin_address, t.destination_address,
-  t.events_view AS events`
+  t.carrier_status, t.estimated_delivery_at, t.origin_address, t.destination_address`
 
-// One round trip per query: the task with its events (kept ready on the row) and its newest delivery.
+/** The columns of a TaskRow that `tracking_tasks t` holds itself (all but latest_webhook). */
+export const TASK_VIEW_COLUMNS = `${TASK_COLUMNS}, t.events_view AS events`
+
+// One round trip per query: the task with its events (kept ready on the row, and read as text:
+// they go into the answer as they are) and its newest delivery. Rows are TaskViewRows.
 const SELECT_TASK = `
-  SELECT ${TASK_VIEW_COLUMNS},
+  SELECT ${TASK_COLUMNS}, t.events_view::text AS events_json,
          (
            SELECT json_build_object(
                     'status', d.status, 'attemptCount', d.attempt_count,

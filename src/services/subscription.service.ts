@@ -2,7 +2,7 @@ import { AppError, describeFieldErrors } from '../domain/errors'
 import type { StandardStatus } from '../domain/statuses'
 import { validateSubscription, type SubscriptionRequest } from '../domain/subscription-input'
 import { parseTaskQuery } from '../domain/task-query'
-import type { TrackingTask } from '../domain/tracking-task'
+import type { TaskView } from '../domain/tracking-task'
 import type { SettingsRepository } from '../db/settings.repository'
 import { taskKey, type InsertOutcome, type TaskRepository } from '../db/task.repository'
 import { BATCH_MAX_ITEMS_LIMIT } from './settings.service'
@@ -107,7 +107,7 @@ export class SubscriptionService {
     return results
   }
 
-  async find(userId: number, query: { taskId?: unknown; trackingNumber?: unknown }): Promise<TrackingTask> {
+  async find(userId: number, query: { taskId?: unknown; trackingNumber?: unknown }): Promise<TaskView> {
     const parsed = parseTaskQuery(query)
     if (!parsed.ok) throw new AppError('validation_error', describeFieldErrors(parsed.details), parsed.details)
     const { lookup } = parsed
