@@ -197,15 +197,17 @@ async function send(request: HostileRequest): Promise<{ status: number; body: st
 /**
  * For what fetch will not send: oversized headers and bodies, broken HTTP. A server that answers
  * early and closes can make our write fail with a reset that also swallows its answer (seen for
- * oversized bodies and headers alike); then the request is sent again, up to three times (the
- * process must still be up to answer).
+ * oversized bodies and headers alike); then the request is sent again, up to ten times (the
+ * process must still be up to answer). Three were not enough in CI with the crash suite running
+ * beside it (EPIPE three times in a row, once).
  */
 async function raw(payload: string): Promise<{ status: number; body: string }> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await rawOnce(payload)
     } catch (error) {
-      if (attempt === 3) throw error
+      if (attempt === 10) throw error
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
     }
   }
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
@@ -18,13 +19,36 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>
 }
 
+/**
+ * A port for a child process to listen on, chosen outside the kernel's ephemeral range. A port
+ * from listen(0) is handed out again by the next listen(0) once closed: a service whose built-in
+ * simulator listened on port 0 was given the very port the test had picked for it, and failed to
+ * start with EADDRINUSE (CI, server.test.ts). Below the range, no port-0 listener can take it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const [low] = ephemeralRange()
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000))
+    if (await canListen(port)) return port
+  }
+  throw new Error('no free port below the ephemeral range')
+}
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
+    if (low! > 11_000 && high! >= low!) return [low!, high!]
+  } catch {
+    // not Linux: its default range
+  }
+  return [32_768, 60_999]
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))))
-    })
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
   })
 }
 
