@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { AppError } from '../domain/errors'
+import type { StatementNames } from './embedded/statement-names'
 
 // int8 ids and counts as numbers: ids stay far below 2^53, and the interface types them as uint.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
@@ -18,20 +19,25 @@ export interface Queryable {
 export class Database {
   /**
    * Whether named statements are used. Always on PostgreSQL. On the embedded database only for
-   * the service's own connection: every socket connection shares PGlite's one session, so a
-   * client attached beside it (the CLI) must not prepare names the service also uses.
+   * the service's own connections, each under names of its own (`names`): every socket
+   * connection shares PGlite's one session, so a client attached beside them (the CLI) must not
+   * prepare names the service also uses.
    */
   readonly prepared: boolean
+  /** Per-connection names, for a pool whose connections share one session (the embedded database). */
+  private readonly names: StatementNames | undefined
 
   constructor(
     readonly pool: pg.Pool,
     readonly kind: DatabaseKind,
     private readonly onClose: () => Promise<void> = async () => {},
-    options: { prepared?: boolean } = {},
+    options: { prepared?: boolean; names?: StatementNames } = {},
   ) {
     this.prepared = options.prepared ?? kind === 'postgres'
+    const names = (this.names = options.names)
     // An idle client whose server went away emits here; without a listener the process dies.
     pool.on('error', () => {})
+    if (names) pool.on('remove', (client) => names.release(client))
   }
 
   /**
@@ -45,6 +51,7 @@ export class Database {
    */
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<R[]> {
     try {
+      if (name && this.prepared && this.names) return await this.onOwnConnection<R>(text, values, name)
       const result = await this.pool.query<R>(this.statement(text, values, name))
       return result.rows
     } catch (error) {
@@ -52,8 +59,24 @@ export class Database {
     }
   }
 
-  private statement(text: string, values: unknown[] | undefined, name: string | undefined): pg.QueryConfig {
-    return name && this.prepared ? { name, text, values } : { text, values }
+  /** A named statement whose name depends on the connection: taken from the pool by hand. */
+  private async onOwnConnection<R extends pg.QueryResultRow>(text: string, values: unknown[] | undefined, name: string): Promise<R[]> {
+    const client = await this.pool.connect()
+    let broken: Error | undefined
+    try {
+      return (await client.query<R>(this.statement(text, values, name, client))).rows
+    } catch (error) {
+      // An error the database answered with leaves the connection usable; any other may not.
+      if (!(error instanceof pg.DatabaseError)) broken = error instanceof Error ? error : new Error(String(error))
+      throw error
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  private statement(text: string, values: unknown[] | undefined, name: string | undefined, client?: pg.ClientBase): pg.QueryConfig {
+    if (!name || !this.prepared) return { text, values }
+    return { name: this.names ? this.names.nameFor(client!, name) : name, text, values }
   }
 
   /** Runs `work` in one transaction. Keep it short: never call a carrier or a webhook inside. */
@@ -67,7 +90,7 @@ export class Database {
     try {
       await client.query('BEGIN')
       const c = client
-      const result = await work({ query: (text, values, name) => c.query(this.statement(text, values, name)) })
+      const result = await work({ query: (text, values, name) => c.query(this.statement(text, values, name, c)) })
       await client.query('COMMIT')
       return result
     } catch (error) {

@@ -1,18 +1,17 @@
 import type { Database } from '../../src/db/database'
 
-/** Counts the statements `db`'s pool sends while `work` runs (the real pool, just observed). */
+/** Counts the statements `db` runs outside transactions while `work` runs (the real database, just observed). */
 export async function countStatements(db: Database, work: () => Promise<unknown>): Promise<number> {
-  const pool = db.pool
-  const original = pool.query.bind(pool)
+  const original = db.query
   let count = 0
-  pool.query = ((...args: Parameters<typeof original>) => {
+  db.query = ((...args: Parameters<typeof original>) => {
     count++
-    return original(...args)
-  }) as typeof pool.query
+    return original.apply(db, args)
+  }) as typeof db.query
   try {
     await work()
   } finally {
-    pool.query = original
+    db.query = original
   }
   return count
 }
