@@ -26,7 +26,7 @@ export interface ServiceProcess {
  * start with EADDRINUSE (CI, server.test.ts). Below the range, no port-0 listener can take it.
  */
 export async function freePort(): Promise<number> {
-  const [low] = ephemeralRange()
+  const low = lowestEphemeralPort()
   for (let tries = 0; tries < 50; tries++) {
     const port = 10_000 + Math.floor(Math.random() * (low - 10_000))
     if (await canListen(port)) return port
@@ -34,14 +34,14 @@ export async function freePort(): Promise<number> {
   throw new Error('no free port below the ephemeral range')
 }
 
-function ephemeralRange(): [number, number] {
+function lowestEphemeralPort(): number {
   try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
-    if (low! > 11_000 && high! >= low!) return [low!, high!]
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0])
+    if (low > 11_000) return low
   } catch {
     // not Linux: its default range
   }
-  return [32_768, 60_999]
+  return 32_768
 }
 
 function canListen(port: number): Promise<boolean> {
