@@ -33,6 +33,16 @@ describe('validateSubscription', () => {
     expect(validateSubscription({ ...valid, callbackUrl })).toMatchObject({ ok: false, error: 'validation_error' })
   })
 
+  it('judges each URL on its own, however the URLs before it were judged', () => {
+    // The verdict of the last URL is remembered (batch items share one): it must never leak.
+    const verdicts = ['https://a.example/1', 'https:/bad', 'https:/bad', 'https://a.example/1', 'https://a.example/1', 'https:/bad', 42, 42, 'https://a.example/2'].map(
+      (callbackUrl) => validateSubscription({ ...valid, callbackUrl }),
+    )
+    expect(verdicts.map((v) => v.ok)).toEqual([true, false, false, true, true, false, false, false, true])
+    expect(verdicts[2]).toEqual(verdicts[1])
+    expect(verdicts[7]).toMatchObject({ ok: false, details: [{ field: 'callbackUrl', message: 'must be a string' }] })
+  })
+
   it('counts length in code points', () => {
     expect(validateSubscription({ ...valid, externalReferenceNo: '😀'.repeat(128) }).ok).toBe(true)
     expect(validateSubscription({ ...valid, externalReferenceNo: '😀'.repeat(129) }).ok).toBe(false)
