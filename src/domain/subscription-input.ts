@@ -68,7 +68,10 @@ let lastUrlProblem: string | undefined
 function callbackUrlProblem(value: unknown): string | undefined {
   if (typeof value === 'string' && value === lastUrl) return lastUrlProblem
   const problem = judgeCallbackUrl(value)
-  if (typeof value === 'string') [lastUrl, lastUrlProblem] = [value, problem]
+  if (typeof value === 'string') {
+    lastUrl = value
+    lastUrlProblem = problem
+  }
   return problem
 }
 

@@ -111,9 +111,9 @@ export function eventFromJson(event: TrackingEventJson): TrackingEvent {
   return { ...event, eventTime: new Date(event.eventTime) }
 }
 
-/** The events of a view as objects. */
-export function eventsOf(view: TaskView): TrackingEvent[] {
-  return (JSON.parse(view.eventsJson) as TrackingEventJson[]).map(eventFromJson)
+/** The task a view describes, with its events as objects. */
+export function taskOfView({ eventsJson, ...head }: TaskView): TrackingTask {
+  return { ...head, events: (JSON.parse(eventsJson) as TrackingEventJson[]).map(eventFromJson) }
 }
 
 /**

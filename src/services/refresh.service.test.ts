@@ -4,7 +4,7 @@ import { FedexClient } from '../carriers/fedex/fedex.client'
 import { UparcelClient } from '../carriers/uparcel/uparcel.client'
 import { RefreshRepository } from '../db/refresh.repository'
 import { eventsViewOf } from '../db/task.sql'
-import { eventsOf } from '../domain/tracking-task'
+import { taskOfView } from '../domain/tracking-task'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
@@ -72,10 +72,7 @@ async function taskRow(id: number) {
   return row as Record<string, unknown>
 }
 
-const query = async (taskId: number) => {
-  const view = await t.services.subscriptions.find(userId, { taskId: String(taskId) })
-  return { ...view, events: eventsOf(view) }
-}
+const query = async (taskId: number) => taskOfView(await t.services.subscriptions.find(userId, { taskId: String(taskId) }))
 
 describe.each(['FEDEX', 'UPARCEL'])('refreshing %s tasks', (carrier) => {
   it('follows a story from label to delivered: events merged without duplicates, one notification per change, polling stops at the end', async () => {

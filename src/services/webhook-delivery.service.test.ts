@@ -3,7 +3,7 @@ import { Registry } from 'prom-client'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
-import { eventsOf } from '../domain/tracking-task'
+import { taskOfView } from '../domain/tracking-task'
 import { statusChangedPayload } from '../domain/webhook-payload'
 import { ServiceMetrics } from '../observability/metrics'
 import { WebhookHttp } from '../webhooks/webhook-http'
@@ -58,8 +58,7 @@ let seq = 0
 async function notification(callbackUrl: string, owner = user): Promise<{ taskId: number; webhookId: string }> {
   const trackingNumber = `WH${Date.now()}${++seq}`
   const { taskId } = await t.services.subscriptions.subscribe(owner.userId, { carrierCode: 'FEDEX', trackingNumber, callbackUrl })
-  const view = await t.services.subscriptions.find(owner.userId, { taskId: String(taskId) })
-  const task = { ...view, events: eventsOf(view) }
+  const task = taskOfView(await t.services.subscriptions.find(owner.userId, { taskId: String(taskId) }))
   const webhookId = `msg_${randomBytes(8).toString('hex')}`
   const payload = statusChangedPayload({ ...task, standardStatus: 'in_transit', carrierStatus: 'Picked up' }, { standardStatus: 'pending', carrierStatus: '' }, new Date())
   await t.db.query(`INSERT INTO webhook_deliveries (task_id, webhook_id, payload, next_attempt_at) VALUES ($1, $2, $3, now())`, [taskId, webhookId, JSON.stringify(payload)])
