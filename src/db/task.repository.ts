@@ -1,6 +1,7 @@
 import type { StandardStatus, WebhookStatus } from '../domain/statuses'
 import type { SubscriptionRequest } from '../domain/subscription-input'
 import { eventFromJson, type Address, type TaskView, type TrackingEventJson, type TrackingTask, type WebhookSummary } from '../domain/tracking-task'
+import { intArray, textArray } from './array-literal'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
 import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL } from './task.sql'
@@ -164,11 +165,11 @@ export class TaskRepository {
       runOne: async (batch) => (await this.insertMissingMany([batch]))[0]!,
     })
     this.byId = this.lookups<ByIdQuery>(
-      (queries) => [TASKS_BY_ID_MANY_SQL, [queries.map((q) => q.userId), queries.map((q) => q.taskId)], 'tasks_by_id_many'],
+      (queries) => [TASKS_BY_ID_MANY_SQL, [intArray(queries.map((q) => q.userId)), intArray(queries.map((q) => q.taskId))], 'tasks_by_id_many'],
       ({ userId, taskId }) => [TASK_BY_ID_SQL, [userId, taskId], 'task_by_id'],
     )
     this.byNumber = this.lookups<ByNumberQuery>(
-      (queries) => [TASKS_BY_NUMBER_MANY_SQL, [queries.map((q) => q.userId), queries.map((q) => q.trackingNumber)], 'tasks_by_number_many'],
+      (queries) => [TASKS_BY_NUMBER_MANY_SQL, [intArray(queries.map((q) => q.userId)), textArray(queries.map((q) => q.trackingNumber))], 'tasks_by_number_many'],
       ({ userId, trackingNumber }) => [TASK_BY_NUMBER_SQL, [userId, trackingNumber], 'task_by_number'],
     )
   }
@@ -219,11 +220,11 @@ export class TaskRepository {
               updated_at = now()
        RETURNING id, user_id, carrier_code, tracking_number, standard_status, (xmax = 0) AS created`,
       [
-        sorted.map((r) => r.userId),
-        sorted.map((r) => r.carrierCode),
-        sorted.map((r) => r.trackingNumber),
-        sorted.map((r) => r.callbackUrl),
-        sorted.map((r) => r.externalReferenceNo),
+        intArray(sorted.map((r) => r.userId)),
+        textArray(sorted.map((r) => r.carrierCode)),
+        textArray(sorted.map((r) => r.trackingNumber)),
+        textArray(sorted.map((r) => r.callbackUrl)),
+        textArray(sorted.map((r) => r.externalReferenceNo)),
       ],
       'task_upsert_many',
     )
@@ -261,12 +262,12 @@ export class TaskRepository {
       const rows = await this.db.query<InsertRow>(
         INSERT_MISSING_SQL,
         [
-          pending.map((r) => r.userId),
-          pending.map((r) => r.request.carrierCode),
-          pending.map((r) => r.request.trackingNumber),
-          pending.map((r) => r.request.callbackUrl),
-          pending.map((r) => r.request.externalReferenceNo),
-          pending.map((r) => (round === 0 ? r.batchSize : 0)),
+          intArray(pending.map((r) => r.userId)),
+          textArray(pending.map((r) => r.request.carrierCode)),
+          textArray(pending.map((r) => r.request.trackingNumber)),
+          textArray(pending.map((r) => r.request.callbackUrl)),
+          textArray(pending.map((r) => r.request.externalReferenceNo)),
+          intArray(pending.map((r) => (round === 0 ? r.batchSize : 0))),
         ],
         'task_insert_missing',
       )
