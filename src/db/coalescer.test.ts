@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { Coalescer } from './coalescer'
 
 /** A statement that takes as long as the test says, and records every group it was given. */
-function harness(options: { maxInFlight?: number; maxGroup?: number; failGroups?: unknown; keyless?: boolean; sized?: boolean } = {}) {
+function harness(
+  options: { maxInFlight?: number; maxGroup?: number; failGroups?: unknown; keyless?: boolean; sized?: boolean; gather?: { ms: number; enough: number } } = {},
+) {
   const groups: string[][] = []
   const singles: string[] = []
   const releases: (() => void)[] = []
@@ -12,6 +14,7 @@ function harness(options: { maxInFlight?: number; maxGroup?: number; failGroups?
     // 'a:1' touches key a; 'a+b:1' touches a and b. With `sized`, 'a:3' holds 3 rows.
     ...(options.keyless ? {} : { keys: (item: string) => item.split(':')[0]!.split('+') }),
     ...(options.sized ? { size: (item: string) => Number(item.split(':')[1]) } : {}),
+    ...(options.gather ? { gather: options.gather } : {}),
     run: async (items) => {
       groups.push(items)
       await new Promise<void>((r) => releases.push(r))
@@ -111,6 +114,36 @@ describe('Coalescer', () => {
       ['c:3', 'f:1'],
     ])
     expect(h.singles).toEqual(['a:1', 'e:9'])
+  })
+
+  it('with gather, a call that finds a group running waits for others to join it before taking the free slot', async () => {
+    const h = harness({ maxInFlight: 2, gather: { ms: 30, enough: 3 } })
+    const first = h.coalescer.submit('a:1')
+    // The coalescer was idle: the lone call left at once.
+    expect(h.singles).toEqual(['a:1'])
+    const second = h.coalescer.submit('b:1')
+    await new Promise((r) => setTimeout(r, 5))
+    expect(h.groups).toEqual([])
+    const third = h.coalescer.submit('c:1')
+    await new Promise((r) => setTimeout(r, 60))
+    // The first call still runs; the other two took the free slot together once the wait was over.
+    expect(h.groups).toEqual([['b:1', 'c:1']])
+    await h.releaseAll()
+    expect(await Promise.all([first, second, third])).toEqual(['ok a:1', 'ok b:1', 'ok c:1'])
+  })
+
+  it('with gather, the queue leaves at once when enough rows wait, or when no group runs any more', async () => {
+    const h = harness({ maxInFlight: 2, sized: true, gather: { ms: 60_000, enough: 4 } })
+    const calls = ['a:1', 'b:2', 'c:2'].map((i) => h.coalescer.submit(i))
+    // b waited behind the running a; c brought the queue to 4 rows, so both left without the wait.
+    expect(h.singles).toEqual(['a:1'])
+    expect(h.groups).toEqual([['b:2', 'c:2']])
+    const late = h.coalescer.submit('d:1')
+    expect(h.singles).toEqual(['a:1'])
+    await h.releaseAll()
+    // Once nothing ran, d left: the minute it would have waited never passed.
+    expect(await Promise.all([...calls, late])).toEqual(['ok a:1', 'ok b:2', 'ok c:2', 'ok d:1'])
+    expect(h.singles).toEqual(['a:1', 'd:1'])
   })
 
   it('when a group fails, runs each call alone so that only the failing one sees an error', async () => {

@@ -8,7 +8,8 @@ import { AppError } from '../domain/errors'
  * A call leaves at once when fewer than `maxInFlight` groups are running, so a lone request
  * never waits. Otherwise it queues, and the queue leaves as one group (at most `maxGroup`
  * calls, or rows when `size` says how many rows a call holds) the moment a running group
- * finishes: the busier the service, the larger the groups.
+ * finishes: the busier the service, the larger the groups. With `gather`, a call that finds a
+ * group running and a slot free waits a moment for others to join it (see `gather`).
  *
  * Calls sharing a key (writes say which rows they touch; reads give no keys) never share a
  * group and never run at the same time (a multi-row upsert cannot touch one row twice): a later
@@ -26,6 +27,14 @@ export interface CoalescerOptions<I, O> {
   maxGroup: number
   /** How many rows a call holds (1 by default). */
   size?(item: I): number
+  /**
+   * While a group is running, calls wait up to `ms` for others before taking a free slot, unless
+   * `enough` rows are queued already; on an idle coalescer a call still leaves at once. Calls
+   * arrive in bursts under load (the answers of one group bring their clients' next requests):
+   * without it, the first of a burst took the free slot alone and the rest queued behind it, and
+   * half the statements carried a single batch.
+   */
+  gather?: { ms: number; enough: number }
   /** Calls sharing a key are kept apart (writes to one row). Without it calls are independent (reads). */
   keys?(item: I): readonly string[]
   /** One statement for all `items`; answers in the same order. */
@@ -44,20 +53,27 @@ interface Pending<I, O> {
 
 export class Coalescer<I, O> {
   private queue: Pending<I, O>[] = []
+  private queuedSize = 0
   private readonly busyKeys = new Set<string>()
   private inFlight = 0
+  private gatherTimer: NodeJS.Timeout | undefined
+  /** Set while the gather timer's pump runs: the wait is over. */
+  private gathered = false
 
   constructor(private readonly options: CoalescerOptions<I, O>) {}
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, keys: this.options.keys?.(item) ?? [], size: this.options.size?.(item) ?? 1, resolve, reject })
+      const size = this.options.size?.(item) ?? 1
+      this.queue.push({ item, keys: this.options.keys?.(item) ?? [], size, resolve, reject })
+      this.queuedSize += size
       this.pump()
     })
   }
 
   private pump(): void {
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
+      if (this.waitsForMore()) return
       const group = this.takeGroup()
       if (group.length === 0) return
       this.inFlight++
@@ -70,6 +86,23 @@ export class Coalescer<I, O> {
         handOut()
       })
     }
+  }
+
+  /** Whether the queue stays to gather more calls (see `gather`); the timer pumps it later. */
+  private waitsForMore(): boolean {
+    const gather = this.options.gather
+    if (gather && this.inFlight > 0 && !this.gathered && this.queuedSize < gather.enough) {
+      this.gatherTimer ??= setTimeout(() => {
+        this.gatherTimer = undefined
+        this.gathered = true
+        this.pump()
+        this.gathered = false
+      }, gather.ms)
+      return true
+    }
+    clearTimeout(this.gatherTimer)
+    this.gatherTimer = undefined
+    return false
   }
 
   /** The oldest queued calls whose keys are free and that fit, in queue order. */
@@ -91,6 +124,7 @@ export class Coalescer<I, O> {
       }
     }
     this.queue = rest
+    this.queuedSize -= size
     return group
   }
 
