@@ -32,7 +32,7 @@ export interface CoalescerOptions<I, O> {
    * `enough` rows are queued already; on an idle coalescer a call still leaves at once. Calls
    * arrive in bursts under load (the answers of one group bring their clients' next requests):
    * without it, the first of a burst took the free slot alone and the rest queued behind it, and
-   * half the statements carried a single batch.
+   * two thirds of the statements carried a single batch.
    */
   gather?: { ms: number; enough: number }
   /** Calls sharing a key are kept apart (writes to one row). Without it calls are independent (reads). */
