@@ -53,27 +53,23 @@ interface Pending<I, O> {
 
 export class Coalescer<I, O> {
   private queue: Pending<I, O>[] = []
-  private queuedSize = 0
   private readonly busyKeys = new Set<string>()
   private inFlight = 0
   private gatherTimer: NodeJS.Timeout | undefined
-  /** Set while the gather timer's pump runs: the wait is over. */
-  private gathered = false
 
   constructor(private readonly options: CoalescerOptions<I, O>) {}
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      const size = this.options.size?.(item) ?? 1
-      this.queue.push({ item, keys: this.options.keys?.(item) ?? [], size, resolve, reject })
-      this.queuedSize += size
+      this.queue.push({ item, keys: this.options.keys?.(item) ?? [], size: this.options.size?.(item) ?? 1, resolve, reject })
       this.pump()
     })
   }
 
-  private pump(): void {
+  /** Sends what may leave now; `waited` when the gather wait is over (see `gather`). */
+  private pump(waited = false): void {
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
-      if (this.waitsForMore()) return
+      if (!waited && this.waitsForMore()) return
       const group = this.takeGroup()
       if (group.length === 0) return
       this.inFlight++
@@ -91,12 +87,10 @@ export class Coalescer<I, O> {
   /** Whether the queue stays to gather more calls (see `gather`); the timer pumps it later. */
   private waitsForMore(): boolean {
     const gather = this.options.gather
-    if (gather && this.inFlight > 0 && !this.gathered && this.queuedSize < gather.enough) {
+    if (gather && this.inFlight > 0 && this.queue.reduce((rows, call) => rows + call.size, 0) < gather.enough) {
       this.gatherTimer ??= setTimeout(() => {
         this.gatherTimer = undefined
-        this.gathered = true
-        this.pump()
-        this.gathered = false
+        this.pump(true)
       }, gather.ms)
       return true
     }
@@ -124,7 +118,6 @@ export class Coalescer<I, O> {
       }
     }
     this.queue = rest
-    this.queuedSize -= size
     return group
   }
 
