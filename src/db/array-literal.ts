@@ -6,8 +6,9 @@
  * only a backslash or a double quote needs escaping, and most texts hold neither.
  */
 export function textArray(values: readonly string[]): string {
-  if (values.every((value) => !value.includes('"') && !value.includes('\\'))) return values.length === 0 ? '{}' : `{"${values.join('","')}"}`
-  return `{${values.map((value) => `"${value.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`
+  if (values.length === 0) return '{}'
+  const plain = values.every((value) => !value.includes('"') && !value.includes('\\'))
+  return plain ? `{"${values.join('","')}"}` : `{${values.map((value) => `"${value.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`
 }
 
 /** An array literal of integers (ids, counts): nothing to quote. */
