@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ['test/faults/**/*.test.ts'],
     pool: 'forks',
+    globalSetup: ['test/support/global-setup.ts'],
     fileParallelism: false,
     testTimeout: 180_000,
     hookTimeout: 120_000,

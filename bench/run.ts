@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { cpus, tmpdir, totalmem } from 'node:os'
-import { join } from 'node:path'
+import { cpus, totalmem } from 'node:os'
 import pg from 'pg'
-import { readLock } from '../src/db/embedded/data-dir-lock'
-import { connectionStringForPort } from '../src/db/embedded/embedded-postgres'
-import { eventsViewOf } from '../src/db/task.sql'
+import { runningServerUrl } from '../src/db/embedded/embedded-server'
+import { eventsViewOf } from '../src/db/events-view'
 import { CarrierSimulator } from '../src/simulator/simulator'
+import { tempDataDir } from '../test/support/run-database'
 import { freePort, startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { load, warmLoad } from './load'
@@ -18,18 +18,16 @@ import { load, warmLoad } from './load'
  * in time. Prints a markdown table (docs/performance.md keeps the latest).
  *
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
- *                    [--api-only x | --workers-only x] [--only subscribe,batch,query]
+ *                    [--api-only x | --workers-only x] [--only subscribe,batch,query,list]
  */
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith('--') ? [[a.slice(2), all[i + 1] ?? '']] : [])))
 const SECONDS = Number(args.get('seconds') ?? 8)
 const DBS = (args.get('db') ?? 'both') === 'both' ? ['postgres', 'embedded'] : [args.get('db')!]
-const LARGE_PG = Number(args.get('large') ?? 1_000_000)
-// PGlite seeds and holds 10 events per task in WebAssembly memory: a smaller "large" there.
-const LARGE_EMBEDDED = Number(args.get('large-embedded') ?? 100_000)
+const LARGE = Number(args.get('large') ?? 1_000_000)
 // The API figures to measure (all by default): for a quick look at one of them.
 const ONLY = args.get('only')?.split(',')
-const measures = (figure: 'subscribe' | 'batch' | 'query') => !ONLY || ONLY.includes(figure)
+const measures = (figure: 'subscribe' | 'batch' | 'query' | 'list') => !ONLY || ONLY.includes(figure)
 const ADMIN_TOKEN = 'bench-admin-token-0000'
 const rows: string[][] = []
 
@@ -40,6 +38,28 @@ function row(db: string, figure: string, value: string, ceiling: string, ratio: 
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
+/** Proportional set size in MiB (shared pages counted once across the processes that share them). */
+const pss = (pid: number) => {
+  try {
+    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024
+  } catch {
+    return 0 // gone meanwhile (a backend whose connection closed)
+  }
+}
+/** The embedded server's processes: the postmaster and its children. */
+function serverPids(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(`${dataDir}/postgresql/postmaster.pid`, 'utf8').split('\n')[0])
+  let children: number[] = []
+  try {
+    children = execFileSync('pgrep', ['-P', String(postmaster)]).toString().trim().split('\n').map(Number)
+  } catch {
+    // none
+  }
+  return [postmaster, ...children]
+}
+/** What a service costs: its own PSS, plus its embedded server's processes when it has one. */
+const servicePss = (service: ServiceProcess, dataDir: string | undefined) =>
+  [service.process.pid!, ...(dataDir ? serverPids(dataDir) : [])].reduce((sum, pid) => sum + pss(pid), 0)
 
 async function withDatabase(kind: string, run: (env: Record<string, string>, dbUrl: () => string) => Promise<void>) {
   if (kind === 'postgres') {
@@ -58,19 +78,34 @@ async function withDatabase(kind: string, run: (env: Record<string, string>, dbU
     }
     return
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-'))
+  const dataDir = tempDataDir()
   try {
-    // The first start creates the database (PGlite's initdb), and keeps what that took: about
-    // 600 MiB more than any later start. Measured once here; the figures below are later starts.
-    const first = await startService({ DATA_DIR: dataDir, ROLE: 'api', ADMIN_TOKEN, LOG_LEVEL: 'warn' })
-    row(kind, 'process RSS idle on the first start (creates the database)', `${fmt(rss(first.process.pid!))} MiB`, '', '', '')
+    // Start times and memory of the embedded database (PSS summed over the service and its
+    // server's processes): the first start creates the database (initdb), later starts find it.
+    const env = { DATA_DIR: dataDir, ROLE: 'api', ADMIN_TOKEN, LOG_LEVEL: 'warn' }
+    let started = performance.now()
+    const first = await startService(env, 60_000, 10)
+    const firstMs = performance.now() - started
+    await settle()
+    row(kind, 'first start on a fresh DATA_DIR → /healthz 200', `${fmt(firstMs)} ms`, '', '', '≤ 3,000 ms')
+    row(kind, 'PSS idle after the first start (service + server)', `${fmt(servicePss(first, dataDir))} MiB`, '', '', '≤ 200 MiB')
     await first.stop()
-    // The embedded database is reached through the running service's socket.
-    await run({ DATA_DIR: dataDir }, () => connectionStringForPort(readLock(dataDir)!.port!))
+    started = performance.now()
+    const later = await startService(env, 60_000, 10)
+    const laterMs = performance.now() - started
+    await settle()
+    row(kind, 'later start → /healthz 200', `${fmt(laterMs)} ms`, '', '', '≤ 1,500 ms')
+    row(kind, 'PSS idle after a restart (service + server)', `${fmt(servicePss(later, dataDir))} MiB`, '', '', '≤ 200 MiB')
+    await later.stop()
+    // The figures below run on this directory; its server is reached through its socket.
+    await run({ DATA_DIR: dataDir }, () => runningServerUrl(dataDir)!)
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
+
+/** A moment for a freshly started process to finish what it does after it first answers. */
+const settle = () => new Promise((r) => setTimeout(r, 2000))
 
 async function api(service: ServiceProcess, path: string, body: unknown, token = ADMIN_TOKEN) {
   const res = await fetch(`${service.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -92,12 +127,28 @@ function startCeiling(dbUrl: string, port: number, poolSize: number): Promise<()
   })
 }
 
+/**
+ * One user's tasks as a mature account has them (the query and list figures read them): 60 %
+ * FedEx, 40 % uParcel; 75 % delivered, 15 % in transit, 6 % pending, 2 % exception, 1 % returned,
+ * 1 % expired, the terminal ones inactive; every other task with a reference of its own; created
+ * a minute apart, changed at half that pace; ten events each.
+ */
 async function seed(client: pg.Client, userId: number, tasks: number, prefix: string) {
   for (let from = 1; from <= tasks; from += 200_000) {
     const to = Math.min(tasks, from + 199_999)
     const { rows: ids } = await client.query<{ min: string; max: string }>(
-      `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-                  SELECT $1, 'FEDEX', $2 || g, 'https://a.example/', NULL FROM generate_series($3::int, $4::int) g RETURNING id)
+      `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status,
+                                            created_at, updated_at, next_refresh_at, inactive_since)
+                  SELECT $1, CASE WHEN g % 10 < 6 THEN 'FEDEX' ELSE 'UPARCEL' END, $2 || g, 'https://a.example/',
+                         CASE WHEN g % 2 = 0 THEN $2 || 'order-' || g ELSE '' END, s.status,
+                         now() - make_interval(mins => 2000000 - g), now() - make_interval(mins => (2000000 - g) / 2),
+                         -- Active tasks are due in a day: the refresh figures that follow leave them be.
+                         CASE WHEN s.status IN ('delivered', 'returned', 'expired') THEN NULL ELSE now() + interval '1 day' END,
+                         CASE WHEN s.status IN ('delivered', 'returned', 'expired') THEN now() - make_interval(mins => (2000000 - g) / 2) END
+                    FROM generate_series($3::int, $4::int) g
+                   CROSS JOIN LATERAL (SELECT CASE WHEN g % 100 < 75 THEN 'delivered' WHEN g % 100 < 90 THEN 'in_transit' WHEN g % 100 < 96 THEN 'pending'
+                                                   WHEN g % 100 < 98 THEN 'exception' WHEN g % 100 < 99 THEN 'returned' ELSE 'expired' END AS status) s
+                  RETURNING id)
        SELECT min(id), max(id) FROM t`,
       [userId, prefix, from, to],
     )
@@ -116,25 +167,35 @@ async function seed(client: pg.Client, userId: number, tasks: number, prefix: st
 
 async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () => string) {
   const service = await startService({ ...env, ROLE: 'api', ADMIN_TOKEN, RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_ADDRESS: '0', LOG_LEVEL: 'warn' })
-  const pid = service.process.pid!
-  const idle = rss(pid)
+  const dataDir = env.DATA_DIR
+  const idle = servicePss(service, dataDir)
   const user = await api(service, '/admin/api-users', { name: 'bench' })
   const headers = { authorization: `Bearer ${user.token as string}`, 'content-type': 'application/json' }
   const embedded = kind === 'embedded'
   const ceilingPort = await freePort()
-  const stopCeiling = await startCeiling(dbUrl(), ceilingPort, embedded ? 1 : 10)
+  const stopCeiling = await startCeiling(dbUrl(), ceilingPort, 10)
+  // PSS is read twice per load, in its middle and at its end, not on a timer: reading a process's
+  // smaps takes its memory-map lock, and sampling fifteen server processes five times a second
+  // stalled their queries (embedded query p99 25-35 ms sampled, 8-10 ms not).
   let peak = idle
-  const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 200)
+  const sample = () => (peak = Math.max(peak, servicePss(service, dataDir)))
   try {
     // 1. Subscribe.
-    if (measures('subscribe')) await subscribeFigures(kind, service, headers, ceilingPort)
+    if (measures('subscribe')) {
+      const midway = setTimeout(sample, (SECONDS * 1000) / 2)
+      await subscribeFigures(kind, service, headers, ceilingPort)
+      clearTimeout(midway)
+      sample()
+      row(kind, `PSS at the peak of the subscribe load (service${embedded ? ' + server' : ''})`, `${fmt(peak)} MiB`, '', '', embedded ? '≤ 300 MiB' : '')
+    }
     // 2. Batch of 100.
     if (measures('batch')) await batchFigures(kind, service, headers, dbUrl)
+    sample()
     // 3. Query, at 10,000 tasks and at the large size.
-    if (measures('query')) await queryFigures(kind, service, dbUrl, ceilingPort)
-    row(kind, 'API process RSS idle / peak under load', `${fmt(idle)} / ${fmt(peak)} MiB`, '', '', '')
+    if (measures('query') || measures('list')) await queryFigures(kind, service, dbUrl, ceilingPort)
+    sample()
+    row(kind, `PSS idle / after every load (service${embedded ? ' + server' : ''})`, `${fmt(idle)} / ${fmt(peak)} MiB`, '', '', '')
   } finally {
-    clearInterval(sampler)
     stopCeiling()
     await service.stop()
   }
@@ -193,19 +254,19 @@ async function batchFigures(kind: string, service: ServiceProcess, headers: Reco
 }
 
 async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => string, ceilingPort: number) {
-  const embedded = kind === 'embedded'
   const client = new pg.Client({ connectionString: dbUrl() })
   await client.connect()
   const [{ id: seedUser }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('seed', 'whsec_x') RETURNING id`)).rows as [{ id: number }]
   const token = ((await api(service, `/admin/api-users/${seedUser}/tokens`, {})) as { token: string }).token
   let seeded = 0
-  for (const size of [10_000, embedded ? LARGE_EMBEDDED : LARGE_PG]) {
+  for (const size of [10_000, LARGE]) {
     const started = Date.now()
     await seed(client, seedUser, size - seeded, `Q${seeded}-`)
     seeded = size
     const { rows: range } = await client.query<{ min: string; max: string }>('SELECT min(id), max(id) FROM tracking_tasks WHERE user_id = $1', [seedUser])
     const [min, max] = [Number(range[0]!.min), Number(range[0]!.max)]
     console.log(`  seeded ${fmt(size)} tasks and ${fmt(size * 10)} events in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+    if (!measures('query')) continue
     const randomId = () => min + Math.floor(Math.random() * (max - min + 1))
     const auth = { authorization: `Bearer ${token}` }
     const byId = await warmLoad({ url: service.baseUrl, connections: 50, seconds: SECONDS, headers: auth, path: () => `/openapi/tracking-subscriptions?taskId=${randomId()}` })
@@ -215,9 +276,47 @@ async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => 
     row(kind, `query by taskId, ${label}`, `${fmt(byId.requestsPerSecond)} req/s, p99 ${byId.p99Ms} ms`, `${fmt(pk.requestsPerSecond)} req/s, p99 ${pk.p99Ms} ms`, `${(byId.requestsPerSecond / pk.requestsPerSecond).toFixed(2)}×`, 'p99 < 20 ms')
     row(kind, `query by trackingNumber, ${label}`, `${fmt(byNumber.requestsPerSecond)} req/s, p99 ${byNumber.p99Ms} ms`, '', '', 'p99 < 20 ms')
   }
-  // The tasks made here are not the refresh benchmark's: park them so the worker leaves them be.
-  await client.query('UPDATE tracking_tasks SET next_refresh_at = NULL')
+  if (measures('list')) await listFigures(kind, service, token, seeded)
+  // The tasks the API figures made are not the refresh benchmark's: park them so the worker leaves
+  // them be (the seeded active ones are due in a day already).
+  await client.query(`UPDATE tracking_tasks SET next_refresh_at = NULL WHERE next_refresh_at < now() + interval '1 hour'`)
   await client.end()
+}
+
+/**
+ * The list: a first page (20 tasks) at 50 connections over one user's `tasks`, for the default
+ * sort and for each single filter, with values a user would give (a random number, reference or
+ * one-day window on every request).
+ */
+async function listFigures(kind: string, service: ServiceProcess, token: string, tasks: number) {
+  const big = `Q10000-`
+  const pick = (n: number) => 1 + Math.floor(Math.random() * n)
+  const day = (column: 'created' | 'updated') => {
+    // Seeded a minute apart (changed half a minute apart), going back from now.
+    const minutesAgo = (2_000_000 - pick(tasks - 10_000)) / (column === 'created' ? 1 : 2)
+    const from = new Date(Date.now() - minutesAgo * 60_000)
+    return `${column}From=${from.toISOString()}&${column}To=${new Date(from.getTime() + 86_400_000).toISOString()}`
+  }
+  const scenarios: [string, () => string][] = [
+    ['the default sort (-createdAt)', () => ''],
+    ['sort=-updatedAt', () => 'sort=-updatedAt'],
+    ['standardStatus=exception (2 %)', () => 'standardStatus=exception'],
+    ['standardStatus=in_transit,pending (21 %)', () => 'standardStatus=in_transit,pending'],
+    ['carrierCode=UPARCEL (40 %)', () => 'carrierCode=UPARCEL'],
+    ['trackingNumber (one task)', () => `trackingNumber=${big}${pick(tasks - 10_000)}`],
+    ['externalReferenceNo (one task)', () => `externalReferenceNo=${big}order-${2 * pick((tasks - 10_000) / 2)}`],
+    ['active=true (23 %)', () => 'active=true'],
+    ['a day of createdFrom/createdTo', () => day('created')],
+    ['a day of updatedFrom/updatedTo', () => day('updated')],
+  ]
+  const auth = { authorization: `Bearer ${token}` }
+  const path = (query: () => string) => () => `/openapi/tracking-subscriptions/list?${query()}`
+  await warmLoad({ url: service.baseUrl, connections: 50, seconds: 2, headers: auth, path: path(() => '') })
+  for (const [name, query] of scenarios) {
+    const result = await load({ url: service.baseUrl, connections: 50, seconds: Math.max(2, SECONDS / 2), headers: auth, path: path(query) })
+    row(kind, `list a page, ${fmt(tasks)} tasks: ${name}`, `${fmt(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms`, '', '', 'p99 < 20 ms')
+    if (result.non2xx + result.errors > 0) console.log(`  (list ${name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
+  }
 }
 
 /** The batch ceiling: raw 100-row upserts with pg into `table`, back to back on one connection. */
@@ -327,8 +426,8 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     // 4. Webhooks: deliveries per second by one worker process.
     const payload = readFileSync(new URL('../test/fixtures/carriers/uparcel/tracking-answer.json', import.meta.url), 'utf8')
     await client.query(
-      `INSERT INTO webhook_deliveries (task_id, webhook_id, payload, next_attempt_at)
-       SELECT t.id, 'msg_bench' || lpad(g::text, 8, '0'), $2, now() + interval '1 hour'
+      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at)
+       SELECT t.id, t.user_id, 'msg_bench' || lpad(g::text, 8, '0'), $2, now() + interval '1 hour'
          FROM generate_series(1, $3::int) g JOIN tracking_tasks t ON t.user_id = $1 AND t.tracking_number = 'DLB' || g`,
       [userId, payload, N],
     )

@@ -5,7 +5,7 @@ import pg from 'pg'
 
 const [action, name] = process.argv.slice(2)
 const server = process.env.CI_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres'
-if (!['create', 'drop'].includes(action) || !/^[a-z_][a-z0-9_]*$/.test(name ?? '')) {
+if (!action || !['create', 'drop'].includes(action) || !/^[a-z_][a-z0-9_]*$/.test(name ?? '')) {
   console.error('usage: node scripts/ci-database.mjs create|drop <name>')
   process.exit(2)
 }
@@ -13,7 +13,7 @@ const client = new pg.Client({ connectionString: server, connectionTimeoutMillis
 try {
   await client.connect()
 } catch (error) {
-  console.error(`PostgreSQL is unreachable at ${server}: ${error.message}`)
+  console.error(`PostgreSQL is unreachable at ${server}: ${error instanceof Error ? error.message : String(error)}`)
   console.error("Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start")
   process.exit(1)
 }

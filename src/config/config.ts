@@ -1,7 +1,7 @@
 import { parseRetrySchedule } from '../domain/webhook-schedule'
 
 /**
- * The service's configuration, read once from the environment (decisions §8).
+ * The service's configuration, read once from the environment (README, Configuration).
  * Every knob has a default that makes `npm start` work on a fresh clone.
  */
 export interface Config {
@@ -24,6 +24,11 @@ export interface Config {
   /** all: API and workers in one process; api: HTTP only; worker: refresh (and ops endpoints) only. */
   role: 'all' | 'api' | 'worker'
   pollIntervalMs: number
+  /**
+   * The cadence of carriers served by the simulator: POLL_INTERVAL_SECONDS when set, else the
+   * simulator's step, so that a simulated story moves while someone watches.
+   */
+  simulatorPollIntervalMs: number
   expireAfterMs: number
   /** How often a worker looks for due tasks when nothing woke it. */
   refreshPollMs: number
@@ -68,6 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long')
   }
+  const pollIntervalMs = integer(env, 'POLL_INTERVAL_SECONDS', 7200, 1, 30 * 86_400) * 1000
+  const simulatorStepMs = integer(env, 'SIMULATOR_STEP_SECONDS', 60, 0, 86_400) * 1000
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: optional(env, 'HOST') ?? '127.0.0.1',
@@ -84,7 +91,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 20_000, 0, 600_000),
     role: oneOf(env, 'ROLE', ['all', 'api', 'worker'] as const, 'all'),
-    pollIntervalMs: integer(env, 'POLL_INTERVAL_SECONDS', 7200, 1, 30 * 86_400) * 1000,
+    pollIntervalMs,
+    simulatorPollIntervalMs: optional(env, 'POLL_INTERVAL_SECONDS') !== undefined || simulatorStepMs === 0 ? pollIntervalMs : simulatorStepMs,
     expireAfterMs: integer(env, 'EXPIRE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,
     refreshPollMs: integer(env, 'REFRESH_POLL_MS', 1000, 50, 600_000),
     refreshClaimLimit: integer(env, 'REFRESH_CLAIM_LIMIT', 300, 1, 10_000),
@@ -102,7 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secretKey: optional(env, 'UPARCEL_SECRET_KEY'),
       requestsPerSecond: integer(env, 'UPARCEL_REQUESTS_PER_SECOND', 10, 1, 1000),
     },
-    simulatorStepMs: integer(env, 'SIMULATOR_STEP_SECONDS', 60, 0, 86_400) * 1000,
+    simulatorStepMs,
     webhook: {
       scheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),

@@ -1,6 +1,5 @@
 import pg from 'pg'
 import { AppError } from '../domain/errors'
-import type { StatementNames } from './embedded/statement-names'
 
 // int8 ids and counts as numbers: ids stay far below 2^53, and the interface types them as uint.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
@@ -13,70 +12,33 @@ export interface Queryable {
 }
 
 /**
- * The one way the service talks to PostgreSQL (or to the embedded PGlite behind its
- * Postgres-protocol socket): a `pg` pool, with connection failures turned into `unavailable`.
+ * The one way the service talks to PostgreSQL (the server at DATABASE_URL, or the embedded server
+ * the service runs itself): a `pg` pool, with connection failures turned into `unavailable`.
  */
 export class Database {
-  /**
-   * Whether named statements are used. Always on PostgreSQL. On the embedded database only for
-   * the service's own connections, each under names of its own (`names`): every socket
-   * connection shares PGlite's one session, so a client attached beside them (the CLI) must not
-   * prepare names the service also uses.
-   */
-  readonly prepared: boolean
-  /** Per-connection names, for a pool whose connections share one session (the embedded database). */
-  private readonly names: StatementNames | undefined
-
   constructor(
     readonly pool: pg.Pool,
     readonly kind: DatabaseKind,
     private readonly onClose: () => Promise<void> = async () => {},
-    options: { prepared?: boolean; names?: StatementNames } = {},
   ) {
-    this.prepared = options.prepared ?? kind === 'postgres'
-    const names = (this.names = options.names)
     // An idle client whose server went away emits here; without a listener the process dies.
     pool.on('error', () => {})
-    if (names) pool.on('remove', (client) => names.release(client))
   }
 
   /**
    * One statement. A `name` makes it a prepared statement, planned once per connection instead of
-   * on every call (the hot statements: planning was most of a query's time), where the database
-   * allows it (see `prepared`). Leave unnamed a statement whose best plan depends on its values
-   * (the claims, with their LIMIT): after five runs PostgreSQL may switch a named one to a generic
-   * plan, made for any LIMIT. Named, the webhook claim averaged 88 ms once there were a few
-   * hundred thousand tasks (webhooks 1,400 → 170/s on the embedded database, whose statistics are
-   * only as fresh as the last ANALYZE); unnamed, a few ms.
+   * on every call (the hot statements: planning was most of a query's time). Leave unnamed a
+   * statement whose best plan depends on its values (the claims, with their LIMIT): after five
+   * runs PostgreSQL may switch a named one to a generic plan, made for any LIMIT. Named, the
+   * webhook claim averaged 88 ms once there were a few hundred thousand tasks; unnamed, a few ms.
    */
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<R[]> {
     try {
-      if (name && this.prepared && this.names) return await this.onOwnConnection<R>(text, values, name)
-      const result = await this.pool.query<R>(this.statement(text, values, name))
+      const result = await this.pool.query<R>(statement(text, values, name))
       return result.rows
     } catch (error) {
       throw translateDatabaseError(error)
     }
-  }
-
-  /** A named statement whose name depends on the connection: taken from the pool by hand. */
-  private async onOwnConnection<R extends pg.QueryResultRow>(text: string, values: unknown[] | undefined, name: string): Promise<R[]> {
-    const client = await this.pool.connect()
-    let broken: Error | undefined
-    try {
-      return (await client.query<R>(this.statement(text, values, name, client))).rows
-    } catch (error) {
-      // An error the database answered with leaves the connection usable; any other may not.
-      if (!(error instanceof pg.DatabaseError)) broken = error instanceof Error ? error : new Error(String(error))
-      throw error
-    } finally {
-      client.release(broken)
-    }
-  }
-
-  private statement(text: string, values: unknown[] | undefined, name: string | undefined, client?: pg.ClientBase): pg.QueryConfig {
-    if (!name || !this.prepared) return { text, values }
-    return { name: this.names ? this.names.nameFor(client!, name) : name, text, values }
   }
 
   /** Runs `work` in one transaction. Keep it short: never call a carrier or a webhook inside. */
@@ -90,7 +52,7 @@ export class Database {
     try {
       await client.query('BEGIN')
       const c = client
-      const result = await work({ query: (text, values, name) => c.query(this.statement(text, values, name, c)) })
+      const result = await work({ query: (text, values, name) => c.query(statement(text, values, name)) })
       await client.query('COMMIT')
       return result
     } catch (error) {
@@ -103,12 +65,9 @@ export class Database {
 
   /**
    * LISTENs on `channel` with a connection of its own, reconnecting after failures; returns a
-   * function that stops listening. On the embedded database it does nothing: PGlite's socket
-   * multiplexes one session, so a notification would reach the connection that caused it rather
-   * than the listener. Callers poll as well, so LISTEN only makes them faster.
+   * function that stops listening. Callers poll as well, so LISTEN only makes them faster.
    */
   async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
-    if (this.kind === 'embedded') return async () => {}
     let client: pg.Client | undefined
     let stopped = false
     let retry: NodeJS.Timeout | undefined
@@ -143,18 +102,17 @@ export class Database {
   }
 }
 
-export function createPool(
-  connectionString: string,
-  max: number,
-  options: { idleTimeoutMillis?: number; onConnect?: (client: pg.ClientBase) => Promise<void> } = {},
-): pg.Pool {
+function statement(text: string, values: unknown[] | undefined, name: string | undefined): pg.QueryConfig {
+  return name ? { name, text, values } : { text, values }
+}
+
+export function createPool(connectionString: string, max: number): pg.Pool {
   return new pg.Pool({
     connectionString,
     max,
-    onConnect: options.onConnect,
     // Fail fast when the database is unreachable, so the API answers 503 instead of hanging.
     connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: options.idleTimeoutMillis ?? 30_000,
+    idleTimeoutMillis: 30_000,
     // Sessions run in UTC so that timestamps render the same everywhere.
     options: '-c TimeZone=UTC',
   })

@@ -1,21 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import type { Database } from './database'
+import { eventsViewOf } from './events-view'
 import { loadMigrations, migrate } from './migrator'
-import { openDatabase } from './open-database'
-import { eventsViewOf } from './task.sql'
 
-// Migrations that rewrite data, run over data written before them. The embedded database, in
-// memory, migrated step by step here (not through the test support, which migrates at once).
+// An empty database, migrated here (not a copy of the test run's migrated template).
+let database: TestDatabase
 let db: Database
 beforeAll(async () => {
-  db = await openDatabase({ databaseUrl: undefined, dataDir: undefined, poolSize: 1 })
+  database = await createTestDatabase({ migrated: false, poolSize: 1 })
+  db = database.db
 })
-afterAll(() => db.close())
+afterAll(() => database.close())
 
-describe('migrations', () => {
-  it('0008 rewrites the events kept on each task in the form the query endpoint sends', async () => {
-    const all = loadMigrations()
-    await migrate(db, all.filter((m) => m.version < 8))
+describe('migrate', () => {
+  it('applies each migration once, and rebuilds the events views when their shape changed', async () => {
+    const applied = await migrate(db)
+    expect(applied.map((m) => m.version)).toEqual(loadMigrations().map((m) => m.version))
+    expect(await migrate(db)).toEqual([])
+
     const [{ id: userId }] = (await db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('m', 'whsec_m') RETURNING id`)) as [{ id: number }]
     const [{ id: taskId }] = (await db.query<{ id: number }>(
       `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) VALUES ($1, 'FEDEX', 'M1', 'https://a.example/') RETURNING id`,
@@ -29,12 +32,15 @@ describe('migrations', () => {
       `INSERT INTO tracking_events (task_id, event_key, event_time, event_code) VALUES ($1, 'a', '2026-11-20 08:15:30.123999+02', 'DP'), ($1, 'b', '2026-11-19 01:00:00+00', 'PU')`,
       [taskId],
     )
-    // As 0004 and the refresh before 0008 wrote it: PostgreSQL's own timestamp form.
-    await db.query(all.find((m) => m.version === 4)!.sql.split('\n').filter((l) => !l.startsWith('ALTER')).join('\n'))
-    const before = await db.query<{ events_view: { eventTime: string }[] }>('SELECT events_view FROM tracking_tasks WHERE id = $1', [taskId])
-    expect(before[0]!.events_view.map((e) => e.eventTime)).toEqual(['2026-11-19T01:00:00+00:00', '2026-11-20T06:15:30.123999+00:00'])
+    // A view written in an earlier shape (PostgreSQL's own timestamps, json_build_object's
+    // spacing), and a definition recorded as another: the next migrate rebuilds it.
+    await db.query(
+      `UPDATE tracking_tasks t SET events_view = (SELECT json_agg(json_build_object('eventTime', e.event_time, 'eventCode', e.event_code) ORDER BY e.event_time) FROM tracking_events e WHERE e.task_id = t.id) WHERE t.id = $1`,
+      [taskId],
+    )
+    await db.query(`UPDATE derived_definitions SET fingerprint = 'earlier' WHERE name = 'events_view'`)
 
-    await migrate(db, all)
+    await migrate(db)
     const rows = await db.query<{ id: number; kept: string; rebuilt: string }>(
       `SELECT t.id, t.events_view::text AS kept, ${eventsViewOf('t.id')}::text AS rebuilt FROM tracking_tasks t ORDER BY t.id`,
     )

@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Database } from './database'
+import { syncEventsView } from './events-view'
 
 /**
  * Versioned SQL migrations (src/db/migrations/NNNN_name.sql), applied in order, each in its own
- * transaction, and recorded in schema_migrations. An advisory lock makes concurrent starts of
- * several processes on one PostgreSQL apply each migration exactly once.
+ * transaction, and recorded in schema_migrations; then the data derived from a definition in the
+ * code (the events view, events-view.ts) is rebuilt if that definition changed. An advisory lock
+ * makes concurrent starts of several processes on one PostgreSQL do each of these exactly once.
  */
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url))
@@ -25,7 +27,7 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
 }
 
 /** Applies the pending migrations; returns the ones it applied. */
-export async function migrate(db: Database, migrations = loadMigrations()): Promise<Migration[]> {
+export async function migrate(db: Database, migrations = loadMigrations(), log?: (message: string) => void): Promise<Migration[]> {
   const client = await db.pool.connect()
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
@@ -49,6 +51,7 @@ export async function migrate(db: Database, migrations = loadMigrations()): Prom
       }
       applied.push(migration)
     }
+    await syncEventsView(client, log)
     return applied
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {})

@@ -17,7 +17,7 @@ export class Notifier {
   ) {}
 
   notify(): void {
-    if (this.db.kind === 'embedded' || this.timer) return
+    if (this.timer) return
     const wait = Math.max(0, this.lastSent + this.intervalMs - Date.now())
     this.timer = setTimeout(() => {
       this.timer = undefined

@@ -1,45 +1,36 @@
+import { resolve } from 'node:path'
 import { Database, createPool } from './database'
-import { DataDirLockedError } from './embedded/data-dir-lock'
-import { connectionStringForPort, startEmbeddedPostgres } from './embedded/embedded-postgres'
-import { StatementNames } from './embedded/statement-names'
-
-/** The service's own connections to its embedded database. */
-const OWN_CONNECTIONS = 2
+import { startEmbeddedServer, type EmbeddedLog, type EmbeddedRole } from './embedded/embedded-server'
 
 export interface OpenDatabaseOptions {
-  /** PostgreSQL connection string; undefined selects the embedded database. */
+  /** PostgreSQL connection string; undefined selects the embedded server under `dataDir`. */
   databaseUrl: string | undefined
-  /** Embedded data directory; undefined with no databaseUrl means in-memory (tests). */
-  dataDir: string | undefined
+  dataDir: string
   poolSize: number
   /**
-   * For the CLI and `npm run migrate`: when a running service holds the embedded directory,
-   * talk to its database through its socket instead of refusing.
+   * service: runs the embedded server for as long as the process lives (refused when another
+   * service runs it); tool (CLI, migrate): uses the running server, or runs one for its work.
    */
-  attachToRunning?: boolean
+  role: EmbeddedRole
+  log?: EmbeddedLog
+  /** The embedded server went away and could not be brought back (the service should exit). */
+  onLost?: (error: Error) => void
 }
 
+/** The database the process works on: the same pool and SQL whichever server it is. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return new Database(createPool(options.databaseUrl, options.poolSize), 'postgres')
+  const server = await startEmbeddedServer({ dataDir: options.dataDir, role: options.role, log: options.log, onLost: options.onLost })
+  return new Database(createPool(server.connectionString, options.poolSize), 'embedded', () => server.stop())
+}
+
+/** Where the process's data lives, for an operator to read (never a password). */
+export function describeDatabase(options: Pick<OpenDatabaseOptions, 'databaseUrl' | 'dataDir'>): string {
+  if (!options.databaseUrl) return `the embedded database in ${resolve(options.dataDir)}`
   try {
-    // Two connections, though PGlite runs one statement at a time: with one, it sat idle from
-    // each answer until the service's next statement arrived (busy 77-83 % of the batch
-    // benchmark); with two, the next statement is already waiting in the wire server (84-94 %
-    // busy, batch items/s 1.13×; three were no better). The others are for the CLI, which may
-    // attach while the service runs.
-    const embedded = await startEmbeddedPostgres({ dataDir: options.dataDir, maxConnections: 8 })
-    const names = new StatementNames()
-    const pool = createPool(embedded.connectionString, OWN_CONNECTIONS, {
-      // Kept while idle: a new connection (after a failure) first clears its predecessors' statements.
-      idleTimeoutMillis: 0,
-      // Awaited by the pool before the client is handed out.
-      onConnect: (client) => names.claim(client),
-    })
-    return new Database(pool, 'embedded', () => embedded.stop(), { prepared: true, names })
-  } catch (error) {
-    if (error instanceof DataDirLockedError && options.attachToRunning && error.holder.port !== undefined) {
-      return new Database(createPool(connectionStringForPort(error.holder.port), 2), 'embedded')
-    }
-    throw error
+    const url = new URL(options.databaseUrl)
+    return `PostgreSQL at ${url.hostname || 'localhost'}:${url.port || '5432'}${url.pathname}`
+  } catch {
+    return 'PostgreSQL at DATABASE_URL'
   }
 }

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
+import type { Milestone } from '../domain/milestones'
 import type { StandardStatus } from '../domain/statuses'
-import type { TrackingTask } from '../domain/tracking-task'
-import { isTerminal, type CarrierEvent, type TaskRefreshState, type TaskUpdate } from '../domain/tracking-update'
+import type { EndpointData, EndpointSubscription, PlannedDelivery, TaskChange } from '../domain/task-events'
+import type { CarrierEvent, TaskRefreshState, TaskUpdate } from '../domain/tracking-update'
 import { Coalescer } from './coalescer'
-import type { Database, Queryable } from './database'
-import { toTask, type TaskRow } from './task.repository'
-import { TASK_VIEW_COLUMNS, eventsViewOf } from './task.sql'
+import type { Database } from './database'
+import { endpointsOf, insertDeliveries, insertEvents, updateTasks, type DeliveryToInsert } from './refresh-writes'
+import { toTask } from './task.repository'
 
 /**
  * The refresh scheduler's storage. A claim moves a due task's next_refresh_at forward by the
@@ -18,6 +19,8 @@ export interface ClaimedTask {
   id: number
   carrierCode: string
   trackingNumber: string
+  /** Consecutive failed fetches before this claim. */
+  failures: number
   leaseToken: string
 }
 
@@ -27,8 +30,8 @@ export interface ApplyInput {
   decide(state: TaskRefreshState, newEventCount: number): TaskUpdate
   /** When the task is due next if it stays active. */
   nextRefreshInMs: number
-  /** Builds the outbox payload of a status change from the task as it is after the change. */
-  notification(task: TrackingTask, previous: { standardStatus: StandardStatus; carrierStatus: string }): unknown
+  /** The deliveries a change makes, given the enabled endpoints of the task's user (domain/task-events.ts). */
+  deliveries(change: TaskChange, endpoints: readonly EndpointSubscription[]): PlannedDelivery[]
 }
 
 /** One task's successful fetch, as `apply` takes it. */
@@ -36,7 +39,8 @@ export interface ApplyItem extends ApplyInput {
   task: ClaimedTask
 }
 
-export type ApplyOutcome = { applied: false } | { applied: true; update: TaskUpdate; notified: boolean }
+/** `notified`: deliveries made for the change (to the callback or to endpoints). */
+export type ApplyOutcome = { applied: false } | { applied: true; update: TaskUpdate; notified: number }
 
 export class RefreshRepository {
   private claims = 0
@@ -49,8 +53,8 @@ export class RefreshRepository {
 
   constructor(private readonly db: Database) {
     this.applies = new Coalescer<ApplyItem[], ApplyOutcome[]>({
-      // The embedded database runs one transaction at a time anyway; PostgreSQL runs a few side by side.
-      maxInFlight: db.kind === 'embedded' ? 1 : 4,
+      // A few transactions side by side.
+      maxInFlight: 4,
       maxGroup: 20,
       run: async (answers) => {
         const outcomes = await this.applyNow(answers.flat())
@@ -64,7 +68,7 @@ export class RefreshRepository {
   /** Claims up to `limit` due tasks, oldest due first, skipping carriers in `pausedCarriers`. */
   async claimDue(limit: number, leaseMs: number, pausedCarriers: string[] = []): Promise<ClaimedTask[]> {
     const leaseToken = `${this.workerId}:${++this.claims}`
-    const rows = await this.db.query<{ id: number; carrier_code: string; tracking_number: string }>(
+    const rows = await this.db.query<{ id: number; carrier_code: string; tracking_number: string; refresh_failures: number }>(
       `UPDATE tracking_tasks t
           SET next_refresh_at = now() + make_interval(secs => $2::float8 / 1000),
               refresh_lease_until = now() + make_interval(secs => $2::float8 / 1000),
@@ -76,27 +80,27 @@ export class RefreshRepository {
            ORDER BY next_refresh_at
            LIMIT $1
            FOR UPDATE SKIP LOCKED)
-        RETURNING t.id, t.carrier_code, t.tracking_number`,
+        RETURNING t.id, t.carrier_code, t.tracking_number, t.refresh_failures`,
       [limit, leaseMs, leaseToken, pausedCarriers],
     )
-    return rows.map((r) => ({ id: r.id, carrierCode: r.carrier_code, trackingNumber: r.tracking_number, leaseToken }))
+    return rows.map((r) => ({ id: r.id, carrierCode: r.carrier_code, trackingNumber: r.tracking_number, failures: r.refresh_failures, leaseToken }))
   }
 
   /**
-   * A failed fetch changes nothing on the task: only its schedule moves, by exponential backoff
-   * (with jitter) from `baseMs`, at least `minDelayMs` (a carrier's Retry-After), at most `maxMs`.
+   * A failed fetch changes nothing on the task: only its schedule moves, to when the caller says
+   * it is due again (domain/refresh-schedule.ts), and its count of consecutive failures grows.
    */
-  async releaseFailed(tasks: ClaimedTask[], delay: { baseMs: number; maxMs: number; minDelayMs: number }): Promise<void> {
+  async releaseFailed(tasks: { task: ClaimedTask; retryInMs: number }[]): Promise<void> {
     if (tasks.length === 0) return
     await this.db.query(
-      `UPDATE tracking_tasks
-          SET refresh_failures = refresh_failures + 1,
-              next_refresh_at = now() + make_interval(secs => GREATEST($4::float8,
-                LEAST($3::float8, $2::float8 * power(2, LEAST(refresh_failures, 20))) * (0.8 + random() * 0.4)) / 1000),
+      `UPDATE tracking_tasks t
+          SET refresh_failures = t.refresh_failures + 1,
+              next_refresh_at = now() + make_interval(secs => f.retry_in_ms / 1000),
               refresh_lease_owner = NULL,
               refresh_lease_until = NULL
-        WHERE id = ANY($1::bigint[]) AND refresh_lease_owner = ANY($5::text[])`,
-      [tasks.map((t) => t.id), delay.baseMs, delay.maxMs, delay.minDelayMs, [...new Set(tasks.map((t) => t.leaseToken))]],
+         FROM unnest($1::bigint[], $2::text[], $3::float8[]) AS f (id, lease_owner, retry_in_ms)
+        WHERE t.id = f.id AND t.refresh_lease_owner = f.lease_owner`,
+      [tasks.map((f) => f.task.id), tasks.map((f) => f.task.leaseToken), tasks.map((f) => f.retryInMs)],
     )
   }
 
@@ -116,8 +120,8 @@ export class RefreshRepository {
     return this.db.transaction(async (tx) => {
       // Locked in id order, as every multi-task statement of the refresh does, so that two
       // transactions sharing tasks wait for each other instead of deadlocking.
-      const { rows: held } = await tx.query<{ id: number; user_id: number; standard_status: StandardStatus; carrier_status: string; created_at: Date; last_new_event_at: Date | null }>(
-        `SELECT t.id, t.user_id, t.standard_status, t.carrier_status, t.created_at, t.last_new_event_at
+      const { rows: held } = await tx.query<HeldTask>(
+        `SELECT t.id, t.user_id, t.standard_status, t.milestone, t.carrier_status, t.estimated_delivery_at, t.created_at, t.last_new_event_at
            FROM tracking_tasks t
            JOIN unnest($1::bigint[], $2::text[]) AS c (id, lease_owner) ON c.id = t.id AND c.lease_owner = t.refresh_lease_owner
           ORDER BY t.id
@@ -127,32 +131,48 @@ export class RefreshRepository {
       )
       const current = new Map(held.map((row) => [row.id, row]))
       const mine = items.filter((i) => current.has(i.task.id))
-      const newEvents = await insertEvents(tx, mine)
-
-      const updates = mine.map((item) => {
-        const row = current.get(item.task.id)!
-        const previous = { standardStatus: row.standard_status, carrierStatus: row.carrier_status }
-        const update = item.decide({ ...previous, createdAt: row.created_at, lastNewEventAt: row.last_new_event_at }, newEvents.get(item.task.id) ?? 0)
-        return { item, row, previous, update }
-      })
-      const views = await updateTasks(
+      const newEvents = await insertEvents(
         tx,
-        updates.map(({ item, update }) => ({ id: item.task.id, update, gainedEvents: newEvents.has(item.task.id), nextRefreshInMs: item.nextRefreshInMs })),
+        mine.map((item) => ({ taskId: item.task.id, events: item.events })),
       )
-
-      const changed = updates.filter((u) => u.update.statusChanged)
-      if (changed.length > 0) {
-        const viewById = new Map(views.map((v) => [v.id, toTask(v)]))
-        const payloads = changed.map((u) => JSON.stringify(u.item.notification(viewById.get(u.item.task.id)!, u.previous)))
-        await tx.query(
-          `INSERT INTO webhook_deliveries (task_id, webhook_id, payload, status, next_attempt_at)
-           SELECT task_id, webhook_id, payload, 'pending', now()
-             FROM unnest($1::bigint[], $2::text[], $3::json[]) AS d (task_id, webhook_id, payload)`,
-          [changed.map((u) => u.item.task.id), changed.map(() => `msg_${randomBytes(16).toString('hex')}`), payloads],
-          'refresh_insert_deliveries',
-        )
+      const decided = mine.map((item) => {
+        const row = current.get(item.task.id)!
+        const previous = { standardStatus: row.standard_status, carrierStatus: row.carrier_status, milestone: row.milestone, estimatedDeliveryAt: row.estimated_delivery_at }
+        const added = newEvents.get(item.task.id) ?? []
+        const update = item.decide({ ...previous, createdAt: row.created_at, lastNewEventAt: row.last_new_event_at }, added.length)
+        const tells = update.statusChanged || update.milestoneChanged || update.etaChanged || added.length > 0
+        return { item, row, previous, update, added, tells }
+      })
+      // Endpoints are looked up only for the users with something to tell.
+      const endpoints = await endpointsOf(
+        tx,
+        decided.filter((d) => d.tells).map((d) => d.row.user_id),
+      )
+      const written = await updateTasks(
+        tx,
+        decided.map(({ item, row, update, added, tells }) => ({
+          id: item.task.id,
+          update,
+          gainedEvents: added.length > 0,
+          nextRefreshInMs: item.nextRefreshInMs,
+          tells,
+          full: tells && endpoints.has(row.user_id),
+        })),
+      )
+      const writtenById = new Map(written.map((row) => [row.id, row]))
+      const deliveries: DeliveryToInsert[] = []
+      const made = new Map<ApplyItem, number>()
+      for (const { item, row, previous, update, added, tells } of decided) {
+        const after = writtenById.get(item.task.id)
+        if (!tells || !after) continue
+        const userEndpoints = endpoints.get(row.user_id) ?? []
+        const change: TaskChange = { previous, update, task: toTask(after), full: userEndpoints.length > 0 && after.document ? (JSON.parse(after.document) as EndpointData) : undefined, newEvents: added }
+        const planned = item.deliveries(change, userEndpoints)
+        made.set(item, planned.length)
+        for (const delivery of planned) deliveries.push({ ...delivery, taskId: item.task.id, userId: row.user_id })
       }
-      const outcomes = new Map(updates.map(({ item, update }) => [item, { applied: true, update, notified: update.statusChanged } as const]))
+      await insertDeliveries(tx, deliveries)
+      const outcomes = new Map(decided.map(({ item, update }) => [item, { applied: true, update, notified: made.get(item) ?? 0 } as const]))
       return items.map((item) => outcomes.get(item) ?? { applied: false })
     })
   }
@@ -166,87 +186,13 @@ export class RefreshRepository {
   }
 }
 
-/** Inserts the events of all `items` that are not stored yet; the number of new ones per task. */
-async function insertEvents(tx: Queryable, items: ApplyItem[]): Promise<Map<number, number>> {
-  const events = items.flatMap((item) => item.events.map((event) => ({ taskId: item.task.id, event })))
-  if (events.length === 0) return new Map()
-  const column = <K extends keyof CarrierEvent>(key: K) => events.map((e) => e.event[key])
-  const { rows } = await tx.query<{ task_id: number; count: number }>(
-    `WITH inserted AS (
-       INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, status_info, description,
-                                    exception_description, country, state, city, postal_code, address)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[],
-                            $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[])
-       ON CONFLICT (task_id, event_key) DO NOTHING
-       RETURNING task_id
-     )
-     SELECT task_id, count(*)::int AS count FROM inserted GROUP BY task_id`,
-    [
-      events.map((e) => e.taskId),
-      column('key'),
-      events.map((e) => e.event.eventTime.toISOString()),
-      column('eventCode'),
-      column('status'),
-      column('statusInfo'),
-      column('description'),
-      column('exceptionDescription'),
-      column('country'),
-      column('state'),
-      column('city'),
-      column('postalCode'),
-      column('address'),
-    ],
-    'refresh_insert_events',
-  )
-  return new Map(rows.map((r) => [r.task_id, r.count]))
-}
-
-/**
- * Writes the decided state of every task in one statement, and releases their leases. A task that
- * gained events gets its events view rebuilt from tracking_events, which already holds them.
- * Returns the tasks whose status changed as the query shows them (their webhook's payload), read
- * from the rows just written.
- */
-async function updateTasks(tx: Queryable, tasks: { id: number; update: TaskUpdate; gainedEvents: boolean; nextRefreshInMs: number }[]): Promise<TaskRow[]> {
-  if (tasks.length === 0) return []
-  const column = <T>(f: (t: (typeof tasks)[number]) => T) => tasks.map(f)
-  const json = (address: object | undefined) => (address ? JSON.stringify(address) : null)
-  const { rows } = await tx.query<TaskRow>(
-    `WITH updated AS (
-       UPDATE tracking_tasks t
-          SET standard_status = u.standard_status,
-              carrier_status = u.carrier_status,
-              estimated_delivery_at = COALESCE(u.estimated_delivery_at, t.estimated_delivery_at),
-              origin_address = COALESCE(u.origin_address, t.origin_address),
-              destination_address = COALESCE(u.destination_address, t.destination_address),
-              last_new_event_at = u.last_new_event_at,
-              events_view = CASE WHEN u.gained_events THEN ${eventsViewOf('t.id')} ELSE t.events_view END,
-              last_fetched_at = now(),
-              refresh_failures = 0,
-              next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
-              refresh_lease_owner = NULL,
-              refresh_lease_until = NULL,
-              updated_at = now()
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::boolean[], $9::float8[], $10::boolean[], $11::boolean[])
-              AS u (id, standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal, next_refresh_in_ms, gained_events, status_changed)
-        WHERE t.id = u.id
-        RETURNING t.*, u.status_changed
-       )
-     SELECT ${TASK_VIEW_COLUMNS}, NULL::json AS latest_webhook FROM updated t WHERE t.status_changed`,
-    [
-      column((t) => t.id),
-      column((t) => t.update.standardStatus),
-      column((t) => t.update.carrierStatus),
-      column((t) => t.update.estimatedDeliveryAt ?? null),
-      column((t) => json(t.update.originAddress)),
-      column((t) => json(t.update.destinationAddress)),
-      column((t) => t.update.lastNewEventAt),
-      column((t) => isTerminal(t.update.standardStatus)),
-      column((t) => t.nextRefreshInMs),
-      column((t) => t.gainedEvents),
-      column((t) => t.update.statusChanged),
-    ],
-    'refresh_update_tasks',
-  )
-  return rows
+interface HeldTask {
+  id: number
+  user_id: number
+  standard_status: StandardStatus
+  milestone: Milestone
+  carrier_status: string
+  estimated_delivery_at: Date | null
+  created_at: Date
+  last_new_event_at: Date | null
 }

@@ -1,9 +1,8 @@
+import { SETTINGS, type SettingName, type Settings } from '../domain/settings'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
 
-export interface Settings {
-  batchMaxItems: number
-}
+export type { Settings }
 
 /**
  * The back-office settings row. Read on every use, so a change reaches every process at once.
@@ -30,19 +29,24 @@ export class SettingsRepository {
   }
 
   private async read(): Promise<Settings> {
-    const [row] = await this.db.query<{ batch_max_items: number }>('SELECT batch_max_items FROM settings WHERE id', [], 'settings_read')
-    return { batchMaxItems: row!.batch_max_items }
+    const [row] = await this.db.query<Record<string, number>>(`SELECT ${SELECT_LIST} FROM settings WHERE id`, [], 'settings_read')
+    return row as Settings
   }
 
   async update(patch: Partial<Settings>): Promise<Settings> {
-    const [row] = await this.db.query<{ batch_max_items: number }>(
+    const names = SETTING_NAMES.filter((name) => patch[name] !== undefined)
+    const [row] = await this.db.query<Record<string, number>>(
       `UPDATE settings
-          SET batch_max_items = COALESCE($1, batch_max_items),
-              updated_at = now()
+          SET ${[...names.map((name, i) => `${COLUMNS[name]} = $${i + 1}`), 'updated_at = now()'].join(', ')}
         WHERE id
-        RETURNING batch_max_items`,
-      [patch.batchMaxItems ?? null],
+        RETURNING ${SELECT_LIST}`,
+      names.map((name) => patch[name]),
     )
-    return { batchMaxItems: row!.batch_max_items }
+    return row as Settings
   }
 }
+
+/** Each setting's column: its name in snake case (settings.batch_max_items …). */
+const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[]
+const COLUMNS = Object.fromEntries(SETTING_NAMES.map((name) => [name, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)])) as Record<SettingName, string>
+const SELECT_LIST = SETTING_NAMES.map((name) => `${COLUMNS[name]} AS "${name}"`).join(', ')

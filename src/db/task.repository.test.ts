@@ -27,8 +27,8 @@ describe('statements per request', () => {
     const counts = []
     for (const size of [1, 10, 100]) {
       const items = Array.from({ length: size }, (_, i) => item(`STMT-${size}-${i}`))
-      counts.push(await countStatements(() => t.services.subscriptions.subscribeBatch(userId, items)))
-      counts.push(await countStatements(() => t.services.subscriptions.subscribeBatch(userId, items)))
+      counts.push(await countStatements(() => t.services.subscriptions.subscribeBatch(userId, { items })))
+      counts.push(await countStatements(() => t.services.subscriptions.subscribeBatch(userId, { items })))
     }
     // One statement: it reads batchMaxItems, inserts the missing tasks and finds the others.
     expect(counts).toEqual([1, 1, 1, 1, 1, 1])
@@ -38,7 +38,7 @@ describe('statements per request', () => {
 describe('concurrent batches', () => {
   it('share statements; each gets its own answers, and one over batchMaxItems writes nothing', async () => {
     const other = (await t.createUser()).userId
-    await t.services.subscriptions.subscribeBatch(userId, [item('CB-0-0')])
+    await t.services.subscriptions.subscribeBatch(userId, { items: [item('CB-0-0')] })
     await t.services.settings.update({ batchMaxItems: 5 })
     try {
       // Ten batches of five items (batch 0's first item exists), the same numbers for another
@@ -52,7 +52,7 @@ describe('concurrent batches', () => {
       ]
       let answers: (Awaited<ReturnType<typeof t.services.subscriptions.subscribeBatch>> | Error)[] = []
       const statements = await countStatements(async () => {
-        answers = await Promise.all(calls.map((c) => t.services.subscriptions.subscribeBatch(c.userId, c.items).catch((e: Error) => e)))
+        answers = await Promise.all(calls.map((c) => t.services.subscriptions.subscribeBatch(c.userId, { items: c.items }).catch((e: Error) => e)))
       })
       expect(statements).toBeLessThan(calls.length / 2)
       const results = answers.slice(0, 12) as Awaited<ReturnType<typeof t.services.subscriptions.subscribeBatch>>[]
@@ -109,7 +109,7 @@ describe('concurrent single subscribes', () => {
 describe('concurrent queries', () => {
   it('share statements, and each gets the answer its own statement would have given', async () => {
     const other = (await t.createUser()).userId
-    const mine = await t.services.subscriptions.subscribeBatch(userId, Array.from({ length: 20 }, (_, i) => item(`Q-${i}`)))
+    const mine = await t.services.subscriptions.subscribeBatch(userId, { items: Array.from({ length: 20 }, (_, i) => item(`Q-${i}`)) })
     const theirs = await t.services.subscriptions.subscribe(other, item('Q-0'))
     // A second task with a number already used, at another carrier: the newer one is the answer.
     const newer = await t.services.subscriptions.subscribe(userId, { ...item('Q-1'), carrierCode: 'UPARCEL' })
@@ -154,15 +154,20 @@ describe('owners', () => {
     expect(row!.n).toBe(1)
   })
 
-  it('no event, delivery or attempt loses its parent: tasks and deliveries cannot be deleted or truncated away', async () => {
+  it('no event, delivery or attempt outlives its parent: deletes take the children along, and truncation is refused', async () => {
     const { taskId } = await t.services.subscriptions.subscribe(userId, item('OWNED-2'))
-    await t.db.query(`INSERT INTO webhook_deliveries (task_id, webhook_id, payload) VALUES ($1, 'msg_owned', '{}')`, [taskId])
-    await expect(t.db.query('DELETE FROM tracking_tasks WHERE id = $1', [taskId])).rejects.toThrow(/tracking_tasks rows are never deleted/)
-    await expect(t.db.query('TRUNCATE tracking_tasks CASCADE')).rejects.toThrow(/never deleted/)
-    await expect(t.db.query(`DELETE FROM webhook_deliveries WHERE webhook_id = 'msg_owned'`)).rejects.toThrow(/webhook_deliveries rows are never deleted/)
-    await expect(t.db.query('TRUNCATE webhook_deliveries CASCADE')).rejects.toThrow(/never deleted/)
-    const [row] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries d JOIN tracking_tasks t ON t.id = d.task_id WHERE d.webhook_id = 'msg_owned'`)
-    expect(row!.n).toBe(1)
+    await t.db.query(`INSERT INTO tracking_events (task_id, event_key, event_time) VALUES ($1, 'k', now())`, [taskId])
+    const [delivery] = await t.db.query<{ id: number }>(`INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), 'msg_owned', '{}') RETURNING id`, [taskId])
+    await t.db.query(`INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms) VALUES ($1, 1, now(), 1)`, [delivery!.id])
+    await expect(t.db.query('TRUNCATE tracking_tasks CASCADE')).rejects.toThrow(/never truncated/)
+    await expect(t.db.query('TRUNCATE webhook_deliveries CASCADE')).rejects.toThrow(/never truncated/)
+    // Even a delete made by hand, outside the service.
+    await t.db.query('DELETE FROM tracking_tasks WHERE id = $1', [taskId])
+    const [left] = await t.db.query<{ n: number }>(
+      `SELECT (SELECT count(*) FROM tracking_events WHERE task_id = $1) + (SELECT count(*) FROM webhook_deliveries WHERE task_id = $1) + (SELECT count(*) FROM webhook_attempts WHERE delivery_id = $2) AS n`,
+      [taskId, delivery!.id],
+    )
+    expect(Number(left!.n)).toBe(0)
   })
 })
 
@@ -196,8 +201,8 @@ describe('query plans', () => {
          FROM tracking_tasks t, generate_series(1, 3) e`,
     )
     await t.db.query(
-      `INSERT INTO webhook_deliveries (task_id, webhook_id, payload)
-       SELECT id, 'msg_' || id, '{}' FROM tracking_tasks WHERE id % 5 = 0`,
+      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload)
+       SELECT id, user_id, 'msg_' || id, '{}' FROM tracking_tasks WHERE id % 5 = 0`,
     )
     await t.db.query(`INSERT INTO api_tokens (user_id, token_hash) SELECT 2 + (g % 200), sha256(g::text::bytea) FROM generate_series(1, 20000) g`)
     await t.db.query('ANALYZE')

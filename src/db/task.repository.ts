@@ -1,6 +1,8 @@
+import type { Milestone } from '../domain/milestones'
 import type { StandardStatus, WebhookStatus } from '../domain/statuses'
 import type { SubscriptionRequest } from '../domain/subscription-input'
-import { eventFromJson, type Address, type TaskView, type TrackingEventJson, type TrackingTask, type WebhookSummary } from '../domain/tracking-task'
+import { eventFromJson, type TrackingEventJson } from '../domain/task-json'
+import type { Address, TaskView, TrackingTask, WebhookSummary } from '../domain/tracking-task'
 import { intArray, textArray } from './array-literal'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
@@ -34,6 +36,7 @@ export interface TaskRow {
   tracking_number: string
   external_reference_no: string
   standard_status: StandardStatus
+  milestone: Milestone
   carrier_status: string
   estimated_delivery_at: Date | null
   origin_address: Address
@@ -60,13 +63,14 @@ function toTaskView(row: TaskViewRow): TaskView {
   return { ...toTaskHead(row), eventsJson: row.events_json }
 }
 
-function toTaskHead(row: Omit<TaskRow, 'events'>): Omit<TrackingTask, 'events'> {
+export function toTaskHead(row: Omit<TaskRow, 'events'>): Omit<TrackingTask, 'events'> {
   return {
     taskId: row.id,
     carrierCode: row.carrier_code,
     trackingNumber: row.tracking_number,
     externalReferenceNo: row.external_reference_no,
     standardStatus: row.standard_status,
+    milestone: row.milestone,
     carrierStatus: row.carrier_status,
     estimatedDeliveryAt: row.estimated_delivery_at,
     originAddress: row.origin_address,

@@ -1,50 +1,34 @@
 /**
  * The statements about tasks that more than one module reads: the task view (the query endpoint,
  * the refresh's webhook payloads) and the subscribe statements, kept apart from the code that
- * runs them so that their plan tests can EXPLAIN them.
+ * runs them so that their plan tests can EXPLAIN them. events_view: see events-view.ts.
  */
-
-/**
- * The events of the task `taskId` (an SQL expression) exactly as the query endpoint sends them, in
- * eventTime order: what tracking_tasks.events_view holds (migrations 0004, 0008). eventTime is
- * written as JavaScript's toISOString writes it (UTC, milliseconds), since the column's text goes
- * into the answer as it is. The refresh rewrites the column with this whenever a task gains events.
- */
-export const eventsViewOf = (taskId: string) => `
-  COALESCE((
-    SELECT json_agg(json_build_object(
-             'eventTime', to_char(e.event_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-             'eventCode', e.event_code, 'status', e.status,
-             'statusInfo', e.status_info, 'description', e.description,
-             'exceptionDescription', e.exception_description, 'country', e.country,
-             'state', e.state, 'city', e.city, 'postalCode', e.postal_code, 'address', e.address)
-           ORDER BY e.event_time, e.id)
-      FROM tracking_events e
-     WHERE e.task_id = ${taskId}
-  ), '[]'::json)`
 
 const TASK_COLUMNS = `
-  t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status,
+  t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status, t.milestone,
   t.carrier_status, t.estimated_delivery_at, t.origin_address, t.destination_address`
 
 /** The columns of a TaskRow that `tracking_tasks t` holds itself (all but latest_webhook). */
 export const TASK_VIEW_COLUMNS = `${TASK_COLUMNS}, t.events_view AS events`
 
+/** The task's newest delivery as latestWebhook shows it (an SQL expression over `t`). */
+const LATEST_WEBHOOK = `
+  (
+    SELECT json_build_object(
+             'status', d.status, 'attemptCount', d.attempt_count,
+             'nextRetryAt', CASE WHEN d.status = 'retry_wait' THEN d.next_attempt_at END,
+             'lastAttemptAt', d.last_attempt_at, 'responseStatusCode', d.response_status_code,
+             'errorMessage', d.error_message)
+      FROM webhook_deliveries d
+     WHERE d.task_id = t.id AND d.endpoint_id IS NULL
+     ORDER BY d.id DESC
+     LIMIT 1
+  )`
+
 // One round trip per query: the task with its events (kept ready on the row, and read as text:
 // they go into the answer as they are) and its newest delivery. Rows are TaskViewRows.
 const SELECT_TASK = `
-  SELECT ${TASK_COLUMNS}, t.events_view::text AS events_json,
-         (
-           SELECT json_build_object(
-                    'status', d.status, 'attemptCount', d.attempt_count,
-                    'nextRetryAt', CASE WHEN d.status = 'retry_wait' THEN d.next_attempt_at END,
-                    'lastAttemptAt', d.last_attempt_at, 'responseStatusCode', d.response_status_code,
-                    'errorMessage', d.error_message)
-             FROM webhook_deliveries d
-            WHERE d.task_id = t.id
-            ORDER BY d.id DESC
-            LIMIT 1
-         ) AS latest_webhook
+  SELECT ${TASK_COLUMNS}, t.events_view::text AS events_json, ${LATEST_WEBHOOK} AS latest_webhook
     FROM tracking_tasks t`
 
 export const TASK_BY_ID_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2`

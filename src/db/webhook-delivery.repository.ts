@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { WebhookStatus } from '../domain/statuses'
-import type { WebhookSummary } from '../domain/tracking-task'
+import type { AttemptVerdict } from '../domain/webhook-schedule'
+import type { DeliveryRecord } from '../domain/webhook-record'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
 
@@ -17,13 +18,14 @@ export interface ClaimedDelivery {
   webhookId: string
   /** The body exactly as stored: it is sent and signed byte for byte. */
   payload: string
-  callbackUrl: string
-  /** The callback URL's host, as the claim grouped it. */
+  /** Where it goes: the task's current callbackUrl, or its endpoint's URL. */
+  url: string
+  /** The URL's host, as the claim grouped it. */
   host: string
   /** Attempts before this one, in all and in the current cycle. */
   attemptCount: number
   attemptsInCycle: number
-  /** The user's signing secrets: the current one, and the previous one during a rotation. */
+  /** The signing secrets (the user's for a callback, the endpoint's for an endpoint): the current one, and the previous one during a rotation. */
   secrets: string[]
   leaseToken: string
 }
@@ -43,16 +45,13 @@ interface Completion {
   attempt: CompletedAttempt
 }
 
-/** A delivery in a task's history: the latestWebhook fields plus its identity and attempts. */
-export interface DeliveryRecord extends WebhookSummary {
-  webhookId: string
-  type: string
-  createdAt: Date
-  attempts: { attemptNumber: number; startedAt: Date; durationMs: number; responseStatusCode: number; errorMessage: string; responseBody: string }[]
-}
 
-// The host part of a callback URL, for per-host concurrency (userinfo and port dropped).
-const HOST_OF_URL = `lower(substring(t.callback_url from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\\[[0-9A-Fa-f:.]*\\]|[^:/?#]*)'))`
+// Where a delivery goes: its endpoint's URL, or its task's current callbackUrl.
+const TARGET_URL = 'COALESCE(e.url, t.callback_url)'
+// The host part of the target URL, for per-host concurrency (userinfo and port dropped).
+const HOST_OF_URL = `lower(substring(${TARGET_URL} from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\\[[0-9A-Fa-f:.]*\\]|[^:/?#]*)'))`
+
+const LEASE_LOST = 'attempt interrupted: the worker lost its lease'
 
 /** PostgreSQL text cannot hold NUL. */
 const clean = (text: string) => text.replaceAll('\u0000', '')
@@ -82,27 +81,35 @@ export class WebhookDeliveryRepository {
       task_id: number
       webhook_id: string
       payload: string
-      callback_url: string
+      url: string
       host: string
       attempt_count: number
       cycle_start_attempt: number
-      webhook_secret: string
+      secret: string
       previous_secret: string | null
     }>(
+      // A callback delivery is signed with its user's secrets, an endpoint's with the endpoint's;
+      // a disabled endpoint's deliveries wait (disabling fails the pending ones).
       `WITH due AS (
-         SELECT d.id, d.next_attempt_at, ${HOST_OF_URL} AS host
+         SELECT d.id, d.next_attempt_at, ${TARGET_URL} AS url, ${HOST_OF_URL} AS host,
+                COALESCE(e.secret, u.webhook_secret) AS secret,
+                CASE WHEN e.id IS NOT NULL THEN CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END
+                     WHEN u.previous_webhook_secret_expires_at > now() THEN u.previous_webhook_secret END AS previous_secret
            FROM webhook_deliveries d
-           JOIN tracking_tasks t ON t.id = d.task_id
+           JOIN api_users u ON u.id = d.user_id
+           LEFT JOIN tracking_tasks t ON t.id = d.task_id AND d.endpoint_id IS NULL
+           LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
           WHERE d.status IN ('pending', 'retry_wait')
             AND d.next_attempt_at <= now()
+            AND (d.endpoint_id IS NULL OR e.enabled)
             AND ${HOST_OF_URL} <> ALL($4::text[])
           ORDER BY d.next_attempt_at
           LIMIT $1 * 4
           FOR UPDATE OF d SKIP LOCKED
        ),
        picked AS (
-         SELECT id, host
-           FROM (SELECT id, host, next_attempt_at, row_number() OVER (PARTITION BY host ORDER BY next_attempt_at) AS nth FROM due) ranked
+         SELECT *
+           FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY next_attempt_at) AS nth FROM due) ranked
           WHERE nth <= $3
           ORDER BY next_attempt_at
           LIMIT $1
@@ -113,11 +120,10 @@ export class WebhookDeliveryRepository {
               lease_until = now() + make_interval(secs => $2::float8 / 1000),
               attempt_started_at = now(),
               updated_at = now()
-         FROM picked p, tracking_tasks t, api_users u
-        WHERE d.id = p.id AND t.id = d.task_id AND u.id = t.user_id
-        RETURNING d.id, d.task_id, d.webhook_id, d.payload::text AS payload, t.callback_url, p.host, d.attempt_count,
-                  d.cycle_start_attempt, u.webhook_secret,
-                  CASE WHEN u.previous_webhook_secret_expires_at > now() THEN u.previous_webhook_secret END AS previous_secret`,
+         FROM picked p
+        WHERE d.id = p.id
+        RETURNING d.id, d.task_id, d.webhook_id, d.payload::text AS payload, p.url, p.host, d.attempt_count,
+                  d.cycle_start_attempt, p.secret, p.previous_secret`,
       [limit, leaseMs, perHostLimit, saturatedHosts, leaseToken],
     )
     return rows.map((r) => ({
@@ -125,11 +131,11 @@ export class WebhookDeliveryRepository {
       taskId: r.task_id,
       webhookId: r.webhook_id,
       payload: r.payload,
-      callbackUrl: r.callback_url,
+      url: r.url,
       host: r.host ?? '',
       attemptCount: r.attempt_count,
       attemptsInCycle: r.attempt_count - r.cycle_start_attempt,
-      secrets: r.previous_secret ? [r.webhook_secret, r.previous_secret] : [r.webhook_secret],
+      secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
       leaseToken,
     }))
   }
@@ -180,39 +186,44 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Deliveries whose lease ran out mid-attempt: the attempt counts (failed, no answer), and the
-   * delivery goes back on the schedule, or to failed after the last attempt. Returns how many.
+   * Deliveries whose lease ran out mid-attempt: the attempt counts (failed, no answer), and
+   * `decide` (the schedule, given the attempt's place in its cycle) says whether the delivery
+   * goes back on the schedule or to failed. Returns how many were reaped.
    */
-  async reapExpiredLeases(scheduleMs: number[]): Promise<number> {
-    const rows = await this.db.query(
-      `WITH expired AS (
-         SELECT id FROM webhook_deliveries
+  async reapExpiredLeases(decide: (attemptInCycle: number) => AttemptVerdict): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { rows: expired } = await tx.query<{ id: number; attempt_in_cycle: number }>(
+        `SELECT id, attempt_count + 1 - cycle_start_attempt AS attempt_in_cycle
+           FROM webhook_deliveries
           WHERE status = 'sending' AND lease_until < now()
           ORDER BY lease_until
           LIMIT 500
-          FOR UPDATE SKIP LOCKED
-       ),
-       reaped AS (
-         UPDATE webhook_deliveries d
-            SET attempt_count = d.attempt_count + 1,
-                last_attempt_at = COALESCE(d.attempt_started_at, now()),
-                response_status_code = 0,
-                error_message = 'attempt interrupted: the worker lost its lease',
-                status = CASE WHEN ($1::float8[])[d.attempt_count + 1 - d.cycle_start_attempt] IS NULL THEN 'failed' ELSE 'retry_wait' END,
-                next_attempt_at = now() + make_interval(secs => COALESCE(($1::float8[])[d.attempt_count + 1 - d.cycle_start_attempt], 0) / 1000),
-                lease_owner = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = now()
-           FROM expired e
-          WHERE d.id = e.id
-          RETURNING d.id, d.attempt_count, d.last_attempt_at
-       )
-       INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, error_message)
-       SELECT id, attempt_count, last_attempt_at, (EXTRACT(EPOCH FROM now() - last_attempt_at) * 1000)::int, 'attempt interrupted: the worker lost its lease'
-         FROM reaped
-       ON CONFLICT (delivery_id, attempt_number) DO NOTHING
-       RETURNING delivery_id`,
-      [scheduleMs],
-    )
-    return rows.length
+          FOR UPDATE SKIP LOCKED`,
+      )
+      if (expired.length === 0) return 0
+      const verdicts = expired.map((row) => decide(row.attempt_in_cycle))
+      await tx.query(
+        `WITH reaped AS (
+           UPDATE webhook_deliveries d
+              SET attempt_count = d.attempt_count + 1,
+                  last_attempt_at = COALESCE(d.attempt_started_at, now()),
+                  response_status_code = 0,
+                  error_message = $4,
+                  status = v.status,
+                  next_attempt_at = v.next_attempt_at,
+                  lease_owner = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = now()
+             FROM unnest($1::bigint[], $2::text[], $3::timestamptz[]) AS v (id, status, next_attempt_at)
+            WHERE d.id = v.id
+            RETURNING d.id, d.attempt_count, d.last_attempt_at
+         )
+         INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, error_message)
+         SELECT id, attempt_count, last_attempt_at, (EXTRACT(EPOCH FROM now() - last_attempt_at) * 1000)::int, $4
+           FROM reaped
+         ON CONFLICT (delivery_id, attempt_number) DO NOTHING`,
+        [expired.map((row) => row.id), verdicts.map((v) => v.status), verdicts.map((v) => (v.status === 'retry_wait' ? v.nextAttemptAt : null)), LEASE_LOST],
+      )
+      return expired.length
+    })
   }
 
   /** Deliveries waiting or in flight, by status, for the queue-depth gauge. */
@@ -243,7 +254,7 @@ export class WebhookDeliveryRepository {
               ) AS record
          FROM tracking_tasks t
          LEFT JOIN LATERAL (
-           SELECT * FROM webhook_deliveries WHERE task_id = t.id ORDER BY id DESC LIMIT $3
+           SELECT * FROM webhook_deliveries WHERE task_id = t.id AND endpoint_id IS NULL ORDER BY id DESC LIMIT $3
          ) d ON true
         WHERE t.id = $2 AND t.user_id = $1
         ORDER BY d.id DESC`,

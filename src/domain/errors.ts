@@ -1,17 +1,21 @@
 /**
- * The closed set of error reasons the service answers with (decisions §3).
- * Which HTTP status each one gets is decided in one place: the HTTP error handler.
+ * The closed set of error reasons the service answers with (docs/api.md, "Errors"). Which HTTP
+ * status each one gets is decided in one place: the HTTP error handler.
  */
-export type ErrorCode =
-  | 'validation_error'
-  | 'unsupported_carrier'
-  | 'unauthorized'
-  | 'not_found'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'unavailable'
-  | 'internal_error'
+export const ERROR_CODES = [
+  'validation_error',
+  'unsupported_carrier',
+  'unauthorized',
+  'not_found',
+  'limit_reached',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'unavailable',
+  'internal_error',
+] as const
+
+export type ErrorCode = (typeof ERROR_CODES)[number]
 
 export interface FieldError {
   field: string
@@ -23,13 +27,47 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: FieldError[] = [],
+    /** For rate_limited: when the caller may try again (the Retry-After header). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message)
     this.name = 'AppError'
   }
 }
 
+/** A validation_error whose message is the summary of its field problems. */
+export function invalid(details: FieldError[]): AppError {
+  return new AppError('validation_error', describeFieldErrors(details), details)
+}
+
 /** A one-line summary of field errors, for `msg` and batch item messages. */
 export function describeFieldErrors(details: FieldError[]): string {
   return details.map((d) => (d.field ? `${d.field} ${d.message}` : d.message)).join('; ')
 }
+
+/**
+ * How every validation message is worded, on every endpoint: the domain's own checks and the
+ * HTTP schemas' both speak these words.
+ */
+export const MUST = {
+  required: 'is required',
+  string: 'must be a string',
+  integer: 'must be an integer',
+  positiveInteger: 'must be a positive integer',
+  boolean: 'must be true or false',
+  object: 'must be a JSON object',
+  array: 'must be an array',
+  dateTime: 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)',
+  unknownField: 'is not a known field',
+  unknownParameter: 'is not a known parameter',
+  repeated: 'must be given once',
+  wellFormed: 'must be well-formed unicode',
+  notEmpty: 'must not be empty',
+  atMost: (n: number, what = 'characters') => `must be at most ${n} ${what}`,
+  atLeast: (n: number, what = 'characters') => `must be at least ${n} ${what}`,
+  between: (min: number, max: number) => `must be an integer from ${min} to ${max}`,
+  oneOf: (values: readonly string[]) => `must be one of ${values.join(', ')}`,
+} as const
+
+/** The request body as a whole, in a FieldError. */
+export const BODY_FIELD = ''

@@ -1,10 +1,11 @@
-import { isSupportedCarrier, normalizeCarrierCode, type CarrierCode } from './carriers'
-import type { FieldError } from './errors'
+import { isSupportedCarrier, normalizeCarrierCode, SUPPORTED_CARRIERS, type CarrierCode } from './carriers'
+import { BODY_FIELD, MUST, type FieldError } from './errors'
 
 /**
- * Input rules of a subscription (decisions §4), shared by single and batch subscribe so that an
- * item is judged the same way in both. Input is `unknown`: batch items arrive unchecked, and a
- * malformed item must fail alone with a clear message rather than fail the request.
+ * Input rules of a subscription (docs/api.md, "Input rules"), shared by single and batch
+ * subscribe so that an item is judged the same way in both. Input is `unknown`: batch items
+ * arrive unchecked, and a malformed item must fail alone with a clear message rather than fail
+ * the request.
  */
 
 export const TRACKING_NUMBER_MAX = 64
@@ -42,9 +43,10 @@ function length(value: string): number {
 }
 
 function stringProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string') return 'must be a string'
+  if (value === undefined) return MUST.required
+  if (typeof value !== 'string') return MUST.string
   // A lone surrogate cannot be stored as UTF-8; it would silently become U+FFFD.
-  if (!value.isWellFormed()) return 'must be well-formed unicode'
+  if (!value.isWellFormed()) return MUST.wellFormed
   return undefined
 }
 
@@ -53,8 +55,8 @@ export function parseTrackingNumber(value: unknown): { ok: true; value: string }
   const problem = stringProblem(value)
   if (problem) return { ok: false, message: problem }
   const trimmed = (value as string).trim()
-  if (trimmed.length === 0) return { ok: false, message: 'must not be empty' }
-  if (length(trimmed) > TRACKING_NUMBER_MAX) return { ok: false, message: `must be at most ${TRACKING_NUMBER_MAX} characters` }
+  if (trimmed.length === 0) return { ok: false, message: MUST.notEmpty }
+  if (length(trimmed) > TRACKING_NUMBER_MAX) return { ok: false, message: MUST.atMost(TRACKING_NUMBER_MAX) }
   if (WHITESPACE_OR_CONTROL.test(trimmed)) return { ok: false, message: 'must not contain whitespace or control characters' }
   return { ok: true, value: trimmed }
 }
@@ -65,7 +67,7 @@ export function parseTrackingNumber(value: unknown): { ok: true; value: string }
 let lastUrl: string | undefined
 let lastUrlProblem: string | undefined
 
-function callbackUrlProblem(value: unknown): string | undefined {
+export function callbackUrlProblem(value: unknown): string | undefined {
   if (typeof value === 'string' && value === lastUrl) return lastUrlProblem
   const problem = judgeCallbackUrl(value)
   if (typeof value === 'string') {
@@ -79,8 +81,8 @@ function judgeCallbackUrl(value: unknown): string | undefined {
   const problem = stringProblem(value)
   if (problem) return problem
   const raw = value as string
-  if (raw.length === 0) return 'must not be empty'
-  if (raw.length > CALLBACK_URL_MAX) return `must be at most ${CALLBACK_URL_MAX} characters`
+  if (raw.length === 0) return MUST.notEmpty
+  if (raw.length > CALLBACK_URL_MAX) return MUST.atMost(CALLBACK_URL_MAX)
   // The URL parser silently drops tabs and newlines; refuse them instead of storing a URL that
   // is not the one the receiver will be called at.
   if (WHITESPACE_OR_CONTROL.test(raw)) return 'must not contain whitespace or control characters'
@@ -97,19 +99,20 @@ function judgeCallbackUrl(value: unknown): string | undefined {
   return undefined
 }
 
-function externalReferenceProblem(value: unknown): string | undefined {
+/** What is wrong with an external reference, if anything (null and absent are fine: ""). */
+export function externalReferenceProblem(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined
   const problem = stringProblem(value)
   if (problem) return problem
   const raw = value as string
-  if (length(raw) > EXTERNAL_REFERENCE_MAX) return `must be at most ${EXTERNAL_REFERENCE_MAX} characters`
+  if (length(raw) > EXTERNAL_REFERENCE_MAX) return MUST.atMost(EXTERNAL_REFERENCE_MAX)
   if (CONTROL.test(raw)) return 'must not contain control characters'
   return undefined
 }
 
 export function validateSubscription(input: unknown): SubscriptionValidation {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { ok: false, error: 'validation_error', details: [{ field: '', message: 'must be a JSON object' }], carrierCode: '', trackingNumber: '' }
+    return { ok: false, error: 'validation_error', details: [{ field: BODY_FIELD, message: MUST.object }], carrierCode: '', trackingNumber: '' }
   }
   const item = input as Record<string, unknown>
   const details: FieldError[] = []
@@ -119,7 +122,7 @@ export function validateSubscription(input: unknown): SubscriptionValidation {
   if (carrierProblem) details.push({ field: 'carrierCode', message: carrierProblem })
   else {
     carrierCode = normalizeCarrierCode(item.carrierCode as string)
-    if (carrierCode === '') details.push({ field: 'carrierCode', message: 'must not be empty' })
+    if (carrierCode === '') details.push({ field: 'carrierCode', message: MUST.notEmpty })
   }
 
   let trackingNumber = ''
@@ -143,7 +146,7 @@ export function validateSubscription(input: unknown): SubscriptionValidation {
     return {
       ok: false,
       error: 'unsupported_carrier',
-      details: [{ field: 'carrierCode', message: `is not a supported carrier (supported: FEDEX, UPARCEL)` }],
+      details: [{ field: 'carrierCode', message: `is not a supported carrier (supported: ${SUPPORTED_CARRIERS.join(', ')})` }],
       carrierCode,
       trackingNumber,
     }

@@ -1,4 +1,4 @@
-import type { FieldError } from './errors'
+import { MUST, type FieldError } from './errors'
 import { parseTrackingNumber } from './subscription-input'
 
 /**
@@ -15,16 +15,25 @@ export function parseTaskQuery(query: { taskId?: unknown; trackingNumber?: unkno
   if (hasTaskId === hasTrackingNumber) {
     return { ok: false, details: [{ field: '', message: 'exactly one of taskId and trackingNumber must be given' }] }
   }
+  for (const name of ['taskId', 'trackingNumber'] as const) {
+    if (Array.isArray(query[name])) return { ok: false, details: [{ field: name, message: MUST.repeated }] }
+  }
   if (hasTaskId) {
-    const raw = query.taskId
-    if (typeof raw !== 'string' || !/^[0-9]{1,30}$/.test(raw) || /^0+$/.test(raw)) {
-      return { ok: false, details: [{ field: 'taskId', message: 'must be a positive integer' }] }
-    }
-    const taskId = Number(raw)
+    const taskId = parseTaskId(query.taskId)
+    if (taskId === undefined) return { ok: false, details: [{ field: 'taskId', message: MUST.positiveInteger }] }
     // A well-formed id beyond any id the database can hold names no task: not found, not invalid.
     return { ok: true, lookup: Number.isSafeInteger(taskId) ? { by: 'taskId', taskId } : { by: 'none' } }
   }
   const tracking = parseTrackingNumber(query.trackingNumber)
   if (!tracking.ok) return { ok: false, details: [{ field: 'trackingNumber', message: tracking.message }] }
   return { ok: true, lookup: { by: 'trackingNumber', trackingNumber: tracking.value } }
+}
+
+/**
+ * A task id as a URL carries it: digits only, not zero (1.5, -1, 1e3 and " 7" are not ids).
+ * A number beyond the safe integers comes back as it parses; callers treat it as no task.
+ */
+export function parseTaskId(raw: unknown): number | undefined {
+  if (typeof raw !== 'string' || !/^[0-9]{1,30}$/.test(raw) || /^0+$/.test(raw)) return undefined
+  return Number(raw)
 }

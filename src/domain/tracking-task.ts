@@ -1,3 +1,4 @@
+import type { Milestone } from './milestones'
 import type { StandardStatus, WebhookStatus } from './statuses'
 
 /** The normalised view of a subscription task, as the query endpoint returns it. */
@@ -46,6 +47,8 @@ export interface TrackingTask {
   trackingNumber: string
   externalReferenceNo: string
   standardStatus: StandardStatus
+  /** Not in the interface's answers: the full task's (docs/api.md). */
+  milestone: Milestone
   carrierStatus: string
   estimatedDeliveryAt: Date | null
   originAddress: Address
@@ -55,72 +58,12 @@ export interface TrackingTask {
   latestWebhook: WebhookSummary | null
 }
 
-/** The task as JSON, exactly as the query endpoint returns it: datetimes as ISO 8601 UTC. */
-export function taskToJson(task: TrackingTask) {
-  return {
-    ...taskHeadJson(task),
-    events: task.events.map((e) => ({ ...e, eventTime: e.eventTime.toISOString() })),
-    latestWebhook: webhookJson(task.latestWebhook),
-  }
-}
-
-/** The members before `events`, in the interface's order. */
-function taskHeadJson(task: Omit<TrackingTask, 'events'>) {
-  return {
-    taskId: task.taskId,
-    carrierCode: task.carrierCode,
-    trackingNumber: task.trackingNumber,
-    externalReferenceNo: task.externalReferenceNo,
-    standardStatus: task.standardStatus,
-    carrierStatus: task.carrierStatus,
-    estimatedDeliveryAt: task.estimatedDeliveryAt?.toISOString() ?? null,
-    originAddress: addressJson(task.originAddress),
-    destinationAddress: addressJson(task.destinationAddress),
-  }
-}
-
-const addressJson = (a: Address): Address => ({ country: a.country, state: a.state, city: a.city, postalCode: a.postalCode, address: a.address })
-
-function webhookJson(webhook: WebhookSummary | null) {
-  return (
-    webhook && {
-      status: webhook.status,
-      attemptCount: webhook.attemptCount,
-      nextRetryAt: webhook.nextRetryAt?.toISOString() ?? null,
-      lastAttemptAt: webhook.lastAttemptAt?.toISOString() ?? null,
-      responseStatusCode: webhook.responseStatusCode,
-      errorMessage: webhook.errorMessage,
-    }
-  )
-}
-
 /**
  * A task as the query endpoint reads it: its events already written as the endpoint sends them
  * (kept ready on the task row), so that a query neither parses nor serialises them again. Parsing
  * and re-serialising ten events was most of the API process's work per query.
  */
 export interface TaskView extends Omit<TrackingTask, 'events'> {
-  /** A JSON array of the interface's event objects, ascending by eventTime, eventTime in ISO 8601 UTC. */
+  /** The events as the query answer writes them (task-json.ts): a JSON array, ascending by eventTime. */
   eventsJson: string
-}
-
-/** An event as JSON holds it: eventTime as an ISO 8601 string. */
-export type TrackingEventJson = Omit<TrackingEvent, 'eventTime'> & { eventTime: string }
-
-export function eventFromJson(event: TrackingEventJson): TrackingEvent {
-  return { ...event, eventTime: new Date(event.eventTime) }
-}
-
-/** The task a view describes, with its events as objects. */
-export function taskOfView({ eventsJson, ...head }: TaskView): TrackingTask {
-  return { ...head, events: (JSON.parse(eventsJson) as TrackingEventJson[]).map(eventFromJson) }
-}
-
-/**
- * The view as JSON text: the document taskToJson gives for the task (same members, same order,
- * the same rendering of each), with the events spliced in as they were kept.
- */
-export function taskViewToJsonText(view: TaskView): string {
-  const head = JSON.stringify(taskHeadJson(view))
-  return `${head.slice(0, -1)},"events":${view.eventsJson},"latestWebhook":${JSON.stringify(webhookJson(view.latestWebhook))}}`
 }

@@ -3,10 +3,11 @@ import { parseCarrierTime, resolveUpdate, type CarrierSnapshot, type TaskRefresh
 
 const DAY = 86_400_000
 const now = new Date('2026-11-22T12:00:00Z')
-const state: TaskRefreshState = { standardStatus: 'in_transit', carrierStatus: 'In transit', createdAt: new Date(now.getTime() - DAY), lastNewEventAt: null }
+const state: TaskRefreshState = { standardStatus: 'in_transit', milestone: 'in_transit', carrierStatus: 'In transit', estimatedDeliveryAt: null, createdAt: new Date(now.getTime() - DAY), lastNewEventAt: null }
 const snapshot: CarrierSnapshot = {
   rawStatusCode: 'OD',
   standardStatus: 'in_transit',
+  milestone: 'out_for_delivery',
   carrierStatus: 'On FedEx vehicle for delivery',
   estimatedDeliveryAt: null,
   originAddress: null,

@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto'
+import { MILESTONES, plainMilestone, type Milestone } from './milestones'
 import type { StandardStatus } from './statuses'
 import type { Address, TrackingEvent } from './tracking-task'
 
 /**
- * How a carrier's answer changes a task (interface rule 1, decisions §6). Pure: the clock and the
+ * How a carrier's answer changes a task (docs/api.md, "What a fetch changes"; docs/refresh.md). Pure: the clock and the
  * number of genuinely new events come in as arguments.
  */
 
 export interface CarrierEvent extends TrackingEvent {
+  /** The milestone of the event's own code; "" when the carrier's table does not know it. */
+  milestone: Milestone | ''
   /** A stable identity of the event at its carrier: refetching the same history merges. */
   key: string
 }
@@ -18,6 +21,8 @@ export interface CarrierSnapshot {
   rawStatusCode: string
   /** null: the carrier's code is unknown to the mapping; the previous standard status stays. */
   standardStatus: StandardStatus | null
+  /** The milestone of the same code, one of standardStatus's; null with it. */
+  milestone: Milestone | null
   /** The carrier's own status text; "" when it gave none (the previous text stays). */
   carrierStatus: string
   /** null: not returned (or unparseable); the stored value stays. */
@@ -36,21 +41,27 @@ export function isTerminal(status: StandardStatus): boolean {
 /** The task as the refresh needs to know it. */
 export interface TaskRefreshState {
   standardStatus: StandardStatus
+  milestone: Milestone
   carrierStatus: string
+  estimatedDeliveryAt: Date | null
   createdAt: Date
   lastNewEventAt: Date | null
 }
 
 export interface TaskUpdate {
   standardStatus: StandardStatus
+  milestone: Milestone
   carrierStatus: string
   /** undefined: keep the stored value. */
   estimatedDeliveryAt: Date | undefined
   originAddress: Address | undefined
   destinationAddress: Address | undefined
   lastNewEventAt: Date | null
-  /** standardStatus or carrierStatus changed: a webhook notification is due. */
+  /** standardStatus or carrierStatus changed: tracking.status_changed is due (to callbackUrl too). */
   statusChanged: boolean
+  milestoneChanged: boolean
+  /** A new estimated delivery, different from the stored one. */
+  etaChanged: boolean
 }
 
 export interface UpdateContext {
@@ -67,21 +78,33 @@ export interface UpdateContext {
  */
 export function resolveUpdate(current: TaskRefreshState, snapshot: CarrierSnapshot | undefined, ctx: UpdateContext): TaskUpdate {
   const lastNewEventAt = ctx.newEventCount > 0 ? ctx.now : current.lastNewEventAt
+  // A known code moves status and milestone together; an unknown one keeps both.
   let standardStatus = snapshot?.standardStatus ?? current.standardStatus
+  let milestone = snapshot?.standardStatus ? consistentMilestone(snapshot.standardStatus, snapshot.milestone) : current.milestone
   const carrierStatus = snapshot?.carrierStatus ? snapshot.carrierStatus : current.carrierStatus
-
   const quietSince = lastNewEventAt ?? current.createdAt
-  if (!isTerminal(standardStatus) && ctx.now.getTime() - quietSince.getTime() >= ctx.expireAfterMs) standardStatus = 'expired'
-
+  if (!isTerminal(standardStatus) && ctx.now.getTime() - quietSince.getTime() >= ctx.expireAfterMs) {
+    standardStatus = 'expired'
+    milestone = 'expired'
+  }
+  const eta = snapshot?.estimatedDeliveryAt ?? undefined
   return {
     standardStatus,
+    milestone,
     carrierStatus,
-    estimatedDeliveryAt: snapshot?.estimatedDeliveryAt ?? undefined,
+    estimatedDeliveryAt: eta,
     originAddress: snapshot?.originAddress ?? undefined,
     destinationAddress: snapshot?.destinationAddress ?? undefined,
     lastNewEventAt,
     statusChanged: standardStatus !== current.standardStatus || carrierStatus !== current.carrierStatus,
+    milestoneChanged: milestone !== current.milestone,
+    etaChanged: eta !== undefined && eta.getTime() !== current.estimatedDeliveryAt?.getTime(),
   }
+}
+
+/** The snapshot's milestone when it belongs to the status (the tables guarantee it), else the status's plain one. */
+function consistentMilestone(status: StandardStatus, milestone: Milestone | null): Milestone {
+  return milestone && MILESTONES[milestone] === status ? milestone : plainMilestone(status)
 }
 
 /** An identity for an event that survives refetches: when, what, and where. */

@@ -1,16 +1,22 @@
 import type { StandardStatus } from './statuses'
-import { taskToJson, type TrackingTask } from './tracking-task'
+import { taskToJson, type TaskJson } from './task-json'
+import type { TrackingTask } from './tracking-task'
 
-export const STATUS_CHANGED_EVENT = 'tracking.status_changed'
+/** The body of `tracking.status_changed` (docs/webhooks.md). */
+export interface StatusChangedPayload {
+  type: 'tracking.status_changed'
+  timestamp: string
+  data: Omit<TaskJson, 'latestWebhook'> & { previousStandardStatus: StandardStatus; previousCarrierStatus: string }
+}
 
 /**
- * The body of a status-change webhook (decisions §7): the task exactly as the query endpoint
- * returns it, without latestWebhook, plus what the status was before.
+ * The body of a status-change webhook: the task exactly as the query endpoint returns it,
+ * without latestWebhook, plus what the status was before.
  */
-export function statusChangedPayload(task: TrackingTask, previous: { standardStatus: StandardStatus; carrierStatus: string }, now: Date) {
+export function statusChangedPayload(task: TrackingTask, previous: { standardStatus: StandardStatus; carrierStatus: string }, now: Date): StatusChangedPayload {
   const { latestWebhook: _latest, ...data } = taskToJson(task)
   return {
-    type: STATUS_CHANGED_EVENT,
+    type: 'tracking.status_changed',
     timestamp: now.toISOString(),
     data: { ...data, previousStandardStatus: previous.standardStatus, previousCarrierStatus: previous.carrierStatus },
   }

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery states (decisions §7):
+ * Webhook delivery states (docs/webhooks.md):
  *
  *   pending ──claim──▶ sending ──2xx──────────────────────▶ success
  *                        │  ├──410 Gone──────────────────▶ failed

@@ -1,12 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, describeFieldErrors, type ErrorCode, type FieldError } from '../domain/errors'
+import { AppError, BODY_FIELD, invalid, MUST, type ErrorCode, type FieldError } from '../domain/errors'
+import { ParameterError } from './parameters'
 
-/** The one place where an error reason becomes an HTTP status (decisions §3). */
-const HTTP_STATUS: Record<ErrorCode, number> = {
+/** The one place where an error reason becomes an HTTP status (docs/api.md, Errors). */
+export const HTTP_STATUS: Record<ErrorCode, number> = {
   validation_error: 400,
   unsupported_carrier: 400,
   unauthorized: 401,
   not_found: 404,
+  limit_reached: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -24,7 +26,7 @@ export function errorEnvelope(error: AppError) {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.code === 'rate_limited' && !reply.hasHeader('retry-after')) reply.header('retry-after', '1')
+  if (error.code === 'rate_limited' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(error.retryAfterSeconds ?? 1))
   const body = errorEnvelope(error)
   return reply.code(body.code).send(body)
 }
@@ -34,23 +36,39 @@ interface AjvError {
   keyword: string
   params: Record<string, unknown>
   message?: string
+  /** With Ajv's `verbose`: the schema of the value in error. */
+  parentSchema?: { type?: string; minimum?: number; maximum?: number; enum?: string[]; maxLength?: number }
 }
 
-/** Ajv's report, in the same words the domain validation uses. */
-function fieldErrors(validation: AjvError[], context: string | undefined): FieldError[] {
+const TYPE_WORDS: Record<string, string> = { string: MUST.string, integer: MUST.integer, boolean: MUST.boolean, object: MUST.object, array: MUST.array }
+
+/** Ajv's report of a body, in the words the domain's own checks use (MUST). */
+function fieldErrors(validation: AjvError[]): FieldError[] {
   return validation.map((e) => {
     const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
-    const field = e.keyword === 'required' ? [path, String(e.params.missingProperty)].filter(Boolean).join('.') : path
-    const where = context === 'body' ? field : field || context || ''
+    const child = (name: unknown) => [path, String(name)].filter(Boolean).join('.')
+    const schema = e.parentSchema ?? {}
+    const range = () => (schema.minimum !== undefined && schema.maximum !== undefined ? MUST.between(schema.minimum, schema.maximum) : undefined)
     switch (e.keyword) {
       case 'required':
-        return { field: where, message: 'is required' }
-      case 'type': {
-        const type = String(e.params.type)
-        return { field: where, message: `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}` }
-      }
+        return { field: child(e.params.missingProperty), message: MUST.required }
+      case 'additionalProperties':
+        return { field: child(e.params.additionalProperty), message: MUST.unknownField }
+      case 'type':
+        return { field: path || BODY_FIELD, message: (schema.type === 'integer' && range()) || TYPE_WORDS[String(e.params.type)] || `must be a ${String(e.params.type)}` }
+      case 'minimum':
+      case 'maximum':
+        return { field: path, message: range() ?? `${e.message}` }
+      case 'maxLength':
+        return { field: path, message: MUST.atMost(Number(e.params.limit)) }
+      case 'minLength':
+        return { field: path, message: Number(e.params.limit) === 1 ? MUST.notEmpty : MUST.atLeast(Number(e.params.limit)) }
+      case 'enum':
+        return { field: path, message: MUST.oneOf((e.params.allowedValues as string[]) ?? []) }
+      case 'minProperties':
+        return { field: path || BODY_FIELD, message: 'must hold at least one field' }
       default:
-        return { field: where, message: e.message ?? 'is invalid' }
+        return { field: path || BODY_FIELD, message: e.message ?? 'is invalid' }
     }
   })
 }
@@ -58,11 +76,9 @@ function fieldErrors(validation: AjvError[], context: string | undefined): Field
 /** Maps anything thrown while serving a request onto the closed set of reasons. */
 export function classify(error: FastifyError | AppError | Error): AppError {
   if (error instanceof AppError) return error
+  if (error instanceof ParameterError) return invalid(error.details)
   const fastifyError = error as FastifyError & { validationContext?: string }
-  if (fastifyError.validation) {
-    const details = fieldErrors(fastifyError.validation as unknown as AjvError[], fastifyError.validationContext)
-    return new AppError('validation_error', describeFieldErrors(details), details)
-  }
+  if (fastifyError.validation) return invalid(fieldErrors(fastifyError.validation as unknown as AjvError[]))
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'the request body is larger than 1 MiB')
@@ -70,7 +86,7 @@ export function classify(error: FastifyError | AppError | Error): AppError {
       return new AppError('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)')
   }
   if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new AppError('validation_error', 'the request body is not valid JSON', [{ field: '', message: 'must be valid JSON' }])
+    return new AppError('validation_error', 'the request body is not valid JSON', [{ field: BODY_FIELD, message: 'must be valid JSON' }])
   }
   if (fastifyError.code === 'FST_ERR_BAD_URL') return new AppError('validation_error', 'the URL is not valid (bad percent-encoding)')
   const status = fastifyError.statusCode ?? 500

@@ -45,7 +45,7 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
   const byAddress = options.perAddressPerSecond > 0 ? new Buckets(options.perAddressPerSecond) : undefined
   if (!byToken && !byAddress) return
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     const path = request.url
     if (!path.startsWith('/openapi/') && !path.startsWith('/admin/')) return
     const at = now()
@@ -54,9 +54,6 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
     if (wait === undefined && byToken && authorization && path.startsWith('/openapi/')) {
       wait = byToken.take(createHash('sha256').update(authorization).digest('base64'), at)
     }
-    if (wait !== undefined) {
-      reply.header('retry-after', String(wait))
-      throw new AppError('rate_limited', `too many requests; retry after ${wait} s`)
-    }
+    if (wait !== undefined) throw new AppError('rate_limited', `too many requests; retry after ${wait} s`, [], wait)
   })
 }

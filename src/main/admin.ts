@@ -1,7 +1,8 @@
 import { loadConfig } from '../config/config'
 import { AppError } from '../domain/errors'
+import { SETTINGS } from '../domain/settings'
 import { migrate } from '../db/migrator'
-import { openDatabase } from '../db/open-database'
+import { describeDatabase, openDatabase } from '../db/open-database'
 import { createServices } from './container'
 
 /**
@@ -17,8 +18,13 @@ const USAGE = `usage: npm run admin -- <command>
   list-tokens <userId>               list a user's tokens
   revoke-token <userId> <tokenId>    revoke a token
   rotate-secret <userId>             rotate a user's webhook signing secret (the old one signs for 24 h more)
+  delete-task <userId> <taskId>      delete a user's task with its events and webhooks
   settings                           show the back-office settings
-  set batchMaxItems <1..1000>        change the batch maximum`
+${Object.entries(SETTINGS)
+  .map(([name, s]) => `  set ${name} <${s.min}..${s.max}>`.padEnd(37) + s.description)
+  .join('\n')}`
+
+const toolLog = { info: (message: string) => console.error(`admin: ${message}`), warn: (message: string) => console.error(`admin: ${message}`) }
 
 function id(value: string | undefined, what: string): number {
   if (!value || !/^[1-9][0-9]{0,14}$/.test(value)) throw new AppError('validation_error', `${what} must be a positive integer`)
@@ -32,10 +38,13 @@ async function run(args: string[]): Promise<unknown> {
     return undefined
   }
   const config = loadConfig()
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, attachToRunning: true })
+  // Said on stderr, so that stdout stays the command's JSON: a service on another DATA_DIR or
+  // DATABASE_URL does not see what this writes.
+  console.error(`admin: using ${describeDatabase(config)}`)
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, role: 'tool', log: toolLog })
   try {
     await migrate(db)
-    const { users, settings } = createServices(db, config)
+    const { users, settings, tasks } = createServices(db, config)
     switch (command) {
       case 'create-user':
         return await users.create(rest.join(' '))
@@ -56,11 +65,16 @@ async function run(args: string[]): Promise<unknown> {
       }
       case 'rotate-secret':
         return await users.rotateWebhookSecret(id(rest[0], 'userId'))
+      case 'delete-task':
+        return await tasks.delete(id(rest[0], 'userId'), id(rest[1], 'taskId'))
       case 'settings':
         return await settings.get()
       case 'set': {
-        if (rest[0] !== 'batchMaxItems' || rest[1] === undefined || !/^-?\d+$/.test(rest[1])) throw new AppError('validation_error', 'usage: set batchMaxItems <1..1000>')
-        return await settings.update({ batchMaxItems: Number(rest[1]) })
+        const [name, value] = rest
+        if (!name || !(name in SETTINGS) || value === undefined || !/^-?\d+$/.test(value)) {
+          throw new AppError('validation_error', `usage: set <${Object.keys(SETTINGS).join('|')}> <integer>`)
+        }
+        return await settings.update({ [name]: Number(value) })
       }
       default:
         throw new AppError('validation_error', `unknown command "${command}"\n${USAGE}`)

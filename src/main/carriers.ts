@@ -17,7 +17,7 @@ export interface Carriers {
 
 /**
  * The carrier adapters with their budgets. A carrier without credentials is served by the
- * built-in simulator (decisions §8), started here on loopback, unless NODE_ENV=production, where
+ * built-in simulator (docs/simulator.md), started here on loopback, unless NODE_ENV=production, where
  * missing credentials are a start-up error.
  */
 function liveCarriers(config: Config) {
@@ -42,8 +42,14 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
     simulator = new CarrierSimulator({ stepMs: config.simulatorStepMs })
     await simulator.start()
     log.warn(
-      { simulator: simulator.url, fedex: fedexLive ? 'live' : 'simulator', uparcel: uparcelLive ? 'live' : 'simulator', stepSeconds: config.simulatorStepMs / 1000 },
-      'carriers without credentials are served by the built-in carrier simulator',
+      {
+        simulator: simulator.url,
+        fedex: fedexLive ? 'live' : 'simulator',
+        uparcel: uparcelLive ? 'live' : 'simulator',
+        stepSeconds: config.simulatorStepMs / 1000,
+        pollSeconds: config.simulatorPollIntervalMs / 1000,
+      },
+      `carriers without credentials are served by the built-in carrier simulator, whose stories move a stage every ${config.simulatorStepMs / 1000} s; their tasks are fetched every ${config.simulatorPollIntervalMs / 1000} s (POLL_INTERVAL_SECONDS sets it)`,
     )
   }
   const fedex = new FedexClient({
@@ -58,11 +64,15 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
     secretKey: config.uparcel.secretKey ?? 'simulator',
     timeoutMs: config.carrierTimeoutMs,
   })
-  const channel = (adapter: CarrierAdapter, rate: number): CarrierChannel => ({ adapter, budget: new CarrierBudget(rate) })
+  const channel = (adapter: CarrierAdapter, rate: number, live: boolean): CarrierChannel => ({
+    adapter,
+    budget: new CarrierBudget(rate),
+    pollIntervalMs: live ? config.pollIntervalMs : config.simulatorPollIntervalMs,
+  })
   return {
     channels: new Map([
-      ['FEDEX', channel(fedex, config.fedex.requestsPerSecond)],
-      ['UPARCEL', channel(uparcel, config.uparcel.requestsPerSecond)],
+      ['FEDEX', channel(fedex, config.fedex.requestsPerSecond, fedexLive)],
+      ['UPARCEL', channel(uparcel, config.uparcel.requestsPerSecond, uparcelLive)],
     ]),
     modes: { FEDEX: fedexLive ? 'live' : 'simulator', UPARCEL: uparcelLive ? 'live' : 'simulator' },
     async close() {

@@ -1,27 +1,56 @@
 import type { Config } from '../config/config'
 import { ApiUserRepository } from '../db/api-user.repository'
 import type { Database } from '../db/database'
+import { SecretsRepository } from '../db/secrets.repository'
 import { SettingsRepository } from '../db/settings.repository'
+import { TaskLifecycleRepository } from '../db/task-lifecycle.repository'
 import { TaskRepository } from '../db/task.repository'
+import { DeliveryLogRepository } from '../db/delivery-log.repository'
 import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
+import { WebhookEndpointRepository } from '../db/webhook-endpoint.repository'
 import type { AppServices } from '../http/app'
 import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
 import { HealthService, type CarrierModes } from '../services/health.service'
 import { SettingsService } from '../services/settings.service'
 import { SubscriptionService } from '../services/subscription.service'
+import { TaskService } from '../services/task.service'
+import { DeliveryLogService } from '../services/delivery-log.service'
+import { WebhookEndpointService } from '../services/webhook-endpoint.service'
 import { WebhookHistoryService } from '../services/webhook-history.service'
+import { WebhookHttp } from '../webhooks/webhook-http'
+
+/** What the services tell the workers (in this process, and in others through NOTIFY). */
+export interface Wakeups {
+  /** Tasks were created or made due now: fetch them now. */
+  tasksDue(): void
+  /** Deliveries were made due: send them now. */
+  deliveriesDue(): void
+}
+
+export interface ServiceDeps {
+  /** Which carriers the built-in simulator serves (said by /healthz). */
+  carrierModes?: CarrierModes
+  wakeups?: Wakeups
+  /** The client of the endpoints' test calls (the deliveries' SSRF policy and timeout); its owner closes it. */
+  webhookHttp?: WebhookHttp
+}
 
 /** Wires repositories into services: the one place that knows every concrete class. */
-export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtlMs'>, carrierModes: CarrierModes = {}): AppServices {
+export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtlMs'>, deps: ServiceDeps = {}): AppServices {
   const users = new ApiUserRepository(db)
+  const secrets = new SecretsRepository(db)
   const settings = new SettingsRepository(db)
+  const wakeups = deps.wakeups ?? { tasksDue() {}, deliveriesDue() {} }
   return {
     auth: new AuthService(users, config.tokenCacheTtlMs),
-    subscriptions: new SubscriptionService(new TaskRepository(db), settings),
+    subscriptions: new SubscriptionService(new TaskRepository(db), settings, () => wakeups.tasksDue()),
+    tasks: new TaskService(new TaskLifecycleRepository(db), secrets, () => wakeups.tasksDue(), () => wakeups.deliveriesDue()),
     users: new ApiUserService(users),
     settings: new SettingsService(settings),
-    health: new HealthService(db, carrierModes),
-    webhooks: new WebhookHistoryService(new WebhookDeliveryRepository(db)),
+    health: new HealthService(db, deps.carrierModes ?? {}),
+    webhooks: new WebhookHistoryService(new WebhookDeliveryRepository(db), () => wakeups.deliveriesDue()),
+    endpoints: new WebhookEndpointService(new WebhookEndpointRepository(db), deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false })),
+    deliveryLog: new DeliveryLogService(new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue()),
   }
 }

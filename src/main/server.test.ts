@@ -1,16 +1,21 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { runEntry, startService, type ServiceProcess } from '../../test/support/service-process'
+import { exitOf, freePort, runEntry, startService, type ServiceProcess } from '../../test/support/service-process'
+import { tempDataDir as newDataDir } from '../../test/support/run-database'
 import { createTestDatabase, onPostgres } from '../../test/support/test-database'
+import { waitFor } from '../../test/support/wait-for'
+import { isAlive } from '../db/embedded/postmaster'
+import { openDatabase } from '../db/open-database'
 
 const ADMIN_TOKEN = 'process-test-admin-token'
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 function tempDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tracking-data-'))
+  const dir = newDataDir()
   dirs.push(dir)
   return dir
 }
@@ -26,24 +31,47 @@ async function call(service: ServiceProcess, method: string, path: string, token
 
 const subscription = { carrierCode: 'FEDEX', trackingNumber: '794843185271', callbackUrl: 'https://shop.example/hook' }
 
-describe('the service process on the embedded database', () => {
-  it('guards its data directory, serves the CLI while running, and keeps its data across restarts and crashes', async () => {
+/** The embedded server's postmaster pid, while its pid file says one runs. */
+function postmasterPid(dataDir: string): number | undefined {
+  const file = join(dataDir, 'postgresql', 'postmaster.pid')
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined
+}
+
+/** Alive and not a zombie (an exited server waits for init to reap it). */
+const alive = (pid: number | undefined) => pid !== undefined && isAlive(pid)
+
+/** The account a process runs as. */
+function ownerOf(pid: number): number {
+  return statSync(`/proc/${pid}`).uid
+}
+
+describe.runIf(!onPostgres)('the service on its embedded PostgreSQL server', () => {
+  it('creates its database, refuses a second service, serves the CLI, and stops its server with itself', async () => {
     const DATA_DIR = tempDataDir()
-    const first = await startService({ DATA_DIR, ADMIN_TOKEN })
+    const first = await startService({ DATA_DIR, ADMIN_TOKEN, LOG_LEVEL: 'info' })
     let taskId: number
     let token: string
+    let serverPid: number | undefined
     try {
-      // A second process on the same directory refuses to start, with a clear message.
+      expect(first.output()).toContain(`creating the embedded database in ${join(DATA_DIR, 'postgresql')}`)
+      serverPid = postmasterPid(DATA_DIR)
+      expect(alive(serverPid)).toBe(true)
+      // PostgreSQL refuses root: run as root (CI), the server runs as an unprivileged account.
+      if (process.getuid?.() === 0) expect(ownerOf(serverPid!)).not.toBe(0)
+
+      // A second service on the same directory refuses to start, with a clear message.
       const second = await runEntry('src/main/server.ts', [], { DATA_DIR, PORT: '0' })
       expect(second.code).toBe(1)
-      expect(second.stderr).toContain(`Refusing to start: The data directory ${DATA_DIR} is in use by another process (pid ${first.process.pid}`)
+      expect(second.stderr).toContain(`Refusing to start: The data directory ${DATA_DIR} is in use by another service (tracking-service pid ${first.process.pid})`)
 
-      // The CLI and migrate reach the running service's database instead of opening the directory again.
+      // The CLI and migrate reach the running service's server.
       const created = await runEntry('src/main/admin.ts', ['create-user', 'acme'], { DATA_DIR })
       expect(created.code).toBe(0)
       token = JSON.parse(created.stdout).token
+      expect(created.stderr).toContain(`the embedded database in ${DATA_DIR}`)
       const migrated = await runEntry('src/main/migrate.ts', [], { DATA_DIR })
       expect(migrated.stdout).toContain('schema is up to date')
+      expect(postmasterPid(DATA_DIR)).toBe(serverPid)
 
       const sub = await call(first, 'POST', '/openapi/tracking-subscriptions', token, subscription)
       expect(sub.status).toBe(200)
@@ -53,33 +81,75 @@ describe('the service process on the embedded database', () => {
       // the new task is fetched within seconds.
       expect(((await (await fetch(`${first.baseUrl}/healthz`)).json()) as { data: { carriers: unknown } }).data.carriers).toEqual({ FEDEX: 'simulator', UPARCEL: 'simulator' })
       const subscribedAt = Date.now()
-      let carrierStatus = ''
-      while (!carrierStatus && Date.now() - subscribedAt < 10_000) {
-        await new Promise((r) => setTimeout(r, 100))
-        carrierStatus = (await call(first, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).json.data.carrierStatus as string
-      }
+      const carrierStatus = await waitFor(async () => (await call(first, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).json.data.carrierStatus as string, { timeoutMs: 10_000 })
       expect(carrierStatus).toBe('Label created')
       expect(Date.now() - subscribedAt).toBeLessThan(5000)
     } finally {
       expect(await first.stop('SIGTERM')).toBe(0)
     }
-    expect(existsSync(join(DATA_DIR, 'service.lock'))).toBe(false)
+    // SIGTERM stops the server with the service: no process left behind.
+    expect(alive(serverPid)).toBe(false)
+    expect(postmasterPid(DATA_DIR)).toBeUndefined()
 
     // Restarted after a clean stop: the data is there.
     const restarted = await startService({ DATA_DIR })
     expect((await call(restarted, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).json.data.trackingNumber).toBe(subscription.trackingNumber)
-    // Killed outright: the lock file stays behind, names a dead process, and is taken over.
+    // Killed outright (as the OOM killer does): the server is left running, and the next start adopts it.
+    const orphan = postmasterPid(DATA_DIR)
     expect(await restarted.stop('SIGKILL')).toBe('SIGKILL')
-    expect(JSON.parse(readFileSync(join(DATA_DIR, 'service.lock'), 'utf8')).pid).toBe(restarted.process.pid)
-    const recovered = await startService({ DATA_DIR })
+    expect(alive(orphan)).toBe(true)
+    const recovered = await startService({ DATA_DIR, LOG_LEVEL: 'info' })
     try {
+      expect(recovered.output()).toContain('adopting the embedded server already running')
+      expect(postmasterPid(DATA_DIR)).toBe(orphan)
       const found = await call(recovered, 'GET', `/openapi/tracking-subscriptions?trackingNumber=${subscription.trackingNumber}`, token)
       expect(found.status).toBe(200)
       expect(found.json.data.taskId).toBe(taskId)
     } finally {
-      await recovered.stop()
+      expect(await recovered.stop()).toBe(0)
     }
+    expect(alive(orphan)).toBe(false)
   }, 180_000)
+
+  it('stops gracefully, with its server, when a supervisor sends SIGTERM to npm start', async () => {
+    const DATA_DIR = tempDataDir()
+    const port = await freePort()
+    const npm = spawn('npm', ['start'], { cwd: join(import.meta.dirname, '../..'), env: { ...process.env, DATABASE_URL: '', DATA_DIR, PORT: String(port), LOG_LEVEL: 'warn' } })
+    let output = ''
+    npm.stdout!.on('data', (d) => (output += d))
+    npm.stderr!.on('data', (d) => (output += d))
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok, { timeoutMs: 60_000, what: () => `the service to start: ${output}` })
+    const serverPid = postmasterPid(DATA_DIR)
+    const servicePid = Number(execFileSync('pgrep', ['-f', '-P', String(npm.pid), 'src/main/launch.mjs']).toString().trim().split('\n')[0])
+    npm.kill('SIGTERM')
+    await exitOf(npm)
+    await waitFor(() => !alive(servicePid) && !alive(serverPid), { timeoutMs: 30_000, what: () => 'the service and its server to stop' })
+    expect(postmasterPid(DATA_DIR)).toBeUndefined()
+  }, 120_000)
+
+  it('refuses a data directory of the earlier PGlite version, saying what it is and what to do', async () => {
+    const DATA_DIR = tempDataDir()
+    mkdirSync(join(DATA_DIR, 'pgdata'))
+    writeFileSync(join(DATA_DIR, 'pgdata', 'PG_VERSION'), '17\n')
+    const result = await runEntry('src/main/server.ts', [], { DATA_DIR, PORT: '0' })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`${DATA_DIR} holds a database of the earlier version of this service (PGlite`)
+    expect(result.stderr).toContain('point DATA_DIR at a new directory')
+  })
+
+  it('names the port in use and says to set PORT, leaving no server behind', async () => {
+    const DATA_DIR = tempDataDir()
+    const port = await freePort()
+    const taken = createServer().listen(port, '127.0.0.1')
+    try {
+      const result = await runEntry('src/main/server.ts', [], { DATA_DIR, PORT: String(port) })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`Refusing to start: port ${port} on 127.0.0.1 is already in use (another service?); set PORT to a free port`)
+      expect(postmasterPid(DATA_DIR)).toBeUndefined()
+    } finally {
+      taken.close()
+    }
+  })
 
   it('refuses to start in production without carrier credentials', async () => {
     const result = await runEntry('src/main/server.ts', [], { DATA_DIR: tempDataDir(), NODE_ENV: 'production', PORT: '0', FEDEX_CLIENT_ID: 'id', FEDEX_CLIENT_SECRET: 'secret' })
@@ -87,27 +157,43 @@ describe('the service process on the embedded database', () => {
     expect(result.stderr).toContain('NODE_ENV=production needs carrier credentials: UPARCEL_API_KEY and UPARCEL_SECRET_KEY')
   })
 
-  it('runs the CLI on a directory no service holds', async () => {
+  it('runs the CLI on a directory no service holds, starting the server for its work and stopping it after', async () => {
     const DATA_DIR = tempDataDir()
-    const created = JSON.parse((await runEntry('src/main/admin.ts', ['create-user', 'solo'], { DATA_DIR })).stdout)
+    const first = await runEntry('src/main/admin.ts', ['create-user', 'solo'], { DATA_DIR })
+    expect(first.stderr).toContain('creating the embedded database in')
+    const created = JSON.parse(first.stdout)
     expect(created).toEqual({ userId: 1, name: 'solo', token: expect.stringMatching(/^trk_/), webhookSecret: expect.stringMatching(/^whsec_/) })
+    expect(postmasterPid(DATA_DIR)).toBeUndefined()
     const issued = JSON.parse((await runEntry('src/main/admin.ts', ['issue-token', '1'], { DATA_DIR })).stdout)
     expect(issued).toEqual({ tokenId: 2, token: expect.stringMatching(/^trk_/) })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['revoke-token', '1', '2'], { DATA_DIR })).stdout)).toEqual({ tokenId: 2, revoked: true })
-    expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '50'], { DATA_DIR })).stdout)).toEqual({ batchMaxItems: 50 })
-    expect(JSON.parse((await runEntry('src/main/admin.ts', ['settings'], { DATA_DIR })).stdout)).toEqual({ batchMaxItems: 50 })
+    expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '50'], { DATA_DIR })).stdout)).toEqual({ batchMaxItems: 50, retentionDays: 0 })
+    expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'retentionDays', '90'], { DATA_DIR })).stdout)).toEqual({ batchMaxItems: 50, retentionDays: 90 })
+    expect(JSON.parse((await runEntry('src/main/admin.ts', ['settings'], { DATA_DIR })).stdout)).toEqual({ batchMaxItems: 50, retentionDays: 90 })
     const bad = await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '5000'], { DATA_DIR })
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('batchMaxItems must be an integer from 1 to 1000')
+    // An operator deletes a user's task by id; a task of another user, or none, is refused.
+    await runEntry('src/main/admin.ts', ['create-user', 'other'], { DATA_DIR })
+    const db = await openDatabase({ databaseUrl: undefined, dataDir: DATA_DIR, poolSize: 1, role: 'tool' })
+    try {
+      const [task] = await db.query<{ id: number }>(`INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) VALUES (1, 'FEDEX', 'CLI1', 'https://a.example/') RETURNING id`)
+      expect((await runEntry('src/main/admin.ts', ['delete-task', '2', String(task!.id)], { DATA_DIR })).stderr).toContain('subscription not found')
+      expect(JSON.parse((await runEntry('src/main/admin.ts', ['delete-task', '1', String(task!.id)], { DATA_DIR })).stdout)).toEqual({ taskId: task!.id, deleted: true })
+      expect(await db.query('SELECT 1 FROM tracking_tasks WHERE id = $1', [task!.id])).toEqual([])
+    } finally {
+      await db.close()
+    }
     const unknown = await runEntry('src/main/admin.ts', ['frobnicate'], { DATA_DIR })
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('unknown command')
+    expect(postmasterPid(DATA_DIR)).toBeUndefined()
   }, 120_000)
 })
 
-// Defined only for the PostgreSQL run (DATABASE_URL): several processes cannot share an
-// embedded directory by design, which the test above proves.
-if (onPostgres) describe('several service processes on one PostgreSQL', () => {
+// Several processes on one database: PostgreSQL's deployment (one embedded directory belongs to
+// one service, which the test above proves), here on the run's test server.
+describe('several service processes on one database', () => {
   it('share users, settings and tasks: 30 concurrent subscribes over two processes make one task', async () => {
     const database = await createTestDatabase()
     const env = { DATABASE_URL: database.connectionString, ADMIN_TOKEN }

@@ -1,16 +1,18 @@
 import { loadConfig } from '../config/config'
-import { DataDirLockedError } from '../db/embedded/data-dir-lock'
+import { EmbeddedUnavailableError } from '../db/embedded/binaries'
+import { DataDirInUseError } from '../db/embedded/embedded-server'
 import { RefreshRepository } from '../db/refresh.repository'
 import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
 import { migrate } from '../db/migrator'
 import { Notifier } from '../db/notifier'
 import { openDatabase } from '../db/open-database'
 import { buildApp } from '../http/app'
+import { createLogger } from '../observability/logger'
 import { ServiceMetrics, createRegistry } from '../observability/metrics'
-import type { CarrierModes } from '../services/health.service'
 import { assertCarrierCredentials, createCarriers } from './carriers'
 import { createWorkers } from './workers'
 import { createServices } from './container'
+import { WebhookHttp } from '../webhooks/webhook-http'
 
 /**
  * `npm start`: the service. ROLE=all (default) runs the API and the workers (refresh, webhooks) in one
@@ -21,7 +23,18 @@ import { createServices } from './container'
 async function main(): Promise<void> {
   const config = loadConfig()
   if (config.role !== 'api') assertCarrierCredentials(config)
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize })
+  const log = createLogger(config.logLevel)
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    role: 'service',
+    log: { info: (message) => log.info(message), warn: (message) => log.warn(message) },
+    onLost: (error) => {
+      log.fatal({ err: error }, 'lost the embedded database to another service; exiting')
+      process.exit(1)
+    },
+  })
   await migrate(db)
 
   const registry = createRegistry()
@@ -31,41 +44,38 @@ async function main(): Promise<void> {
     refreshLagSeconds: () => refreshRepository.refreshLagSeconds(),
     webhookQueueDepth: () => deliveryRepository.queueDepth(),
   })
-  const logger = {
-    level: config.logLevel,
-    // Tokens travel in headers; no header is logged, and these never are.
-    redact: ['req.headers.authorization', 'req.headers.cookie'],
-  }
-  const runsWorker = config.role !== 'api'
-  // The app is built first (its logger is the process's logger); /healthz reads the carrier
-  // modes from this object once the carriers are up.
-  const carrierModes: CarrierModes = {}
-  const services = createServices(db, config, carrierModes)
+  // Carriers and workers first: the services wake the workers, and /healthz names the carriers' modes.
+  const carriers = config.role !== 'api' ? await createCarriers(config, log) : undefined
+  // New tasks are refreshed, and due deliveries sent, at once: by this process's workers, and by
+  // other processes' workers woken with a NOTIFY (at most one per 100 ms a channel).
+  const tasksCreated = new Notifier(db, 'tracking_tasks_created')
+  const deliveriesDue = new Notifier(db, 'webhook_deliveries_due')
+  const workers = carriers
+    ? createWorkers(config, { db, carriers, refreshRepository, deliveryRepository, metrics, log, notifyDeliveriesDue: () => deliveriesDue.notify() })
+    : undefined
+  const webhookHttp = new WebhookHttp({ timeoutMs: config.webhook.timeoutMs, allowPrivateTargets: config.webhook.allowPrivateTargets })
+  const services = createServices(db, config, {
+    carrierModes: carriers?.modes,
+    webhookHttp,
+    wakeups: {
+      tasksDue() {
+        workers?.wakeRefresh()
+        tasksCreated.notify()
+      },
+      deliveriesDue() {
+        workers?.wakeWebhooks()
+        deliveriesDue.notify()
+      },
+    },
+  })
   const app = await buildApp({
     services,
     adminToken: config.role === 'worker' ? undefined : config.adminToken,
-    logger,
+    logger: log,
     registry,
     api: config.role !== 'worker',
     rateLimits: config.rateLimits,
   })
-  const carriers = runsWorker ? await createCarriers(config, app.log) : undefined
-  if (carriers) Object.assign(carrierModes, carriers.modes)
-  // New tasks are refreshed, and due deliveries sent, at once: by this process's workers, and by
-  // other processes' workers woken with a NOTIFY (PostgreSQL; at most one per 100 ms a channel).
-  const tasksCreated = new Notifier(db, 'tracking_tasks_created')
-  const deliveriesDue = new Notifier(db, 'webhook_deliveries_due')
-  const workers = carriers
-    ? createWorkers(config, { db, carriers, refreshRepository, deliveryRepository, metrics, log: app.log, notifyDeliveriesDue: () => deliveriesDue.notify() })
-    : undefined
-  services.subscriptions.onTasksCreated = () => {
-    workers?.wakeRefresh()
-    tasksCreated.notify()
-  }
-  services.webhooks.onRedelivered = () => {
-    workers?.wakeWebhooks()
-    deliveriesDue.notify()
-  }
 
   app.log.info(
     { role: config.role, database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined, admin: config.adminToken ? 'enabled' : 'disabled', carriers: carriers?.modes },
@@ -87,22 +97,36 @@ async function main(): Promise<void> {
       app.log.error('shutdown deadline passed; exiting with work in flight (its leases will expire)')
       process.exit(1)
     }, config.shutdownTimeoutMs).unref()
+    await closeAll()
+    app.log.info('stopped')
+    process.exit(0)
+  }
+  const closeAll = async () => {
     await app.close()
     await workers?.stop()
     await carriers?.close()
+    await webhookHttp.close()
     await db.close()
-    app.log.info('stopped')
-    process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
 
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    // Nothing started yet but the database (and its embedded server): stopped before exiting.
+    await closeAll()
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new StartRefused(`port ${config.port} on ${config.host} is already in use (another service?); set PORT to a free port`)
+    throw error
+  }
   await workers?.start()
 }
 
+/** A start that cannot go on, for a reason the operator can fix: said in one line. */
+class StartRefused extends Error {}
+
 main().catch((error: unknown) => {
-  if (error instanceof DataDirLockedError) {
+  if (error instanceof DataDirInUseError || error instanceof EmbeddedUnavailableError || error instanceof StartRefused) {
     console.error(`Refusing to start: ${error.message}`)
   } else {
     console.error('Failed to start:', error instanceof Error ? error.message : error)

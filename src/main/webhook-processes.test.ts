@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startService, type ServiceProcess } from '../../test/support/service-process'
-import { createTestDatabase, onPostgres, type TestDatabase } from '../../test/support/test-database'
+import { createRunDatabase, type RunDatabase } from '../../test/support/run-database'
+import { createTestDatabase, onPostgres } from '../../test/support/test-database'
 import { WebhookReceiver } from '../../test/support/webhook-receiver'
 import { Notifier } from '../db/notifier'
+import { waitFor as waitUntil } from '../../test/support/wait-for'
 
 const ADMIN_TOKEN = 'webhook-process-admin-token'
 let receiver: WebhookReceiver
@@ -15,15 +14,8 @@ beforeAll(async () => {
 })
 afterAll(() => receiver.stop())
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now()
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+/** The shared waitFor, with the thing waited for named first. */
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000) => waitUntil(probe, { what, timeoutMs, intervalMs: 100 })
 
 async function api(service: ServiceProcess, method: string, path: string, token: string, body?: unknown) {
   const res = await fetch(`${service.baseUrl}${path}`, {
@@ -35,21 +27,16 @@ async function api(service: ServiceProcess, method: string, path: string, token:
 }
 
 describe('the whole service process', () => {
-  let database: TestDatabase | undefined
-  let dataDir: string | undefined
+  let run: RunDatabase
   beforeAll(async () => {
     // The database of this run: a fresh PostgreSQL database, or an embedded directory.
-    if (onPostgres) database = await createTestDatabase()
-    else dataDir = mkdtempSync(join(tmpdir(), 'tracking-webhooks-'))
+    run = await createRunDatabase()
   })
-  afterAll(async () => {
-    await database?.close()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
-  })
+  afterAll(() => run.close())
 
   it('delivers a status change within a second; killed mid-attempt, it attempts again and ends success', async () => {
     const env = {
-      ...(database ? { DATABASE_URL: database.connectionString } : { DATA_DIR: dataDir }),
+      ...run.env,
       ADMIN_TOKEN,
       SIMULATOR_STEP_SECONDS: '0',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -97,9 +84,9 @@ describe('the whole service process', () => {
   }, 90_000)
 })
 
-// Several worker processes on one PostgreSQL: defined for the PostgreSQL run (DATABASE_URL).
-if (onPostgres)
-  describe('two webhook worker processes on PostgreSQL', () => {
+// Several worker processes on one database: the run's test server (on the embedded run, itself an
+// embedded PostgreSQL server).
+describe('two webhook worker processes on PostgreSQL', () => {
     it('deliver 1,000 notifications: none lost, none sent twice, woken at once by NOTIFY', async () => {
       const database = await createTestDatabase()
       const env = {
@@ -122,9 +109,9 @@ if (onPostgres)
         )
         const started = Date.now()
         await db.query(
-          `INSERT INTO webhook_deliveries (task_id, webhook_id, payload, next_attempt_at)
-           SELECT ($1::bigint[])[1 + g % 10], 'msg_bulk' || lpad(g::text, 8, '0'), '{"type": "tracking.status_changed"}', now()
-             FROM generate_series(1, 1000) g`,
+          `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at)
+           SELECT t.id, t.user_id, 'msg_bulk' || lpad(g::text, 8, '0'), '{"type": "tracking.status_changed"}', now()
+             FROM generate_series(1, 1000) g JOIN tracking_tasks t ON t.id = ($1::bigint[])[1 + g % 10]`,
           [tasks.map((t) => t.id)],
         )
         // What a service process does after committing due deliveries (refresh, redeliver).

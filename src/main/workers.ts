@@ -4,11 +4,16 @@ import type { Database } from '../db/database'
 import type { RefreshRepository } from '../db/refresh.repository'
 import type { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
 import type { ServiceMetrics } from '../observability/metrics'
+import { SettingsRepository } from '../db/settings.repository'
+import { TaskLifecycleRepository } from '../db/task-lifecycle.repository'
 import { RefreshService } from '../services/refresh.service'
+import { RetentionService } from '../services/retention.service'
 import { WebhookDeliveryService } from '../services/webhook-delivery.service'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { WorkLoop } from '../workers/work-loop'
 import type { Carriers } from './carriers'
+
+const RETENTION_POLL_MS = 60_000
 
 export interface Workers {
   start(): Promise<void>
@@ -48,9 +53,10 @@ export function createWorkers(
     },
     metrics,
     log,
+    // A finished attempt frees a slot: claim more at once.
+    { onSlotFree: () => webhookLoop.wake() },
   )
   const webhookLoop = new WorkLoop('webhooks', () => delivery.runRound(), { pollMs: config.webhook.pollMs, listen: (wake) => db.listen('webhook_deliveries_due', wake) }, log)
-  delivery.onSlotFree = () => webhookLoop.wake()
 
   const refresh = new RefreshService(
     refreshRepository,
@@ -65,13 +71,15 @@ export function createWorkers(
       retryMaxMs: Math.min(config.pollIntervalMs, 3_600_000),
     },
     metrics,
+    {
+      // A status change wakes this process's webhook loop directly (quicker than its own
+      // NOTIFY coming back), and other processes' through the NOTIFY.
+      onNotification: () => {
+        webhookLoop.wake()
+        notifyDeliveriesDue()
+      },
+    },
   )
-  // In one process a status change wakes the webhook loop directly: the embedded database has no
-  // LISTEN, and even with it this is quicker.
-  refresh.onNotification = () => {
-    webhookLoop.wake()
-    notifyDeliveriesDue()
-  }
   const refreshLoop = new WorkLoop(
     'refresh',
     async () => (await refresh.runRound()).claimed >= config.refreshClaimLimit,
@@ -79,15 +87,24 @@ export function createWorkers(
     log,
   )
 
+  // Retention: a full batch means more may be waiting (the loop goes on at once); otherwise a look
+  // a minute is soon enough for a rule counted in days.
+  const retention = new RetentionService(new TaskLifecycleRepository(db), new SettingsRepository(db), () => {
+    webhookLoop.wake()
+    notifyDeliveriesDue()
+  })
+  const retentionLoop = new WorkLoop('retention', () => retention.runRound(), { pollMs: RETENTION_POLL_MS }, log)
+
   return {
     wakeRefresh: () => refreshLoop.wake(),
     wakeWebhooks: () => webhookLoop.wake(),
     async start() {
       await webhookLoop.start()
       await refreshLoop.start()
+      await retentionLoop.start()
     },
     async stop() {
-      await Promise.all([refreshLoop.stop(), webhookLoop.stop()])
+      await Promise.all([refreshLoop.stop(), webhookLoop.stop(), retentionLoop.stop()])
       await delivery.drain()
       await webhookHttp.close()
     },

@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors'
 import type { ApiTokenRow, ApiUserRepository, ApiUserRow } from '../db/api-user.repository'
 import { hashToken, newApiToken, newWebhookSecret } from './credentials'
 
-/** How long a rotated-out webhook secret keeps signing alongside the new one (decisions §1). */
+/** How long a rotated-out webhook secret keeps signing alongside the new one (docs/api.md, Authentication). */
 export const SECRET_ROTATION_GRACE_SECONDS = 24 * 60 * 60
 
 const NAME_MAX = 100

@@ -8,7 +8,7 @@ export type CarrierModes = Record<string, 'live' | 'simulator'>
 export class HealthService {
   constructor(
     private readonly db: Database,
-    /** Which carriers are served by the built-in simulator (said in /healthz, decisions §8). */
+    /** Which carriers are served by the built-in simulator (said in /healthz and the start-up log). */
     readonly carrierModes: CarrierModes = {},
   ) {}
 

@@ -3,13 +3,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FedexClient } from '../carriers/fedex/fedex.client'
 import { UparcelClient } from '../carriers/uparcel/uparcel.client'
 import { RefreshRepository } from '../db/refresh.repository'
-import { eventsViewOf } from '../db/task.sql'
-import { taskOfView } from '../domain/tracking-task'
+import { eventsViewOf } from '../db/events-view'
+import { taskOfView } from '../domain/task-json'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { CarrierBudget } from './carrier-budget'
 import { RefreshService, type CarrierChannel } from './refresh.service'
+import { waitFor } from '../../test/support/wait-for'
 
 // End to end through the simulator over HTTP: the real adapters, the real database.
 const STEP = 60_000
@@ -184,8 +185,8 @@ describe('carrier outcomes', () => {
     expect(due!.secs).toBeGreaterThan(prefix === 'F429' ? 0.5 : 20)
     // Retry until the simulator's fault is spent; then the story goes on as usual.
     for (let i = 0; i < 3; i++) {
-      for (const channel of channels.values()) channel.budget.pause(0)
-      await new Promise((r) => setTimeout(r, prefix === 'F429' ? 1000 : 0))
+      // A 429's Retry-After paused the carrier: its pause runs out before the next request.
+      await waitFor(() => [...channels.values()].every((channel) => !channel.budget.paused), { timeoutMs: 5000, what: "the carrier's pause" })
       await makeDue(id, other)
       await service.runRound()
     }
@@ -205,8 +206,10 @@ describe('claims and leases', () => {
     const first = await repository.claimDue(10, 200)
     expect(first.map((c) => c.id).sort()).toEqual(ids.sort())
     expect(await repository.claimDue(10, 200)).toEqual([])
-    await new Promise((r) => setTimeout(r, 300))
-    const again = await repository.claimDue(10, 60_000)
+    const again = await waitFor(async () => {
+      const claimed = await repository.claimDue(10, 60_000)
+      return claimed.length > 0 ? claimed : undefined
+    }, { what: 'the lease to run out' })
     expect(again.map((c) => c.id).sort()).toEqual(ids.sort())
     // The first claimer's lease is gone: its late answer is not applied.
     const outcome = await repository.apply([
@@ -217,11 +220,11 @@ describe('claims and leases', () => {
         decide: () => {
           throw new Error('must not be asked')
         },
-        notification: () => ({}),
+        deliveries: () => [],
       },
     ])
     expect(outcome).toEqual([{ applied: false }])
-    await repository.releaseFailed(again, { baseMs: 1, maxMs: 1, minDelayMs: 0 })
+    await repository.releaseFailed(again.map((task) => ({ task, retryInMs: 1 })))
   })
 
   it('asks for a number held by two users once', async () => {
@@ -253,7 +256,7 @@ describe('answers arriving together', () => {
     const ids: number[] = []
     for (let i = 0; i < numbers.length; i += 100) {
       const items = numbers.slice(i, i + 100).map((trackingNumber) => ({ carrierCode: 'FEDEX', trackingNumber, callbackUrl: 'https://shop.example/hook' }))
-      ids.push(...(await t.services.subscriptions.subscribeBatch(userId, items)).map((r) => r.taskId!))
+      ids.push(...(await t.services.subscriptions.subscribeBatch(userId, { items })).map((r) => r.taskId!))
     }
     // Transactions wait at a gate until all 16 answers (16 requests of 30 numbers) are in.
     const transaction = t.db.transaction.bind(t.db)

@@ -1,8 +1,9 @@
 import type { CarrierAdapter, CarrierLookup } from '../carriers/carrier'
 import { CarrierError } from '../carriers/carrier'
 import type { ApplyItem, ClaimedTask, RefreshRepository } from '../db/refresh.repository'
+import { refreshRetryDelayMs } from '../domain/refresh-schedule'
 import { resolveUpdate } from '../domain/tracking-update'
-import { statusChangedPayload } from '../domain/webhook-payload'
+import { deliveriesOfChange } from '../domain/task-events'
 import type { ServiceMetrics } from '../observability/metrics'
 import type { CarrierBudget } from './carrier-budget'
 
@@ -23,6 +24,8 @@ export interface RefreshOptions {
 export interface CarrierChannel {
   adapter: CarrierAdapter
   budget: CarrierBudget
+  /** This carrier's cadence, when not the options' (a simulated carrier is polled at its pace). */
+  pollIntervalMs?: number
 }
 
 export interface RoundResult {
@@ -36,17 +39,30 @@ export interface RoundResult {
  * request under the carrier's budget, and apply each answer in one short transaction.
  * No transaction is open while a carrier is being called.
  */
-export class RefreshService {
+export interface RefreshHooks {
+  now?: () => Date
+  /** 0..1, for jitter. */
+  random?: () => number
   /** Called after a status change was recorded in the outbox (wakes the webhook loop). */
-  onNotification: () => void = () => {}
+  onNotification?: () => void
+}
+
+export class RefreshService {
+  private readonly now: () => Date
+  private readonly random: () => number
+  private readonly onNotification: () => void
 
   constructor(
     private readonly repository: RefreshRepository,
     private readonly carriers: Map<string, CarrierChannel>,
     private readonly options: RefreshOptions,
     private readonly metrics: ServiceMetrics,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    hooks: RefreshHooks = {},
+  ) {
+    this.now = hooks.now ?? (() => new Date())
+    this.random = hooks.random ?? Math.random
+    this.onNotification = hooks.onNotification ?? (() => {})
+  }
 
   async runRound(): Promise<RoundResult> {
     const paused = [...this.carriers].filter(([, channel]) => channel.budget.paused).map(([code]) => code)
@@ -105,9 +121,9 @@ export class RefreshService {
       items.push({
         task,
         events: snapshot?.events ?? [],
-        nextRefreshInMs: this.options.pollIntervalMs,
+        nextRefreshInMs: channel.pollIntervalMs ?? this.options.pollIntervalMs,
         decide: (state, newEventCount) => resolveUpdate(state, snapshot, { now, newEventCount, expireAfterMs: this.options.expireAfterMs }),
-        notification: (view, previous) => statusChangedPayload(view, previous, now),
+        deliveries: (change, endpoints) => deliveriesOfChange(change, endpoints, now),
       })
     }
     // The whole answer in one transaction: a handful of statements for up to 50 tasks.
@@ -115,7 +131,7 @@ export class RefreshService {
     for (const outcome of await this.repository.apply(items)) {
       if (!outcome.applied) continue
       result.applied++
-      if (outcome.notified) notified++
+      notified += outcome.notified
     }
     if (notified > 0) {
       this.metrics.notificationsCreated.inc({ carrier }, notified)
@@ -130,7 +146,8 @@ export class RefreshService {
   }
 
   private fail(tasks: ClaimedTask[], retryAfterMs: number | undefined): Promise<void> {
-    return this.repository.releaseFailed(tasks, { baseMs: this.options.retryBaseMs, maxMs: this.options.retryMaxMs, minDelayMs: retryAfterMs ?? 0 })
+    const policy = { baseMs: this.options.retryBaseMs, maxMs: this.options.retryMaxMs }
+    return this.repository.releaseFailed(tasks.map((task) => ({ task, retryInMs: refreshRetryDelayMs(task.failures, policy, retryAfterMs ?? 0, this.random()) })))
   }
 }
 

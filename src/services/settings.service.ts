@@ -1,7 +1,6 @@
-import { AppError } from '../domain/errors'
-import type { Settings, SettingsRepository } from '../db/settings.repository'
-
-export const BATCH_MAX_ITEMS_LIMIT = 1000
+import { invalid, MUST, type FieldError } from '../domain/errors'
+import { SETTINGS, type SettingName, type Settings } from '../domain/settings'
+import type { SettingsRepository } from '../db/settings.repository'
 
 /** Back-office settings. Never cached: a change applies to the next request on every process. */
 export class SettingsService {
@@ -11,13 +10,21 @@ export class SettingsService {
     return this.settings.get()
   }
 
-  async update(patch: { batchMaxItems?: unknown }): Promise<Settings> {
-    const { batchMaxItems } = patch
-    if (batchMaxItems !== undefined && (!Number.isInteger(batchMaxItems) || (batchMaxItems as number) < 1 || (batchMaxItems as number) > BATCH_MAX_ITEMS_LIMIT)) {
-      throw new AppError('validation_error', `batchMaxItems must be an integer from 1 to ${BATCH_MAX_ITEMS_LIMIT}`, [
-        { field: 'batchMaxItems', message: `must be an integer from 1 to ${BATCH_MAX_ITEMS_LIMIT}` },
-      ])
+  /** Changes the settings given (the HTTP schema and the CLI both come through here). */
+  async update(patch: Partial<Record<SettingName, unknown>>): Promise<Settings> {
+    const problems: FieldError[] = []
+    const changes: Partial<Settings> = {}
+    for (const [name, value] of Object.entries(patch) as [string, unknown][]) {
+      if (!(name in SETTINGS)) {
+        problems.push({ field: name, message: MUST.unknownField })
+        continue
+      }
+      if (value === undefined) continue
+      const { min, max } = SETTINGS[name as SettingName]
+      if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) problems.push({ field: name, message: MUST.between(min, max) })
+      else changes[name as SettingName] = value as number
     }
-    return this.settings.update({ batchMaxItems: batchMaxItems as number | undefined })
+    if (problems.length > 0) throw invalid(problems)
+    return this.settings.update(changes)
   }
 }

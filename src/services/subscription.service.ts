@@ -1,11 +1,12 @@
-import { AppError, describeFieldErrors } from '../domain/errors'
+import { AppError, BODY_FIELD, describeFieldErrors, invalid, MUST } from '../domain/errors'
+import { SETTINGS } from '../domain/settings'
+import type { BatchResultKind, SubscribeResultKind } from '../domain/subscription-outcomes'
 import type { StandardStatus } from '../domain/statuses'
 import { validateSubscription, type SubscriptionRequest } from '../domain/subscription-input'
 import { parseTaskQuery } from '../domain/task-query'
 import type { TaskView } from '../domain/tracking-task'
 import type { SettingsRepository } from '../db/settings.repository'
 import { taskKey, type InsertOutcome, type TaskRepository } from '../db/task.repository'
-import { BATCH_MAX_ITEMS_LIMIT } from './settings.service'
 
 export interface SubscribeResult {
   taskId: number
@@ -13,7 +14,7 @@ export interface SubscribeResult {
   trackingNumber: string
   externalReferenceNo: string
   standardStatus: StandardStatus
-  result: 'created' | 'updated'
+  result: SubscribeResultKind
   message: string
 }
 
@@ -22,18 +23,17 @@ export type BatchItemResult = {
   trackingNumber: string
   carrierCode: string
   taskId: number
-  result: 'created' | 'reused' | 'validation_error' | 'unsupported_carrier'
+  result: BatchResultKind
   message: string
 }
 
 /** Subscribe (single and batch) and query: the three endpoints of the interface. */
 export class SubscriptionService {
-  /** Called after tasks were created (wakes the refresh workers, here or via NOTIFY). */
-  onTasksCreated: () => void = () => {}
-
   constructor(
     private readonly tasks: TaskRepository,
     private readonly settings: SettingsRepository,
+    /** Called after tasks were created (wakes the refresh workers, here or via NOTIFY). */
+    private readonly onTasksCreated: () => void = () => {},
   ) {}
 
   async subscribe(userId: number, body: unknown): Promise<SubscribeResult> {
@@ -58,9 +58,10 @@ export class SubscriptionService {
    * `reused` and left untouched; a (carrier, number) repeated inside the batch is `reused` with
    * the taskId of its first occurrence. All valid items are written in one statement.
    */
-  async subscribeBatch(userId: number, items: unknown[]): Promise<BatchItemResult[]> {
+  async subscribeBatch(userId: number, body: unknown): Promise<BatchItemResult[]> {
+    const items = batchItems(body)
     // No setting allows more than the limit: such a batch is refused before any item is judged.
-    if (items.length < 1 || items.length > BATCH_MAX_ITEMS_LIMIT) throw tooManyItems(items.length, (await this.settings.get()).batchMaxItems)
+    if (items.length < 1 || items.length > SETTINGS.batchMaxItems.max) throw tooManyItems(items.length, (await this.settings.get()).batchMaxItems)
 
     const results: BatchItemResult[] = []
     const firstIndexByKey = new Map<string, number>()
@@ -109,7 +110,7 @@ export class SubscriptionService {
 
   async find(userId: number, query: { taskId?: unknown; trackingNumber?: unknown }): Promise<TaskView> {
     const parsed = parseTaskQuery(query)
-    if (!parsed.ok) throw new AppError('validation_error', describeFieldErrors(parsed.details), parsed.details)
+    if (!parsed.ok) throw invalid(parsed.details)
     const { lookup } = parsed
     const task =
       lookup.by === 'taskId'
@@ -124,6 +125,14 @@ export class SubscriptionService {
 }
 
 function tooManyItems(count: number, batchMaxItems: number): AppError {
-  const message = `must hold 1 to ${batchMaxItems} items, got ${count}`
-  return new AppError('validation_error', `items ${message}`, [{ field: 'items', message }])
+  return invalid([{ field: 'items', message: `must hold 1 to ${batchMaxItems} items, got ${count}` }])
+}
+
+/** A batch body's items: the body must be an object holding an array `items`. */
+function batchItems(body: unknown): unknown[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid([{ field: BODY_FIELD, message: MUST.object }])
+  const { items } = body as { items?: unknown }
+  if (items === undefined) throw invalid([{ field: 'items', message: MUST.required }])
+  if (!Array.isArray(items)) throw invalid([{ field: 'items', message: MUST.array }])
+  return items
 }

@@ -3,13 +3,14 @@ import { Registry } from 'prom-client'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
-import { taskOfView } from '../domain/tracking-task'
+import { taskOfView } from '../domain/task-json'
 import { statusChangedPayload } from '../domain/webhook-payload'
 import { ServiceMetrics } from '../observability/metrics'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { WebhookReceiver } from '../../test/support/webhook-receiver'
-import { WebhookDeliveryService, type DeliveryOptions } from './webhook-delivery.service'
+import { WebhookDeliveryService, type DeliveryHooks, type DeliveryOptions } from './webhook-delivery.service'
+import { waitFor } from '../../test/support/wait-for'
 
 // Real HTTP to a receiver on loopback, the real database; short schedules so retries fit a test.
 const SCHEDULE = [50, 50, 50]
@@ -41,13 +42,14 @@ afterAll(async () => {
 
 const silent = { warn: () => {} }
 
-function makeService(options: Partial<DeliveryOptions> = {}, http = new WebhookHttp({ timeoutMs: 500, allowPrivateTargets: true })) {
+function makeService(options: Partial<DeliveryOptions> = {}, http = new WebhookHttp({ timeoutMs: 500, allowPrivateTargets: true }), hooks: DeliveryHooks = {}) {
   const service = new WebhookDeliveryService(
     repository,
     http,
     { scheduleMs: SCHEDULE, leaseMs: 10_000, concurrency: 16, hostConcurrency: 8, ...options },
     metrics,
     silent,
+    hooks,
   )
   services.push({ service, http })
   return service
@@ -61,20 +63,23 @@ async function notification(callbackUrl: string, owner = user): Promise<{ taskId
   const task = taskOfView(await t.services.subscriptions.find(owner.userId, { taskId: String(taskId) }))
   const webhookId = `msg_${randomBytes(8).toString('hex')}`
   const payload = statusChangedPayload({ ...task, standardStatus: 'in_transit', carrierStatus: 'Picked up' }, { standardStatus: 'pending', carrierStatus: '' }, new Date())
-  await t.db.query(`INSERT INTO webhook_deliveries (task_id, webhook_id, payload, next_attempt_at) VALUES ($1, $2, $3, now())`, [taskId, webhookId, JSON.stringify(payload)])
+  await t.db.query(`INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, $3, now())`, [taskId, webhookId, JSON.stringify(payload)])
   return { taskId, webhookId }
 }
 
 /** Runs rounds until the delivery is settled (success or failed) or `rounds` run out. */
 async function settle(service: WebhookDeliveryService, webhookId: string, rounds = 20): Promise<string> {
   let status = ''
-  for (let i = 0; i < rounds; i++) {
-    await service.runRound()
-    await service.drain()
-    ;[{ status } = { status: '' }] = await t.db.query<{ status: string }>('SELECT status FROM webhook_deliveries WHERE webhook_id = $1', [webhookId])
-    if (status === 'success' || status === 'failed') return status
-    await new Promise((r) => setTimeout(r, 60))
-  }
+  let round = 0
+  await waitFor(
+    async () => {
+      await service.runRound()
+      await service.drain()
+      ;[{ status } = { status: '' }] = await t.db.query<{ status: string }>('SELECT status FROM webhook_deliveries WHERE webhook_id = $1', [webhookId])
+      return status === 'success' || status === 'failed' || ++round >= rounds
+    },
+    { timeoutMs: 30_000, intervalMs: 60 },
+  )
   return status
 }
 
@@ -220,11 +225,13 @@ describe('concurrency', () => {
     await service.runRound()
     await service.runRound()
     // The slow host answers after 1.5 s: the fast ones must be done well before.
-    const deadline = Date.now() + 1400
-    while (receiver.requests('/quick1').length + receiver.requests('/quick2').length < 2 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20))
-      await service.runRound()
-    }
+    await waitFor(
+      async () => {
+        await service.runRound()
+        return receiver.requests('/quick1').length + receiver.requests('/quick2').length >= 2
+      },
+      { timeoutMs: 1400, intervalMs: 20, what: 'the fast hosts, while the slow one holds its slots' },
+    )
     expect(Date.now() - started).toBeLessThan(1400)
     expect(receiver.requests('/tarpit').length).toBeLessThanOrEqual(2)
     await service.drain()
@@ -242,7 +249,7 @@ describe('leases', () => {
     const [claimed] = await repository.claim(1, 100, 8, [])
     expect(claimed!.webhookId).toBe(webhookId)
     expect((await latestWebhook(taskId))!.status).toBe('sending')
-    await new Promise((r) => setTimeout(r, 150))
+    await waitFor(async () => (await t.db.query<{ expired: boolean }>('SELECT lease_until < now() AS expired FROM webhook_deliveries WHERE webhook_id = $1', [webhookId]))[0]!.expired, { what: 'the lease to run out' })
     expect(await settle(makeService(), webhookId)).toBe('success')
     expect((await attempts(webhookId)).map((a) => [a.attempt_number, a.error_message])).toEqual([
       [1, 'attempt interrupted: the worker lost its lease'],
@@ -258,15 +265,19 @@ describe('reaping', () => {
   it('looks for expired leases on the first round, then at most once a second', async () => {
     const reap = repository.reapExpiredLeases.bind(repository)
     let reaps = 0
-    repository.reapExpiredLeases = (scheduleMs) => {
+    repository.reapExpiredLeases = (decide) => {
       reaps++
-      return reap(scheduleMs)
+      return reap(decide)
     }
     try {
-      const service = makeService()
+      let clock = Date.now()
+      const service = makeService({}, undefined, { now: () => new Date(clock) })
       for (let i = 0; i < 5; i++) await service.runRound()
       expect(reaps).toBe(1)
-      await new Promise((r) => setTimeout(r, 1050))
+      clock += 999
+      await service.runRound()
+      expect(reaps).toBe(1)
+      clock += 2
       await service.runRound()
       expect(reaps).toBe(2)
     } finally {

@@ -1,8 +1,8 @@
 import type { ClaimedDelivery, WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
-import { afterAttempt } from '../domain/webhook-schedule'
+import { afterAttempt, type AttemptFacts, type AttemptVerdict } from '../domain/webhook-schedule'
 import type { ServiceMetrics } from '../observability/metrics'
 import type { WebhookHttp } from '../webhooks/webhook-http'
-import { signatureHeader } from '../webhooks/signing'
+import { webhookHeaders } from '../webhooks/signing'
 
 const REAP_EVERY_MS = 1000
 
@@ -20,6 +20,14 @@ export interface DeliveryLog {
   warn(obj: object, msg: string): void
 }
 
+export interface DeliveryHooks {
+  now?: () => Date
+  /** 0..1, for the schedule's jitter. */
+  random?: () => number
+  /** Called when an attempt finishes and frees a slot (the loop claims more). */
+  onSlotFree?: () => void
+}
+
 /**
  * Sends due webhooks. A round reaps expired leases (at most once a second), claims as many
  * deliveries as there are free slots (never for a host already at its limit), and starts each
@@ -35,8 +43,10 @@ export class WebhookDeliveryService {
   private readonly perHost = new Map<string, number>()
   private readonly hostWaiters = new Map<string, (() => void)[]>()
   private readonly attempts = new Set<Promise<void>>()
-  onSlotFree: () => void = () => {}
   private nextReapAt = 0
+  private readonly now: () => Date
+  private readonly random: () => number
+  private readonly onSlotFree: () => void
 
   constructor(
     private readonly repository: WebhookDeliveryRepository,
@@ -44,15 +54,22 @@ export class WebhookDeliveryService {
     private readonly options: DeliveryOptions,
     private readonly metrics: ServiceMetrics,
     private readonly log: DeliveryLog,
-  ) {}
+    hooks: DeliveryHooks = {},
+  ) {
+    this.now = hooks.now ?? (() => new Date())
+    this.random = hooks.random ?? Math.random
+    this.onSlotFree = hooks.onSlotFree ?? (() => {})
+  }
 
   /** One round; true when it filled every free slot (more may be due). */
   async runRound(): Promise<boolean> {
     // Leases run out seconds after a worker died, so looking once a second is soon enough;
     // reaping on every round cost one statement per claim.
-    if (Date.now() >= this.nextReapAt) {
-      this.nextReapAt = Date.now() + REAP_EVERY_MS
-      await this.repository.reapExpiredLeases(this.options.scheduleMs)
+    const now = this.now().getTime()
+    if (now >= this.nextReapAt) {
+      this.nextReapAt = now + REAP_EVERY_MS
+      // A lease that ran out is an attempt that got no answer: the schedule says what follows.
+      await this.repository.reapExpiredLeases((attemptInCycle) => this.verdict({ attemptInCycle, statusCode: 0, retryAfterMs: undefined }))
     }
     const free = this.options.concurrency - this.inFlight
     if (free <= 0) return false
@@ -80,23 +97,14 @@ export class WebhookDeliveryService {
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     await this.enterHost(delivery.host)
     try {
-      const startedAt = new Date()
+      const startedAt = this.now()
       const timestamp = Math.floor(startedAt.getTime() / 1000)
       const result = await this.http.post(
-        delivery.callbackUrl,
-        {
-          'content-type': 'application/json',
-          'user-agent': 'tracking-subscriptions-webhooks/1.0',
-          'webhook-id': delivery.webhookId,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(delivery.secrets, delivery.webhookId, timestamp, delivery.payload),
-        },
+        delivery.url,
+        webhookHeaders(delivery.secrets, delivery.webhookId, timestamp, delivery.payload),
         delivery.payload,
       )
-      const verdict = afterAttempt(
-        { attemptInCycle: delivery.attemptsInCycle + 1, statusCode: result.statusCode, retryAfterMs: result.retryAfterMs },
-        { scheduleMs: this.options.scheduleMs, now: new Date(), random: Math.random() },
-      )
+      const verdict = this.verdict({ attemptInCycle: delivery.attemptsInCycle + 1, statusCode: result.statusCode, retryAfterMs: result.retryAfterMs })
       this.metrics.webhookAttempts.inc({ outcome: verdict.status === 'retry_wait' ? 'retry' : verdict.status })
       this.metrics.webhookAttemptSeconds.observe(result.durationMs / 1000)
       const completed = await this.repository.complete(delivery, {
@@ -115,6 +123,10 @@ export class WebhookDeliveryService {
     } finally {
       this.leaveHost(delivery.host)
     }
+  }
+
+  private verdict(facts: AttemptFacts): AttemptVerdict {
+    return afterAttempt(facts, { scheduleMs: this.options.scheduleMs, now: this.now(), random: this.random() })
   }
 
   private async enterHost(host: string): Promise<void> {

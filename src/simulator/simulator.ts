@@ -263,7 +263,7 @@ export class CarrierSimulator {
     const stages = story.slice(0, reached + 1)
     // Event times are fixed per number, so a refetch shows the same history.
     const times = stages.map((_, i) => new Date(step === 0 ? start - (story.length - 1 - i) * 60_000 : start + i * step))
-    return { stages, times, final: reached === story.length - 1, estimatedDelivery: new Date(start + story.length * Math.max(step, 3_600_000)), origin: ORIGIN, destination: DESTINATION }
+    return { stages, times, final: reached === story.length - 1, estimatedDelivery: new Date(start + story.length * Math.max(step, 3_600_000) + (stages.some((s) => s.slipsEta) ? 86_400_000 : 0)), origin: ORIGIN, destination: DESTINATION }
   }
 }
 

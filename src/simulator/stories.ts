@@ -3,6 +3,7 @@
  * insensitive), the same for both carriers. docs/simulator.md lists them.
  *
  *   EX…  exception      RS…  return to shipper    CA…  cancelled
+ *   FA…  failed attempt, then delivered             HP…  held for pickup, then picked up
  *   NF…  not found      RU…  reused number (FedEx answers two shipments; the newer is live)
  *   F429…     429 with Retry-After          F500…     HTTP 500
  *   FTIMEOUT… no answer before the timeout  FGARBAGE… malformed JSON
@@ -26,9 +27,11 @@ export interface Stage {
   uparcel: { code: string; status: string; description: string }
   place: Place
   exception: string
+  /** From this stage on, the estimated delivery is a day later (a failed attempt moves it). */
+  slipsEta?: boolean
 }
 
-export type StoryName = 'delivered' | 'exception' | 'returned' | 'cancelled'
+export type StoryName = 'delivered' | 'exception' | 'failed_attempt' | 'held_for_pickup' | 'returned' | 'cancelled'
 export type Fault = 'rate_limited' | 'server_error' | 'timeout' | 'garbage' | 'expired_token'
 
 export type Script = { kind: 'story'; story: StoryName; reused: boolean } | { kind: 'not_found' } | { kind: 'fault'; fault: Fault }
@@ -59,14 +62,21 @@ const PICKED_UP = stage(['PU', 'PU', 'Picked up', 'Picked up'], ['PICKED_UP', 'P
 const IN_TRANSIT = stage(['AR', 'IT', 'In transit', 'Arrived at FedEx hub'], ['IN_TRANSIT', 'In Transit'], HUB)
 const OUT_FOR_DELIVERY = stage(['OD', 'IT', 'In transit', 'On FedEx vehicle for delivery', 'On FedEx vehicle for delivery'], ['OUT_FOR_DELIVERY', 'Out For Delivery'], DESTINATION)
 const DELIVERED = stage(['DL', 'DL', 'Delivered', 'Delivered'], ['DELIVERED', 'Delivered'], DESTINATION)
-const EXCEPTION = stage(['DE', 'DE', 'Delivery exception', 'Delivery exception'], ['FAILED_DELIVERY', 'Delivery Failed'], DESTINATION, 'Customer not available or business closed')
+const EXCEPTION = stage(['DE', 'DE', 'Delivery exception', 'Delivery exception'], ['ON_HOLD', 'On Hold'], DESTINATION, 'Package damaged; the shipper has been notified')
+const FAILED_ATTEMPT = { ...stage(['DE', 'DE', 'Delivery exception', 'Delivery exception'], ['FAILED_DELIVERY', 'Delivery Failed'], DESTINATION, 'Customer not available or business closed'), slipsEta: true }
+const OUT_AGAIN = stage(['OD', 'IT', 'In transit', 'On FedEx vehicle for delivery (second attempt)', 'On FedEx vehicle for delivery'], ['OUT_FOR_DELIVERY', 'Out For Delivery'], DESTINATION)
+// uParcel has no pickup points: its parcels stay in transit there.
+const HELD = stage(['HL', 'HL', 'Ready for pickup', 'Held at FedEx location for pickup'], ['IN_TRANSIT', 'In Transit'], DESTINATION)
+const PICKED_UP_BY_RECIPIENT = stage(['DL', 'DL', 'Delivered', 'Picked up by the recipient at the FedEx location'], ['DELIVERED', 'Delivered'], DESTINATION)
 const RETURNED = stage(['RS', 'RS', 'Return to shipper', 'Returning package to shipper'], ['RETURNED', 'Returned'], ORIGIN)
 const CANCELLED = stage(['CA', 'CA', 'Cancelled', 'Shipment cancelled by sender'], ['CANCELLED', 'Cancelled'], ORIGIN)
 
 export const STORIES: Record<StoryName, Stage[]> = {
   delivered: [LABEL, PICKED_UP, IN_TRANSIT, OUT_FOR_DELIVERY, DELIVERED],
   exception: [LABEL, PICKED_UP, IN_TRANSIT, OUT_FOR_DELIVERY, EXCEPTION],
-  returned: [LABEL, PICKED_UP, IN_TRANSIT, EXCEPTION, RETURNED],
+  failed_attempt: [LABEL, PICKED_UP, IN_TRANSIT, OUT_FOR_DELIVERY, FAILED_ATTEMPT, OUT_AGAIN, DELIVERED],
+  held_for_pickup: [LABEL, PICKED_UP, IN_TRANSIT, HELD, PICKED_UP_BY_RECIPIENT],
+  returned: [LABEL, PICKED_UP, IN_TRANSIT, FAILED_ATTEMPT, RETURNED],
   cancelled: [LABEL, CANCELLED],
 }
 
@@ -77,6 +87,8 @@ const PREFIXES: [string, Script][] = [
   ['F429', { kind: 'fault', fault: 'rate_limited' }],
   ['F500', { kind: 'fault', fault: 'server_error' }],
   ['EX', { kind: 'story', story: 'exception', reused: false }],
+  ['FA', { kind: 'story', story: 'failed_attempt', reused: false }],
+  ['HP', { kind: 'story', story: 'held_for_pickup', reused: false }],
   ['RS', { kind: 'story', story: 'returned', reused: false }],
   ['CA', { kind: 'story', story: 'cancelled', reused: false }],
   ['NF', { kind: 'not_found' }],

@@ -13,3 +13,14 @@ export function signature(secret: string, webhookId: string, timestamp: number, 
 export function signatureHeader(secrets: string[], webhookId: string, timestamp: number, body: string): string {
   return secrets.map((secret) => signature(secret, webhookId, timestamp, body)).join(' ')
 }
+
+/** The headers of every webhook request: its type, who sends it, and the Standard Webhooks trio. */
+export function webhookHeaders(secrets: string[], webhookId: string, timestamp: number, body: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'tracking-subscriptions-webhooks/1.0',
+    'webhook-id': webhookId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureHeader(secrets, webhookId, timestamp, body),
+  }
+}

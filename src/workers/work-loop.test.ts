@@ -9,8 +9,9 @@ import { CarrierSimulator } from '../simulator/simulator'
 import { startService, type ServiceProcess } from '../../test/support/service-process'
 import { simulatorEnv } from '../../test/support/simulator-env'
 import { createTestApp } from '../../test/support/test-app'
-import { createTestDatabase, onPostgres, type TestDatabase } from '../../test/support/test-database'
+import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import { WorkLoop } from './work-loop'
+import { waitFor } from '../../test/support/wait-for'
 
 describe('the refresh worker loop', () => {
   it('fetches a new task within seconds, drains full rounds, and stops cleanly', async () => {
@@ -29,17 +30,14 @@ describe('the refresh worker loop', () => {
     const worker = new WorkLoop('refresh', async () => (await service.runRound()).claimed >= 10, { pollMs: 500, listen: (wake) => t.db.listen('tracking_tasks_created', wake) }, { warn: () => {} })
     try {
       await worker.start()
-      t.services.subscriptions.onTasksCreated = () => worker.wake()
+      t.wakeups.onTasksDue = () => worker.wake()
       const { userId } = await t.createUser()
       const items = Array.from({ length: 35 }, (_, i) => ({ carrierCode: 'FEDEX', trackingNumber: `DLLOOP${i}`, callbackUrl: 'https://a.example/' }))
       const started = Date.now()
-      await t.services.subscriptions.subscribeBatch(userId, items)
-      for (;;) {
-        const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE last_fetched_at IS NULL')
-        if (row!.n === 0) break
-        if (Date.now() - started > 10_000) throw new Error('tasks not fetched within 10 s')
-        await new Promise((r) => setTimeout(r, 50))
-      }
+      await t.services.subscriptions.subscribeBatch(userId, { items })
+      await waitFor(async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE last_fetched_at IS NULL'))[0]!.n === 0, {
+        what: 'every task to be fetched',
+      })
       // 35 tasks at 10 a round: the worker went on by itself instead of waiting for the next tick.
       expect(Date.now() - started).toBeLessThan(3000)
       expect((await t.services.subscriptions.find(userId, { trackingNumber: 'DLLOOP7' })).standardStatus).toBe('delivered')
@@ -52,9 +50,9 @@ describe('the refresh worker loop', () => {
   })
 })
 
-// Several worker processes on one PostgreSQL: defined for the PostgreSQL run (DATABASE_URL).
-if (onPostgres)
-  describe('two refresh worker processes on PostgreSQL', () => {
+// Several worker processes on one database: the run's test server (on the embedded run, itself an
+// embedded PostgreSQL server).
+describe('two refresh worker processes on PostgreSQL', () => {
     let database: TestDatabase
     let sim: CarrierSimulator
     let workers: ServiceProcess[] = []
@@ -98,13 +96,11 @@ if (onPostgres)
           [user!.id, b],
         )
       }
-      const started = Date.now()
-      for (;;) {
-        const [row] = await db.query<{ pending: number }>('SELECT count(*)::int AS pending FROM tracking_tasks WHERE last_fetched_at IS NULL')
-        if (row!.pending === 0) break
-        if (Date.now() - started > 60_000) throw new Error(`${row!.pending} tasks never fetched`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
+      await waitFor(async () => (await db.query<{ pending: number }>('SELECT count(*)::int AS pending FROM tracking_tasks WHERE last_fetched_at IS NULL'))[0]!.pending === 0, {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        what: 'every task to be fetched',
+      })
       const fetches = sim.stats().fetchesByNumber
       const numbers = Object.keys(fetches).filter((n) => n.startsWith('DLW'))
       expect(numbers).toHaveLength(500)

@@ -17,7 +17,7 @@ beforeAll(async () => {
   alice = await t.createUser('alice')
   mallory = await t.createUser('mallory')
   aliceTask = (await t.services.subscriptions.subscribe(alice.userId, { carrierCode: 'FEDEX', trackingNumber: aliceNumber, callbackUrl: 'https://alice.example/hook', externalReferenceNo: 'alice-ref' })).taskId
-  await t.db.query(`INSERT INTO webhook_deliveries (task_id, webhook_id, payload, status, attempt_count) VALUES ($1, $2, '{}', 'failed', 8)`, [aliceTask, aliceWebhook])
+  await t.db.query(`INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}', 'failed', 8)`, [aliceTask, aliceWebhook])
 })
 afterAll(() => t.close())
 

@@ -11,6 +11,7 @@ import { CarrierSimulator } from '../../src/simulator/simulator'
 import { WebhookHttp } from '../../src/webhooks/webhook-http'
 import { freePort } from '../support/service-process'
 import { createTestApp, type TestApp } from '../support/test-app'
+import { waitFor } from '../support/wait-for'
 
 /** A carrier that is down, slow or answering garbage; a receiver down for the whole schedule. */
 let t: TestApp
@@ -70,14 +71,17 @@ describe('receiver outage', () => {
   it('a receiver down for the whole schedule: failed, with every attempt recorded', async () => {
     const port = await freePort()
     const { taskId } = await t.services.subscriptions.subscribe(userId, { carrierCode: 'FEDEX', trackingNumber: 'DLRECV1', callbackUrl: `http://127.0.0.1:${port}/hook` })
-    await t.db.query(`INSERT INTO webhook_deliveries (task_id, webhook_id, payload, next_attempt_at) VALUES ($1, 'msg_d0d0d0d0d0d0d0d0', '{}', now())`, [taskId])
+    await t.db.query(`INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), 'msg_d0d0d0d0d0d0d0d0', '{}', now())`, [taskId])
     const http = new WebhookHttp({ timeoutMs: 500, allowPrivateTargets: true })
     const service = new WebhookDeliveryService(new WebhookDeliveryRepository(t.db), http, { scheduleMs: [20, 20, 20, 20, 20, 20, 20], leaseMs: 5000, concurrency: 4, hostConcurrency: 4 }, metrics, { warn: () => {} })
-    for (let i = 0; i < 30; i++) {
-      await service.runRound()
-      await service.drain()
-      await new Promise((r) => setTimeout(r, 30))
-    }
+    await waitFor(
+      async () => {
+        await service.runRound()
+        await service.drain()
+        return (await t.db.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE webhook_id = 'msg_d0d0d0d0d0d0d0d0'`))[0]!.status === 'failed'
+      },
+      { intervalMs: 30, what: 'the delivery to fail after its whole schedule' },
+    )
     await http.close()
     const [delivery] = await t.db.query(`SELECT status, attempt_count, next_attempt_at IS NULL AS no_retry FROM webhook_deliveries WHERE webhook_id = 'msg_d0d0d0d0d0d0d0d0'`)
     expect(delivery).toMatchObject({ status: 'failed', attempt_count: 8 })

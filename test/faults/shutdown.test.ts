@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRunDatabase, type RunDatabase } from '../support/run-database'
 import { startService, type ServiceProcess } from '../support/service-process'
 import { WebhookReceiver } from '../support/webhook-receiver'
+import { waitFor } from '../support/wait-for'
 
 /**
  * SIGTERM: stop accepting, finish the webhook attempts in flight (releasing their leases by
@@ -25,13 +26,7 @@ async function subscribe(service: ServiceProcess, count: number, callbackUrl: st
   return data.token
 }
 
-async function until(probe: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now()
-  while (!probe()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+const until = (probe: () => boolean, timeoutMs = 20_000) => waitFor(probe, { timeoutMs, intervalMs: 25 })
 
 const env = (run: RunDatabase, extra: Record<string, string> = {}) => ({
   ...run.env,

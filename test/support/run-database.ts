@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Database } from '../../src/db/database'
@@ -7,9 +7,9 @@ import { createTestDatabase, onPostgres, type TestDatabase } from './test-databa
 
 /**
  * The database a process-level test runs the service on: a fresh PostgreSQL database when
- * DATABASE_URL is set, otherwise a fresh embedded data directory. `open()` gives the test its own
- * connection: on the embedded database it attaches to the running service's socket (or opens the
- * directory when no service holds it; close it before starting one).
+ * DATABASE_URL is set, otherwise a fresh embedded data directory, which the service under test
+ * sets up as `npm start` does. `open()` gives the test its own connection (on the embedded
+ * database: to the server the running service runs, or one started for the test while none does).
  */
 export interface RunDatabase {
   env: Record<string, string | undefined>
@@ -17,19 +17,31 @@ export interface RunDatabase {
   close(): Promise<void>
 }
 
-export async function createRunDatabase(): Promise<RunDatabase> {
-  if (onPostgres) {
+/**
+ * `shared`: a database on the run's test server whichever run it is, for layouts of several
+ * service processes on one database (ROLE=api beside ROLE=worker), which only PostgreSQL serves:
+ * on the embedded run that server is itself an embedded PostgreSQL server.
+ */
+export async function createRunDatabase(options: { shared?: boolean } = {}): Promise<RunDatabase> {
+  if (onPostgres || options.shared) {
     const database: TestDatabase = await createTestDatabase()
     return {
       env: { DATABASE_URL: database.connectionString },
-      open: async () => openDatabase({ databaseUrl: database.connectionString, dataDir: undefined, poolSize: 4 }),
+      open: async () => openDatabase({ databaseUrl: database.connectionString, dataDir: '', poolSize: 4, role: 'tool' }),
       close: () => database.close(),
     }
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'tracking-run-'))
+  const dataDir = tempDataDir()
   return {
     env: { DATA_DIR: dataDir },
-    open: () => openDatabase({ databaseUrl: undefined, dataDir, poolSize: 4, attachToRunning: true }),
+    open: () => openDatabase({ databaseUrl: undefined, dataDir, poolSize: 4, role: 'tool' }),
     close: async () => rmSync(dataDir, { recursive: true, force: true }),
   }
+}
+
+/** A new data directory, open to the account that runs the embedded server when the tests run as root. */
+export function tempDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tracking-run-'))
+  chmodSync(dir, 0o755)
+  return dir
 }

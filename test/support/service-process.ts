@@ -6,9 +6,11 @@ import { fileURLToPath } from 'node:url'
 /** Real service processes for tests that need them: `npm start`'s entry point, the CLI, migrate. */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-// One process per service (no tsx CLI wrapper in between), so that signals and pids are its own.
-// PROF_DIR=dir writes a CPU profile of every service started (how the bench's hot spots were found).
-const NODE_ARGS = ['--import', new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href, ...(process.env.PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.PROF_DIR] : [])]
+// One process per service, started as `npm start` starts it (src/main/launch.mjs, which runs an
+// entry point in its own process), so that signals and pids are its own. PROF_DIR=dir writes a
+// CPU profile of every service started (how the bench's hot spots were found).
+const LAUNCH = 'src/main/launch.mjs'
+const NODE_ARGS = process.env.PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.PROF_DIR] : []
 
 export interface ServiceProcess {
   port: number
@@ -67,9 +69,10 @@ export function exitOf(child: ChildProcess): Promise<number | string> {
   })
 }
 
-export async function startService(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServiceProcess> {
+/** Starts `npm start`'s entry point and resolves once /healthz answers 200 (looked at every `pollMs`). */
+export async function startService(env: Record<string, string | undefined>, timeoutMs = 60_000, pollMs = 100): Promise<ServiceProcess> {
   const port = await freePort()
-  const child = spawn(process.execPath, [...NODE_ARGS, 'src/main/server.ts'], { cwd: ROOT, env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }) })
+  const child = spawn(process.execPath, [...NODE_ARGS, LAUNCH], { cwd: ROOT, env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }) })
   let output = ''
   child.stdout!.on('data', (d) => (output += d))
   child.stderr!.on('data', (d) => (output += d))
@@ -87,7 +90,7 @@ export async function startService(env: Record<string, string | undefined>, time
       child.kill('SIGKILL')
       throw new Error(`the service did not start in time: ${output}`)
     }
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, pollMs))
   }
   return {
     port,
@@ -110,7 +113,7 @@ export interface RunResult {
 
 /** Runs an entry point (src/main/admin.ts, src/main/server.ts, ...) to completion. */
 export async function runEntry(entry: string, args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<RunResult> {
-  const child = spawn(process.execPath, [...NODE_ARGS, entry, ...args], { cwd: ROOT, env: childEnv(env) })
+  const child = spawn(process.execPath, [...NODE_ARGS, LAUNCH, entry, ...args], { cwd: ROOT, env: childEnv(env) })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (d) => (stdout += d))

@@ -1,13 +1,31 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp, type AppServices } from '../../src/http/app'
-import { createServices } from '../../src/main/container'
+import { createServices, type Wakeups } from '../../src/main/container'
 import type { Database } from '../../src/db/database'
 import { createTestDatabase, type TestDatabase } from './test-database'
+import { WebhookHttp } from '../../src/webhooks/webhook-http'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 
+/** The wake-ups the services send, counted; a test may also act on them. */
+export class RecordingWakeups implements Wakeups {
+  tasks = 0
+  deliveries = 0
+  onTasksDue: () => void = () => {}
+  onDeliveriesDue: () => void = () => {}
+  tasksDue(): void {
+    this.tasks++
+    this.onTasksDue()
+  }
+  deliveriesDue(): void {
+    this.deliveries++
+    this.onDeliveriesDue()
+  }
+}
+
 export interface TestApp {
   app: FastifyInstance
+  wakeups: RecordingWakeups
   db: Database
   database: TestDatabase
   services: AppServices
@@ -27,11 +45,15 @@ export interface TestAppOptions {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase())
-  const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 }, { FEDEX: 'simulator', UPARCEL: 'simulator' })
+  const wakeups = new RecordingWakeups()
+  // Test receivers listen on loopback.
+  const webhookHttp = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
+  const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 }, { carrierModes: { FEDEX: 'simulator', UPARCEL: 'simulator' }, wakeups, webhookHttp })
   const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN })
   await app.ready()
   return {
     app,
+    wakeups,
     db: database.db,
     database,
     services,
@@ -44,6 +66,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     async close() {
       await app.close()
+      await webhookHttp.close()
       if (!options.database) await database.close()
     },
   }

@@ -1,50 +1,34 @@
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
+import { inject } from 'vitest'
 import { Database, createPool } from '../../src/db/database'
-import { migrate } from '../../src/db/migrator'
-import { openDatabase } from '../../src/db/open-database'
+import { adminQuery, databaseUrl } from './global-setup'
 
 /**
- * A database of its own for one test file: a fresh database on the PostgreSQL at DATABASE_URL
- * when it is set (created here, dropped at the end), otherwise an in-memory embedded PGlite in its
- * worker thread. Migrated either way. Nothing is mocked.
+ * A database of its own for one test file, on the run's test server (see global-setup.ts): a
+ * copy of the migrated template, dropped at the end. Nothing is mocked.
  */
 export interface TestDatabase {
   db: Database
-  /** The connection string, for spawning processes on the same database (PostgreSQL only). */
-  connectionString: string | undefined
+  /** The connection string, for spawning processes on the same database. */
+  connectionString: string
   close(): Promise<void>
 }
 
+/** The run's tests are on the machine's PostgreSQL (DATABASE_URL), not on the embedded server. */
 export const onPostgres = Boolean(process.env.DATABASE_URL)
 
-export async function createTestDatabase(options: { poolSize?: number } = {}): Promise<TestDatabase> {
-  const poolSize = options.poolSize ?? 10
-  const baseUrl = process.env.DATABASE_URL
-  if (!baseUrl) {
-    const db = await openDatabase({ databaseUrl: undefined, dataDir: undefined, poolSize })
-    await migrate(db)
-    return { db, connectionString: undefined, close: () => db.close() }
-  }
+export async function createTestDatabase(options: { poolSize?: number; migrated?: boolean } = {}): Promise<TestDatabase> {
+  const server = inject('testServer')
   const name = `test_${Date.now()}_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: baseUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(baseUrl)
-  url.pathname = `/${name}`
-  const connectionString = url.toString()
-  const db = new Database(createPool(connectionString, poolSize), 'postgres')
-  await migrate(db)
+  await adminQuery(server.url, options.migrated === false ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${server.template}`)
+  const connectionString = databaseUrl(server.url, name)
+  const db = new Database(createPool(connectionString, options.poolSize ?? 10), server.kind)
   return {
     db,
     connectionString,
     async close() {
       await db.close()
-      const dropper = new pg.Client({ connectionString: baseUrl })
-      await dropper.connect()
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await dropper.end()
+      await adminQuery(server.url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     },
   }
 }

@@ -33,6 +33,7 @@ describe('FedEx mapping of real responses', () => {
       city: 'Blue Point',
       postalCode: '11715',
       address: '',
+      milestone: 'delivered',
       key: expect.any(String),
     })
     // Out for delivery is IT, label created is IN: mapped through derivedStatusCode.

@@ -1,5 +1,6 @@
 import type { StandardStatus } from '../../domain/statuses'
 import type { Address } from '../../domain/tracking-task'
+import { StatusTable, type CodeMeaning } from '../status-table'
 import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
@@ -11,25 +12,45 @@ import { arr, obj, str, type Json } from '../json'
  * newest scan wins), `output.alerts` as a string or an array. See docs/carriers.md.
  */
 
-/** FedEx status codes → standard status (from FedEx's status-code table; docs/carriers.md). */
-const STATUS_BY_CODE: Record<string, StandardStatus> = {}
-const MAPPING: Record<StandardStatus, string[]> = {
-  pending: ['OC', 'IN', 'OX', 'EP', 'AP', 'DS', 'PD', 'RP', 'RG'],
-  in_transit: ['PU', 'PX', 'PM', 'IT', 'IX', 'OW', 'AA', 'AC', 'AF', 'AR', 'AX', 'DP', 'EA', 'EO', 'FD', 'LO', 'OF', 'PF', 'PL', 'SF', 'TR', 'CH', 'SP', 'AO', 'AE', 'RL', 'RR', 'RM', 'RC', 'CC', 'CP', 'AD', 'ED', 'OD', 'HL', 'HP', 'DY', 'DD'],
+/** FedEx status codes by milestone (from FedEx's status-code table; docs/carriers.md). */
+export const FEDEX_STATUSES = new StatusTable({
+  info_received: ['OC', 'IN'],
+  pending: ['OX', 'EP', 'AP', 'DS', 'PD', 'RP', 'RG'],
+  in_transit: ['PU', 'PX', 'PM', 'IT', 'IX', 'OW', 'AA', 'AC', 'AF', 'AR', 'AX', 'DP', 'EA', 'EO', 'FD', 'LO', 'OF', 'PF', 'PL', 'SF', 'TR', 'CH', 'SP', 'AO', 'AE', 'RL', 'RR', 'RM', 'RC', 'CC', 'CP', 'AD', 'ED', 'DY', 'DD'],
+  out_for_delivery: ['OD'],
+  available_for_pickup: ['HL', 'HP'],
   exception: ['DE', 'SE', 'CD', 'DR'],
   delivered: ['DL'],
   returned: ['RS'],
   cancelled: ['CA', 'LP'],
   expired: ['RD'],
+})
+
+/**
+ * A delivery exception (DE) whose reason says nobody could take the parcel (the customer or the
+ * address was not available) is a failed attempt; any other DE is an exception. FedEx's reason
+ * codes vary (08 in real answers, 15 in its documentation, for the same text): the text decides.
+ */
+export const FAILED_ATTEMPT_REASON =
+  /(customer|recipient|consignee)[^.]*not (available|in|home)|business (was )?closed|no one (was )?(home|available)|not at home|unable to (locate|access)|incorrect address|address (not|was not|unavailable)/i
+
+/**
+ * The meaning of a status: the standard status of FedEx's derived code (its normalised one) or
+ * else its raw code, and the milestone of the raw code when it agrees (OD is "out for delivery",
+ * its derived IT only "in transit"), refined for a DE by its exception's reason.
+ */
+export function fedexMeaning(derivedCode: unknown, rawCode: unknown, exceptionReason = ''): CodeMeaning | null {
+  const derived = FEDEX_STATUSES.meaning(derivedCode)
+  const raw = FEDEX_STATUSES.meaning(rawCode)
+  const base = derived ?? raw
+  if (!base) return null
+  const meaning = raw && raw.status === base.status ? raw : base
+  const isDE = [derivedCode, rawCode].some((c) => typeof c === 'string' && c.trim().toUpperCase() === 'DE')
+  return isDE && FAILED_ATTEMPT_REASON.test(exceptionReason) ? { status: 'exception', milestone: 'failed_attempt' } : meaning
 }
-for (const [status, codes] of Object.entries(MAPPING)) for (const code of codes) STATUS_BY_CODE[code] = status as StandardStatus
 
 export function fedexStandardStatus(...codes: unknown[]): StandardStatus | null {
-  for (const code of codes) {
-    const known = typeof code === 'string' ? STATUS_BY_CODE[code.trim().toUpperCase()] : undefined
-    if (known) return known
-  }
-  return null
+  return fedexMeaning(codes[0], codes[1])?.status ?? null
 }
 
 export function fedexAddress(value: unknown): Address {
@@ -77,16 +98,17 @@ function scanEvent(value: unknown): CarrierEvent | null {
   // An event without a readable time cannot be placed in the history; it is skipped.
   if (!eventTime) return null
   const location = fedexAddress(scan.scanLocation)
+  const meaning = fedexMeaning(scan.derivedStatusCode, scan.eventType, str(scan.exceptionDescription))
   const event = {
     eventTime,
     eventCode: str(scan.eventType),
-    status: fedexStandardStatus(scan.derivedStatusCode, scan.eventType) ?? '',
+    status: meaning?.status ?? '',
     statusInfo: str(scan.derivedStatus),
     description: str(scan.eventDescription),
     exceptionDescription: str(scan.exceptionDescription),
     ...location,
   }
-  return { ...event, key: eventKey(event) }
+  return { ...event, milestone: meaning?.milestone ?? '', key: eventKey(event) }
 }
 
 function newestScanTime(result: Json): number {
@@ -105,9 +127,14 @@ export function snapshotFromTrackResult(result: Json): CarrierSnapshot {
     .map(scanEvent)
     .filter((e): e is CarrierEvent => e !== null)
     .sort((a, b) => a.eventTime.getTime() - b.eventTime.getTime())
+  // A DE's reason: in latestStatusDetail's ancillary details, or on the newest scan when that is the DE.
+  const newest = events.at(-1)
+  const reason = [...arr(latest.ancillaryDetails).map((d) => str(obj(d).reasonDescription)), newest?.eventCode === 'DE' ? newest.exceptionDescription : ''].join(' ')
+  const meaning = fedexMeaning(latest.derivedCode, latest.code, reason)
   return {
     rawStatusCode: str(latest.code) || str(latest.derivedCode),
-    standardStatus: fedexStandardStatus(latest.derivedCode, latest.code),
+    standardStatus: meaning?.status ?? null,
+    milestone: meaning?.milestone ?? null,
     carrierStatus: str(latest.statusByLocale) || str(latest.description),
     estimatedDeliveryAt: estimatedDelivery(result),
     originAddress: firstAddress(obj(result.shipperInformation).address, obj(obj(result.originLocation).locationContactAndAddress).address),

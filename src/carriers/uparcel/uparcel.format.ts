@@ -1,5 +1,6 @@
 import type { StandardStatus } from '../../domain/statuses'
 import type { Address } from '../../domain/tracking-task'
+import { StatusTable } from '../status-table'
 import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
@@ -13,23 +14,24 @@ import { arr, obj, str, type Json } from '../json'
 /** ASSUMED: at most 50 numbers per tracking request. */
 export const UPARCEL_MAX_BATCH = 50
 
-/** ASSUMED: status_code values → standard status. Unknown codes keep the previous status. */
-const STATUS_BY_CODE: Record<string, StandardStatus> = {
-  POSTED: 'pending',
-  ASSIGNED: 'pending',
-  ACCEPTED: 'pending',
-  PICKED_UP: 'in_transit',
-  IN_TRANSIT: 'in_transit',
-  OUT_FOR_DELIVERY: 'in_transit',
-  DELIVERED: 'delivered',
-  FAILED_DELIVERY: 'exception',
-  ON_HOLD: 'exception',
-  RETURNED: 'returned',
-  CANCELLED: 'cancelled',
-}
+/**
+ * ASSUMED: status_code values by milestone (each milestone's standard status follows). Unknown
+ * codes keep the previous status and milestone.
+ */
+export const UPARCEL_STATUSES = new StatusTable({
+  info_received: ['POSTED'],
+  pending: ['ASSIGNED', 'ACCEPTED'],
+  in_transit: ['PICKED_UP', 'IN_TRANSIT'],
+  out_for_delivery: ['OUT_FOR_DELIVERY'],
+  failed_attempt: ['FAILED_DELIVERY'],
+  exception: ['ON_HOLD'],
+  delivered: ['DELIVERED'],
+  returned: ['RETURNED'],
+  cancelled: ['CANCELLED'],
+})
 
 export function uparcelStandardStatus(code: unknown): StandardStatus | null {
-  return typeof code === 'string' ? (STATUS_BY_CODE[code.trim().toUpperCase()] ?? null) : null
+  return UPARCEL_STATUSES.meaning(code)?.status ?? null
 }
 
 
@@ -44,22 +46,25 @@ function uparcelEvent(value: unknown): CarrierEvent | null {
   const e = obj(value)
   const eventTime = parseCarrierTime(e.time)
   if (!eventTime) return null
+  const meaning = UPARCEL_STATUSES.meaning(e.code)
   const event = {
     eventTime,
     eventCode: str(e.code),
-    status: uparcelStandardStatus(e.code) ?? '',
+    status: meaning?.status ?? '',
     statusInfo: str(e.status),
     description: str(e.description),
     exceptionDescription: str(e.remark),
     ...uparcelAddress(e.location),
   }
-  return { ...event, key: eventKey(event) }
+  return { ...event, milestone: meaning?.milestone ?? '', key: eventKey(event) }
 }
 
 function snapshotOf(parcel: Json): CarrierSnapshot {
+  const meaning = UPARCEL_STATUSES.meaning(parcel.status_code)
   return {
     rawStatusCode: str(parcel.status_code),
-    standardStatus: uparcelStandardStatus(parcel.status_code),
+    standardStatus: meaning?.status ?? null,
+    milestone: meaning?.milestone ?? null,
     carrierStatus: str(parcel.status),
     estimatedDeliveryAt: parseCarrierTime(parcel.estimated_delivery),
     originAddress: addressOrNull(uparcelAddress(parcel.pickup)),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../../../test/support/test-app'
+import { waitFor } from '../../../test/support/wait-for'
 
 let t: TestApp
 // A second "process" on the same database: its own caches, its own settings reads.
@@ -20,14 +21,6 @@ function admin(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload
 
 const subscription = { carrierCode: 'FEDEX', trackingNumber: 'ADM1', callbackUrl: 'https://shop.example/hook' }
 
-async function waitFor(predicate: () => Promise<boolean>, timeoutMs = 5000): Promise<number> {
-  const started = Date.now()
-  while (!(await predicate())) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return Date.now() - started
-}
 
 describe('admin API', () => {
   it('creates a user with a random token, stored only as a hash, and a whsec_ secret', async () => {
@@ -65,7 +58,9 @@ describe('admin API', () => {
     const revoke = await admin('DELETE', `/admin/api-users/${user.userId}/tokens/${second.tokenId}`)
     expect(revoke.json()).toEqual({ code: 200, data: { tokenId: second.tokenId, revoked: true }, msg: 'success' })
 
-    const elapsed = await waitFor(async () => (await query(other, second.token)).statusCode === 401)
+    const revokedAt = Date.now()
+    await waitFor(async () => (await query(other, second.token)).statusCode === 401, { timeoutMs: 5000, what: 'the revocation to reach the other process' })
+    const elapsed = Date.now() - revokedAt
     expect(elapsed).toBeLessThan(3000)
     expect((await query(t, second.token)).statusCode).toBe(401)
     expect((await query(other, user.token)).statusCode).toBe(404)
@@ -136,14 +131,14 @@ describe('admin API', () => {
 
 describe('settings', () => {
   it('defaults batchMaxItems to 100 and applies a change to the next request of every process', async () => {
-    expect((await admin('GET', '/admin/settings')).json()).toEqual({ code: 200, data: { batchMaxItems: 100 }, msg: 'success' })
+    expect((await admin('GET', '/admin/settings')).json()).toEqual({ code: 200, data: { batchMaxItems: 100, retentionDays: 0 }, msg: 'success' })
     const user = (await admin('POST', '/admin/api-users', { name: 'batcher' })).json().data
     const items = (n: number) => Array.from({ length: n }, (_, i) => ({ ...subscription, trackingNumber: `SET${n}-${i}` }))
     const batch = (app: TestApp, n: number) => app.as(user.token, { method: 'POST', url: '/openapi/tracking-subscriptions/batch', payload: { items: items(n) } })
 
     expect((await batch(other, 3)).statusCode).toBe(200)
     const patched = await admin('PATCH', '/admin/settings', { batchMaxItems: 2 })
-    expect(patched.json()).toEqual({ code: 200, data: { batchMaxItems: 2 }, msg: 'success' })
+    expect(patched.json()).toEqual({ code: 200, data: { batchMaxItems: 2, retentionDays: 0 }, msg: 'success' })
 
     const refused = await batch(other, 3)
     expect(refused.statusCode).toBe(400)
@@ -153,6 +148,16 @@ describe('settings', () => {
     await admin('PATCH', '/admin/settings', { batchMaxItems: 1000 })
     expect((await batch(t, 150)).statusCode).toBe(200)
     await admin('PATCH', '/admin/settings', { batchMaxItems: 100 })
+  })
+
+  it.each([
+    ['an unknown setting', { batchMaxItem: 50 }, [{ field: 'batchMaxItem', message: 'is not a known field' }]],
+    ['no setting at all', {}, [{ field: '', message: 'must hold at least one field' }]],
+  ])('refuses %s with validation_error, changing nothing', async (_name, body, details) => {
+    const res = await admin('PATCH', '/admin/settings', body)
+    expect(res.statusCode).toBe(400)
+    expect(res.json().data).toEqual({ error: 'validation_error', details })
+    expect((await admin('GET', '/admin/settings')).json().data.batchMaxItems).toBe(100)
   })
 
   it.each([[0], [1001], [2.5], ['50'], [null]])('rejects batchMaxItems %j', async (value) => {

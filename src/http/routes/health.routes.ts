@@ -1,26 +1,17 @@
-import { Type } from '@sinclair/typebox'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { HealthService } from '../../services/health.service'
 import { success } from '../presenters'
-import { envelope, errorResponses } from '../schemas/common.schema'
+import { errors } from '../schemas/common.schema'
+import { Health, Ready } from '../schemas/health.schema'
 
-const Health = envelope(
-  Type.Object({
-    status: Type.Literal('ok'),
-    database: Type.Union([Type.Literal('embedded'), Type.Literal('postgres')]),
-    carriers: Type.Record(Type.String(), Type.Union([Type.Literal('live'), Type.Literal('simulator')]), {
-      description: 'carriers served by the built-in simulator say "simulator"',
-    }),
-  }),
-  'the process is alive',
-)
-const Ready = envelope(Type.Object({ status: Type.Literal('ready') }), 'the database answers')
+const tags = ['operations']
 
+/** Liveness and readiness: no token (a load balancer or a supervisor asks them). */
 export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> = async (app, { health }) => {
-  app.get('/healthz', { schema: { summary: 'Liveness', tags: ['operations'], response: { 200: Health } } }, async () =>
+  app.get('/healthz', { schema: { operationId: 'healthz', summary: 'Liveness', tags, security: [], response: { 200: Health, ...errors(400) } } }, async () =>
     success({ status: 'ok' as const, database: health.databaseKind, carriers: health.carrierModes }),
   )
-  app.get('/readyz', { schema: { summary: 'Readiness: the database is reachable', tags: ['operations'], response: { 200: Ready, ...errorResponses } } }, async () => {
+  app.get('/readyz', { schema: { operationId: 'readyz', summary: 'Readiness: the database answers', tags, security: [], response: { 200: Ready, ...errors(400) } } }, async () => {
     await health.checkDatabase()
     return success({ status: 'ready' as const })
   })

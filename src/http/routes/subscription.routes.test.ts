@@ -120,7 +120,7 @@ describe('POST /openapi/tracking-subscriptions', () => {
 
   const valid = { carrierCode: 'FEDEX', trackingNumber: 'X1', callbackUrl: hook }
   const badBodies: [string, unknown, string, string][] = [
-    ['a missing carrierCode', { trackingNumber: 'X1', callbackUrl: hook }, 'carrierCode', 'must be a string'],
+    ['a missing carrierCode', { trackingNumber: 'X1', callbackUrl: hook }, 'carrierCode', 'is required'],
     ['an empty carrierCode', { ...valid, carrierCode: '   ' }, 'carrierCode', 'must not be empty'],
     ['a numeric trackingNumber (no coercion)', { ...valid, trackingNumber: 12345 }, 'trackingNumber', 'must be a string'],
     ['a trackingNumber of 65 characters', { ...valid, trackingNumber: 'A'.repeat(65) }, 'trackingNumber', 'must be at most 64 characters'],
@@ -304,7 +304,7 @@ describe('POST /openapi/tracking-subscriptions/batch', () => {
   it('rejects a JSON array body', async () => {
     const res = await t.as(token, { method: 'POST', url: `${PATH}/batch`, headers: { 'content-type': 'application/json' }, payload: '[]' })
     expect(res.statusCode).toBe(400)
-    expect(res.json().data).toEqual({ error: 'validation_error', details: [{ field: '', message: 'must be an object' }] })
+    expect(res.json().data).toEqual({ error: 'validation_error', details: [{ field: '', message: 'must be a JSON object' }] })
   })
 
   it('settles concurrent overlapping batches without duplicates', async () => {
@@ -398,7 +398,7 @@ describe('GET /openapi/tracking-subscriptions', () => {
     ['a blank trackingNumber', 'trackingNumber=%20%20', 'trackingNumber', 'must not be empty'],
     ['a trackingNumber with a control character', 'trackingNumber=A%07B', 'trackingNumber', 'must not contain whitespace or control characters'],
     ['a 10 kB trackingNumber', `trackingNumber=${'A'.repeat(10_240)}`, 'trackingNumber', 'must be at most 64 characters'],
-    ['a repeated taskId', 'taskId=1&taskId=2', 'taskId', 'must be a string'],
+    ['a repeated taskId', 'taskId=1&taskId=2', 'taskId', 'must be given once'],
   ])('rejects %s with 400 validation_error', async (_name, qs, field, message) => {
     const res = await query(qs)
     expect(res.statusCode).toBe(400)

@@ -1,22 +1,37 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { taskViewJsonText } from '../../domain/task-json'
 import type { SubscriptionService } from '../../services/subscription.service'
-import { success, successTaskJsonText } from '../presenters'
-import { BatchBody, SubscribeBody, TaskQuery, subscriptionResponses } from '../schemas/subscription.schema'
+import { asJsonText, JsonAnswer, success, successText } from '../presenters'
+import { API_ERRORS, BODY_ERRORS, errors, ref } from '../schemas/common.schema'
+import { BatchBody, BatchResponse, Subscription, SubscribeResponse, TaskAnswer, TaskQuery } from '../schemas/subscription.schema'
 
 export interface SubscriptionRoutesOptions {
   subscriptions: SubscriptionService
 }
 
-const security = [{ bearerAuth: [] }]
+const tags = ['subscriptions']
+
+/**
+ * The interface's three endpoints judge their requests in the domain (every field problem at
+ * once, each batch item alone, in the words of docs/api.md): their schemas document the requests
+ * and are not run against them.
+ */
+const judgedByDomain = { validatorCompiler: () => () => true }
 
 export const subscriptionRoutes: FastifyPluginAsyncTypebox<SubscriptionRoutesOptions> = async (app, { subscriptions }) => {
   app.post(
     '/openapi/tracking-subscriptions',
     {
-      schema: { summary: 'Subscribe to tracking of a parcel', tags: ['subscriptions'], security, body: SubscribeBody, response: subscriptionResponses.subscribe },
-      // The schema documents the body; the domain judges it, reporting every field problem at
-      // once in the same words as for a batch item.
-      attachValidation: true,
+      schema: {
+        operationId: 'subscribe',
+        summary: 'Subscribe to tracking of a parcel',
+        description: 'Creates the task, or overwrites callbackUrl and externalReferenceNo of the one this user has for the carrier and number.',
+        tags,
+        body: ref(Subscription),
+        response: { 200: SubscribeResponse, ...errors(...API_ERRORS, ...BODY_ERRORS) },
+      },
+      ...judgedByDomain,
     },
     async (request) => success(await subscriptions.subscribe(request.userId, request.body)),
   )
@@ -24,21 +39,35 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<SubscriptionRoutesOpt
   app.post(
     '/openapi/tracking-subscriptions/batch',
     {
-      schema: { summary: 'Subscribe to tracking of up to batchMaxItems parcels', tags: ['subscriptions'], security, body: BatchBody, response: subscriptionResponses.batch },
+      schema: {
+        operationId: 'subscribeBatch',
+        summary: 'Subscribe to tracking of up to batchMaxItems parcels',
+        description: 'Each item is judged alone; an existing task is reused and left exactly as it is.',
+        tags,
+        body: BatchBody,
+        response: { 200: BatchResponse, ...errors(...API_ERRORS, ...BODY_ERRORS) },
+      },
+      ...judgedByDomain,
     },
-    async (request) => success({ results: await subscriptions.subscribeBatch(request.userId, request.body.items) }),
+    async (request) => success({ results: await subscriptions.subscribeBatch(request.userId, request.body) }),
   )
 
   app.get(
     '/openapi/tracking-subscriptions',
     {
-      schema: { summary: 'Query a subscription by taskId or trackingNumber', tags: ['subscriptions'], security, querystring: TaskQuery, response: subscriptionResponses.query },
+      schema: {
+        operationId: 'getSubscription',
+        summary: 'Query a subscription by taskId or trackingNumber',
+        tags,
+        querystring: TaskQuery,
+        response: { 200: Type.Unsafe<JsonAnswer>(TaskAnswer), ...errors(...API_ERRORS, 400, 404) },
+      },
+      ...judgedByDomain,
     },
     async (request, reply) => {
-      const text = successTaskJsonText(await subscriptions.find(request.userId, request.query))
-      // Already JSON: Fastify sends a string as it is when the content type says JSON. The schema
-      // above still documents the answer; task-query-answer.test holds the text to it.
-      return reply.type('application/json; charset=utf-8').send(text as never)
+      const view = await subscriptions.find(request.userId, request.query)
+      asJsonText(reply)
+      return successText(taskViewJsonText(view))
     },
   )
 }

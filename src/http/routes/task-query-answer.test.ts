@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toTask, type TaskRow } from '../../db/task.repository'
-import { TASK_VIEW_COLUMNS, eventsViewOf } from '../../db/task.sql'
-import { taskToJson } from '../../domain/tracking-task'
+import { eventsViewOf } from '../../db/events-view'
+import { TASK_VIEW_COLUMNS } from '../../db/task.sql'
+import { taskToJson } from '../../domain/task-json'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 
 // The query's answer is written as text, with the events spliced in as the task row keeps them
@@ -47,8 +48,8 @@ async function taskWithEverything(): Promise<number> {
   )
   await t.db.query(`UPDATE tracking_tasks t SET events_view = ${eventsViewOf('t.id')} WHERE t.id = $1`, [taskId])
   await t.db.query(
-    `INSERT INTO webhook_deliveries (task_id, webhook_id, payload, status, attempt_count, next_attempt_at, last_attempt_at, response_status_code, error_message)
-     VALUES ($1, $2, '{}', 'retry_wait', 2, '2026-11-22 10:00:00.25+00', '2026-11-22 09:59:00.000001+00', 503, $3)`,
+    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, next_attempt_at, last_attempt_at, response_status_code, error_message)
+     VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}', 'retry_wait', 2, '2026-11-22 10:00:00.25+00', '2026-11-22 09:59:00.000001+00', 503, $3)`,
     [taskId, `msg_all_${taskId}`, tricky],
   )
   return taskId

@@ -24,8 +24,8 @@ beforeAll(async () => {
   taskId = (await t.services.subscriptions.subscribe(owner.userId, { carrierCode: 'FEDEX', trackingNumber: 'HIST1', callbackUrl })).taskId
   // A delivery that failed after two attempts.
   const [delivery] = await t.db.query<{ id: number }>(
-    `INSERT INTO webhook_deliveries (task_id, webhook_id, payload, status, attempt_count, last_attempt_at, response_status_code, error_message, created_at)
-     VALUES ($1, $2, '{"type": "tracking.status_changed"}', 'failed', 2, '2026-11-20T10:00:05Z', 500, 'HTTP 500', '2026-11-20T10:00:00Z') RETURNING id`,
+    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, last_attempt_at, response_status_code, error_message, created_at)
+     VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{"type": "tracking.status_changed"}', 'failed', 2, '2026-11-20T10:00:05Z', 500, 'HTTP 500', '2026-11-20T10:00:00Z') RETURNING id`,
     [taskId, webhookId],
   )
   await t.db.query(
@@ -96,12 +96,11 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/webhooks/{webhookId}/red
   })
 
   it('sends a failed delivery again, same webhook-id, on a fresh cycle of the schedule', async () => {
-    let wakeUps = 0
-    t.services.webhooks.onRedelivered = () => wakeUps++
+    const wakeUps = t.wakeups.deliveries
     const res = await redeliver(taskId, webhookId)
     expect(res.json()).toEqual({ code: 200, msg: 'success', data: { webhookId, status: 'pending' } })
     // The webhook workers are woken (here, and elsewhere by a NOTIFY) rather than left to poll.
-    expect(wakeUps).toBe(1)
+    expect(t.wakeups.deliveries).toBe(wakeUps + 1)
     // Asking again while it is on its way changes nothing.
     expect((await redeliver(taskId, webhookId)).json().data).toEqual({ webhookId, status: 'pending' })
     const query = await t.as(owner.token, { method: 'GET', url: `/openapi/tracking-subscriptions?taskId=${taskId}` })

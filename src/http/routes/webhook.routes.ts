@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { DeliveryRecord } from '../../db/webhook-delivery.repository'
+import type { DeliveryRecord } from '../../domain/webhook-record'
 import type { WebhookHistoryService } from '../../services/webhook-history.service'
 import { success } from '../presenters'
-import { RedeliverParams, TaskParams, webhookResponses } from '../schemas/webhook.schema'
+import { API_ERRORS, errors } from '../schemas/common.schema'
+import { TaskParams } from '../schemas/task-lifecycle.schema'
+import { DeliveryHistory, RedeliverParams, Redelivered } from '../schemas/webhook.schema'
 
-const security = [{ bearerAuth: [] }]
 const tags = ['webhooks']
 
 function present(record: DeliveryRecord) {
@@ -21,7 +22,15 @@ function present(record: DeliveryRecord) {
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookHistoryService }> = async (app, { webhooks }) => {
   app.get(
     '/openapi/tracking-subscriptions/:taskId/webhooks',
-    { schema: { summary: "A task's webhook deliveries with every attempt", tags, security, params: TaskParams, response: webhookResponses.history } },
+    {
+      schema: {
+        operationId: 'listTaskWebhooks',
+        summary: "A task's webhook deliveries with every attempt",
+        tags,
+        params: TaskParams,
+        response: { 200: DeliveryHistory, ...errors(...API_ERRORS, 400, 404) },
+      },
+    },
     async (request) => success({ deliveries: (await webhooks.list(request.userId, request.params.taskId)).map(present) }),
   )
 
@@ -29,11 +38,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookHistory
     '/openapi/tracking-subscriptions/:taskId/webhooks/:webhookId/redeliver',
     {
       schema: {
+        operationId: 'redeliverTaskWebhook',
         summary: 'Send a webhook again (a new cycle of the retry schedule, same webhook-id)',
         tags,
-        security,
         params: RedeliverParams,
-        response: webhookResponses.redeliver,
+        response: { 200: Redelivered, ...errors(...API_ERRORS, 400, 404) },
       },
     },
     async (request) => success(await webhooks.redeliver(request.userId, request.params.taskId, request.params.webhookId)),

@@ -1,39 +1,39 @@
 import { Type } from '@sinclair/typebox'
-import { DateTime, NullableDateTime, envelope, errorResponses } from './common.schema'
-
-const Id = Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'positive integer' })
+import { SETTINGS } from '../../domain/settings'
+import { component, DateTime, envelope, Id, NullableDateTime, ref } from './common.schema'
 
 export const UserParams = Type.Object({ userId: Id })
 export const TokenParams = Type.Object({ userId: Id, tokenId: Id })
 
-export const CreateUserBody = Type.Object({ name: Type.String({ description: '1 to 100 printable characters', examples: ['acme'] }) })
+export const CreateUserBody = Type.Object(
+  { name: Type.String({ description: '1 to 100 printable characters, after trimming', examples: ['acme'] }) },
+  { additionalProperties: false },
+)
 
-const Settings = Type.Object({ batchMaxItems: Type.Integer({ minimum: 1, maximum: 1000 }) })
-export const SettingsPatch = Type.Object({ batchMaxItems: Type.Optional(Type.Unknown({ description: 'integer from 1 to 1000' })) })
+/** Every setting, typed with its bounds (domain/settings.ts). */
+const settingProperties = Object.fromEntries(
+  Object.entries(SETTINGS).map(([name, s]) => [name, Type.Integer({ minimum: s.min, maximum: s.max, description: `${s.description} (default ${s.default})` })]),
+) as { [K in keyof typeof SETTINGS]: ReturnType<typeof Type.Integer> }
 
-export const adminResponses = {
-  createUser: {
-    200: envelope(
-      Type.Object({
-        userId: Type.Integer(),
-        name: Type.String(),
-        token: Type.String({ description: 'shown once; only its hash is stored' }),
-        webhookSecret: Type.String({ description: 'whsec_…, the Standard Webhooks signing secret' }),
-      }),
-      'the new API user with its first token',
-    ),
-    ...errorResponses,
-  },
-  listUsers: {
-    200: envelope(Type.Object({ users: Type.Array(Type.Object({ userId: Type.Integer(), name: Type.String(), createdAt: DateTime })) }), 'all API users'),
-    ...errorResponses,
-  },
-  issueToken: { 200: envelope(Type.Object({ tokenId: Type.Integer(), token: Type.String() }), 'the new token, shown once'), ...errorResponses },
-  listTokens: {
-    200: envelope(Type.Object({ tokens: Type.Array(Type.Object({ tokenId: Type.Integer(), createdAt: DateTime, revokedAt: NullableDateTime })) }), "the user's tokens"),
-    ...errorResponses,
-  },
-  revokeToken: { 200: envelope(Type.Object({ tokenId: Type.Integer(), revoked: Type.Literal(true) }), 'revoked'), ...errorResponses },
-  rotateSecret: { 200: envelope(Type.Object({ webhookSecret: Type.String() }), 'the new secret; the old one keeps signing for 24 h'), ...errorResponses },
-  settings: { 200: envelope(Settings, 'the settings'), ...errorResponses },
-}
+export const Settings = component('Settings', Type.Object(settingProperties, { description: 'the back-office settings; a change applies to the next request on every process' }))
+export const SettingsPatch = Type.Partial(Type.Object(settingProperties), { additionalProperties: false, minProperties: 1, description: 'the settings to change' })
+
+const NewApiUser = component(
+  'NewApiUser',
+  Type.Object({
+    userId: Id,
+    name: Type.String(),
+    token: Type.String({ description: 'shown once; only its hash is stored' }),
+    webhookSecret: Type.String({ description: 'whsec_…, the Standard Webhooks signing secret; shown once' }),
+  }),
+)
+const ApiUser = component('ApiUser', Type.Object({ userId: Id, name: Type.String(), createdAt: DateTime }))
+const ApiToken = component('ApiToken', Type.Object({ tokenId: Id, createdAt: DateTime, revokedAt: NullableDateTime }))
+
+export const NewUser = envelope(ref(NewApiUser), 'the new API user with its first token')
+export const UserList = envelope(Type.Object({ users: Type.Array(ref(ApiUser)) }), 'all API users')
+export const NewToken = envelope(Type.Object({ tokenId: Id, token: Type.String({ description: 'shown once' }) }), 'the new token')
+export const TokenList = envelope(Type.Object({ tokens: Type.Array(ref(ApiToken)) }), "the user's tokens")
+export const Revoked = envelope(Type.Object({ tokenId: Id, revoked: Type.Literal(true) }), 'revoked')
+export const RotatedSecret = envelope(Type.Object({ webhookSecret: Type.String({ description: 'whsec_…; the old secret keeps signing for 24 h' }) }), 'the new secret, shown once')
+export const SettingsAnswer = envelope(ref(Settings), 'the settings')

@@ -1,48 +1,103 @@
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox'
+import { ERROR_CODES } from '../../domain/errors'
 
-/** The envelope of every response: `{code, data, msg}`; HTTP status equals `code`. */
+/**
+ * Building blocks of the HTTP schemas. Schemas with a name are OpenAPI components: made with
+ * `component`, registered once with Fastify (components.ts) and used through `ref`, so the
+ * document says `$ref: '#/components/schemas/Task'` where a generated client wants a named type.
+ */
+
+const components: TSchema[] = []
+
+/** A named schema (an OpenAPI component). */
+export function component<T extends TSchema>(id: string, schema: T): T {
+  const named = { ...schema, $id: id } as T
+  components.push(named)
+  return named
+}
+
+/** Every component made so far, for registration (components.ts imports every schema module first). */
+export function allComponents(): readonly TSchema[] {
+  return components
+}
+
+/** A reference to a component, typed as the component. */
+export function ref<T extends TSchema>(schema: T, options: SchemaOptions = {}) {
+  return Type.Unsafe<Static<T>>({ ...Type.Ref(schema.$id!), ...options })
+}
+
+/** A string from a closed list (a domain constant): `enum` in the document, a union in TypeScript. */
+export function stringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+}
+
+export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 in UTC with milliseconds and a Z' })
+export const NullableDateTime = Type.Union([DateTime, Type.Null()])
+export const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+
+/** The envelope of every answer: `{code, data, msg}`; the HTTP status equals `code`. */
 export function envelope<T extends TSchema>(data: T, description: string) {
   return Type.Object(
     {
-      code: Type.Integer({ description: '200 on success', examples: [200] }),
+      code: Type.Literal(200, { description: 'the HTTP status' }),
       data,
-      msg: Type.String({ description: '"success" on success', examples: ['success'] }),
+      msg: Type.Literal('success'),
     },
     { description },
   )
 }
 
-export const ErrorReason = Type.Union(
-  [
-    Type.Literal('validation_error'),
-    Type.Literal('unsupported_carrier'),
-    Type.Literal('unauthorized'),
-    Type.Literal('not_found'),
-    Type.Literal('payload_too_large'),
-    Type.Literal('unsupported_media_type'),
-    Type.Literal('rate_limited'),
-    Type.Literal('unavailable'),
-    Type.Literal('internal_error'),
-  ],
-  { description: 'why the request failed' },
+export const ErrorReason = component('ErrorReason', stringEnum(ERROR_CODES, { description: 'why the request failed (docs/api.md, Errors)' }))
+
+export const FieldProblem = component(
+  'FieldProblem',
+  Type.Object({
+    field: Type.String({ description: 'the field or parameter to blame; "" for the request as a whole' }),
+    message: Type.String(),
+  }),
 )
 
-export const ErrorEnvelope = Type.Object(
-  {
-    code: Type.Integer({ description: 'equals the HTTP status', examples: [400] }),
-    data: Type.Object({
-      error: ErrorReason,
-      details: Type.Optional(
-        Type.Array(Type.Object({ field: Type.String({ description: 'the offending field, "" for the whole body' }), message: Type.String() })),
-      ),
-    }),
-    msg: Type.String({ description: 'a human-readable explanation' }),
-  },
-  { description: 'failure' },
+export const ErrorEnvelope = component(
+  'Error',
+  Type.Object(
+    {
+      code: Type.Integer({ description: 'equals the HTTP status', examples: [400] }),
+      data: Type.Object({
+        error: ref(ErrorReason),
+        details: Type.Optional(Type.Array(ref(FieldProblem))),
+      }),
+      msg: Type.String({ description: 'a one-line explanation' }),
+    },
+    { description: 'a failed request' },
+  ),
 )
 
-/** The error answers every route may give, for the OpenAPI document and the serializer. */
-export const errorResponses = { '4xx': ErrorEnvelope, '5xx': ErrorEnvelope }
+const ERROR_STATUSES = {
+  400: 'validation_error: a field, parameter or body is not as documented (details name each)',
+  401: 'unauthorized: no, unknown or revoked token',
+  404: 'not_found: no such resource for this caller (another user\u2019s is answered the same)',
+  409: 'limit_reached: the account is at a limit (at most 10 webhook endpoints)',
+  413: 'payload_too_large: the body is over 1 MiB',
+  415: 'unsupported_media_type: the body is not application/json',
+  429: 'rate_limited: too many requests; Retry-After says when to try again',
+  500: 'internal_error: an unexpected failure (logged with the request id)',
+  503: 'unavailable: the database does not answer; retry shortly',
+} as const
 
-export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 in UTC (Z)' })
-export const NullableDateTime = Type.Union([DateTime, Type.Null()])
+export type ErrorStatus = keyof typeof ERROR_STATUSES
+
+const RetryAfter = { 'retry-after': Type.Integer({ minimum: 1, description: 'seconds to wait before trying again' }) }
+
+/** The error answers of an operation: the statuses it can give, each the Error envelope. */
+export function errors(...statuses: ErrorStatus[]) {
+  const responses: Record<number, TSchema> = {}
+  for (const status of new Set<ErrorStatus>([...statuses, 500, 503])) {
+    responses[status] = ref(ErrorEnvelope, { description: ERROR_STATUSES[status], ...(status === 429 ? { headers: RetryAfter } : {}) })
+  }
+  return responses as Record<ErrorStatus, ReturnType<typeof ref<typeof ErrorEnvelope>>>
+}
+
+/** The errors every authenticated API operation can give, besides its own. */
+export const API_ERRORS: ErrorStatus[] = [401, 429]
+/** …and those of an operation with a JSON body. */
+export const BODY_ERRORS: ErrorStatus[] = [400, 413, 415]

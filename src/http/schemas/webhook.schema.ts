@@ -1,37 +1,40 @@
 import { Type } from '@sinclair/typebox'
-import { DateTime, NullableDateTime, envelope, errorResponses } from './common.schema'
+import { EVENT_TYPES } from '../../domain/event-types'
+import { component, DateTime, envelope, Id, NullableDateTime, ref, stringEnum } from './common.schema'
+import { WebhookStatus } from './task.schema'
 
-const WebhookStatus = Type.Union(['pending', 'sending', 'success', 'retry_wait', 'failed'].map((s) => Type.Literal(s)))
+export const RedeliverParams = Type.Object({ taskId: Id, webhookId: Type.String({ description: 'msg_…, the webhook-id header (any other value names no delivery: 404)' }) })
 
-export const TaskParams = Type.Object({ taskId: Type.String({ description: 'positive integer' }) })
-export const RedeliverParams = Type.Object({ taskId: Type.String({ description: 'positive integer' }), webhookId: Type.String({ description: 'msg_…' }) })
+export const Attempt = component(
+  'WebhookAttempt',
+  Type.Object({
+    attemptNumber: Type.Integer({ minimum: 1 }),
+    startedAt: DateTime,
+    durationMs: Type.Integer({ minimum: 0 }),
+    responseStatusCode: Type.Integer({ minimum: 0, description: '0 when no HTTP answer' }),
+    errorMessage: Type.String({ description: '"" when none' }),
+    responseBody: Type.String({ description: 'the first 2 kB of the answer' }),
+  }),
+)
 
-const Attempt = Type.Object({
-  attemptNumber: Type.Integer(),
-  startedAt: DateTime,
-  durationMs: Type.Integer(),
-  responseStatusCode: Type.Integer({ description: '0 when no HTTP answer' }),
-  errorMessage: Type.String({ description: '"" when none' }),
-  responseBody: Type.String({ description: 'the first 2 kB of the answer' }),
-})
+export const Delivery = component(
+  'WebhookDelivery',
+  Type.Object({
+    webhookId: Type.String({ description: 'the webhook-id header, stable across retries' }),
+    type: stringEnum(EVENT_TYPES),
+    status: ref(WebhookStatus),
+    attemptCount: Type.Integer({ minimum: 0 }),
+    nextRetryAt: NullableDateTime,
+    lastAttemptAt: NullableDateTime,
+    responseStatusCode: Type.Integer({ minimum: 0 }),
+    errorMessage: Type.String(),
+    createdAt: DateTime,
+    attempts: Type.Array(ref(Attempt), { description: 'oldest first' }),
+  }),
+)
 
-const Delivery = Type.Object({
-  webhookId: Type.String({ description: 'the webhook-id header, stable across retries' }),
-  type: Type.String({ examples: ['tracking.status_changed'] }),
-  status: WebhookStatus,
-  attemptCount: Type.Integer(),
-  nextRetryAt: NullableDateTime,
-  lastAttemptAt: NullableDateTime,
-  responseStatusCode: Type.Integer(),
-  errorMessage: Type.String(),
-  createdAt: DateTime,
-  attempts: Type.Array(Attempt, { description: 'oldest first' }),
-})
-
-export const webhookResponses = {
-  history: { 200: envelope(Type.Object({ deliveries: Type.Array(Delivery, { description: 'newest first, at most 100' }) }), "the task's webhook deliveries"), ...errorResponses },
-  redeliver: {
-    200: envelope(Type.Object({ webhookId: Type.String(), status: WebhookStatus }), 'the delivery, due again now (or already on its way: pending, sending)'),
-    ...errorResponses,
-  },
-}
+export const DeliveryHistory = envelope(Type.Object({ deliveries: Type.Array(ref(Delivery), { description: 'newest first, at most 100' }) }), "the task's webhook deliveries")
+export const Redelivered = envelope(
+  Type.Object({ webhookId: Type.String(), status: ref(WebhookStatus) }),
+  'the delivery, due again now (or already on its way: pending, sending)',
+)

@@ -1,0 +1,17 @@
+import { writeFileSync } from 'node:fs'
+import { Database, createPool } from '../src/db/database'
+import { buildApp } from '../src/http/app'
+import { createServices } from '../src/main/container'
+
+/**
+ * `npm run openapi [-- out.json]`: writes the OpenAPI document the service serves at
+ * /openapi.json, without a database (the document needs none; the pool never connects).
+ */
+const out = process.argv[2] ?? 'openapi.json'
+const db = new Database(createPool('postgresql://nobody@127.0.0.1:1/none', 1), 'postgres')
+const app = await buildApp({ services: createServices(db, { tokenCacheTtlMs: 0 }), adminToken: 'document-the-back-office' })
+await app.ready()
+writeFileSync(out, `${JSON.stringify(app.swagger(), null, 2)}\n`)
+await app.close()
+await db.close()
+console.log(`wrote ${out}`)

@@ -1,0 +1,130 @@
+import type { EventType } from '../domain/event-types'
+import type { ListPosition } from '../domain/list-cursor'
+import type { WebhookStatus } from '../domain/statuses'
+import type { Database } from './database'
+
+/**
+ * The account-wide delivery log (every delivery of a user: its tasks' callbacks and its
+ * endpoints'), newest first, and the bulk replay of failed deliveries. Read along
+ * webhook_deliveries_user_idx (user_id, created_at, id) from the cursor's position; the failed
+ * ones along their partial index.
+ */
+
+export interface DeliveryLogFilters {
+  status?: WebhookStatus
+  eventType?: EventType
+  endpointId?: number
+  taskId?: number
+  createdFrom?: Date
+  createdTo?: Date
+}
+
+export interface DeliveryLogEntry {
+  webhookId: string
+  eventType: EventType
+  taskId: number
+  /** null: the task's own callbackUrl. */
+  endpointId: number | null
+  status: WebhookStatus
+  attemptCount: number
+  createdAt: Date
+  lastAttemptAt: Date | null
+  nextRetryAt: Date | null
+  responseStatusCode: number
+  errorMessage: string
+}
+
+interface LogRow {
+  id: number
+  sort_key: string
+  webhook_id: string
+  event_type: EventType
+  task_id: number
+  endpoint_id: number | null
+  status: WebhookStatus
+  attempt_count: number
+  created_at: Date
+  last_attempt_at: Date | null
+  next_retry_at: Date | null
+  response_status_code: number
+  error_message: string
+}
+
+export interface ReplayWindow {
+  createdFrom: Date
+  createdTo: Date
+  endpointId?: number
+}
+
+export class DeliveryLogRepository {
+  constructor(private readonly db: Database) {}
+
+  /** One page (and one more row, to tell whether there is a next one). */
+  async list(userId: number, filters: DeliveryLogFilters, limit: number, after: ListPosition | undefined): Promise<{ entry: DeliveryLogEntry; position: ListPosition }[]> {
+    const values: unknown[] = [userId]
+    const param = (value: unknown) => `$${values.push(value)}`
+    const where = ['d.user_id = $1']
+    if (filters.status) where.push(`d.status = ${param(filters.status)}`)
+    if (filters.eventType) where.push(`d.event_type = ${param(filters.eventType)}`)
+    if (filters.endpointId !== undefined) where.push(`d.endpoint_id = ${param(filters.endpointId)}`)
+    if (filters.taskId !== undefined) where.push(`d.task_id = ${param(filters.taskId)}`)
+    if (filters.createdFrom) where.push(`d.created_at >= ${param(filters.createdFrom)}`)
+    if (filters.createdTo) where.push(`d.created_at < ${param(filters.createdTo)}`)
+    if (after) where.push(`(d.created_at, d.id) < (${param(after.key)}::timestamptz, ${param(after.id)}::bigint)`)
+    const rows = await this.db.query<LogRow>(
+      `SELECT d.id, d.created_at::text AS sort_key, d.webhook_id, d.event_type, d.task_id, d.endpoint_id, d.status, d.attempt_count,
+              d.created_at, d.last_attempt_at, CASE WHEN d.status = 'retry_wait' THEN d.next_attempt_at END AS next_retry_at,
+              d.response_status_code, d.error_message
+         FROM webhook_deliveries d
+        WHERE ${where.join(' AND ')}
+        ORDER BY d.created_at DESC, d.id DESC
+        LIMIT ${param(limit + 1)}`,
+      values,
+    )
+    return rows.map((r) => ({
+      position: { key: r.sort_key, id: r.id },
+      entry: {
+        webhookId: r.webhook_id,
+        eventType: r.event_type,
+        taskId: r.task_id,
+        endpointId: r.endpoint_id,
+        status: r.status,
+        attemptCount: r.attempt_count,
+        createdAt: r.created_at,
+        lastAttemptAt: r.last_attempt_at,
+        nextRetryAt: r.next_retry_at,
+        responseStatusCode: r.response_status_code,
+        errorMessage: r.error_message,
+      },
+    }))
+  }
+
+  /**
+   * Puts up to `limit` failed deliveries of the window back to pending (due now, on a fresh cycle
+   * of the schedule, the same webhook-id), oldest first; a disabled endpoint's stay failed. A
+   * second call finds them no longer failed: replay is idempotent. Returns how many it queued.
+   */
+  async replayFailed(userId: number, window: ReplayWindow, limit: number): Promise<number> {
+    const rows = await this.db.query(
+      `WITH picked AS (
+         SELECT d.id
+           FROM webhook_deliveries d
+           LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          WHERE d.user_id = $1 AND d.status = 'failed'
+            AND d.created_at >= $2 AND d.created_at < $3
+            AND ($4::bigint IS NULL OR d.endpoint_id = $4)
+            AND (d.endpoint_id IS NULL OR e.enabled)
+          ORDER BY d.created_at, d.id
+          LIMIT $5
+          FOR UPDATE OF d SKIP LOCKED
+       )
+       UPDATE webhook_deliveries d
+          SET status = 'pending', next_attempt_at = now(), cycle_start_attempt = d.attempt_count, updated_at = now()
+         FROM picked
+        WHERE d.id = picked.id
+        RETURNING d.id`,
+      [userId, window.createdFrom, window.createdTo, window.endpointId ?? null, limit],
+    )
+    return rows.length
+  }
+}

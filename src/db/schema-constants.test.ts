@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
+import { SETTINGS } from '../domain/settings'
+import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../domain/statuses'
+
+// The schema's CHECK constraints repeat closed sets of the domain's (a database cannot import a
+// TypeScript constant): a value added to one and not the other fails here.
+
+let database: TestDatabase
+beforeAll(async () => {
+  database = await createTestDatabase()
+})
+afterAll(() => database.close())
+
+/** The definitions of `table`'s CHECK constraints that mention `column`. */
+async function checks(table: string, column: string): Promise<string[]> {
+  const rows = await database.db.query<{ def: string }>(
+    `SELECT pg_get_constraintdef(c.oid) AS def FROM pg_constraint c WHERE c.conrelid = $1::regclass AND c.contype = 'c'`,
+    [table],
+  )
+  return rows.map((r) => r.def).filter((def) => def.includes(column))
+}
+
+const quoted = (def: string) => [...def.matchAll(/'([^']+)'::text/g)].map((m) => m[1])
+
+describe('the schema agrees with the domain', () => {
+  it('on the standard statuses and the webhook statuses', async () => {
+    const [tasks] = await checks('tracking_tasks', 'standard_status')
+    expect(quoted(tasks!).sort()).toEqual([...STANDARD_STATUSES].sort())
+    const [deliveries] = await checks('webhook_deliveries', 'status')
+    expect(quoted(deliveries!).sort()).toEqual([...WEBHOOK_STATUSES].sort())
+  })
+
+  it("on the settings' bounds and defaults", async () => {
+    for (const [name, setting] of Object.entries(SETTINGS)) {
+      const column = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+      const [def] = await checks('settings', column)
+      expect(def).toContain(`>= ${setting.min}`)
+      expect(def).toContain(`<= ${setting.max}`)
+      const [row] = await database.db.query<{ value: number }>(`SELECT column_default::int AS value FROM information_schema.columns WHERE table_name = 'settings' AND column_name = $1`, [column])
+      expect(row!.value).toBe(setting.default)
+    }
+  })
+})

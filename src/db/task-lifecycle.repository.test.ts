@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
+import type { TaskListFilters, TaskListQuery } from '../domain/task-list'
+import { listStatement } from './task-lifecycle.repository'
+
+// Every list filter and sort reads an index of the user's tasks, never the whole table: the plans
+// over 200,000 tasks of one user (and 20,000 of others), with the statistics of a real account.
+
+let database: TestDatabase
+const USER = 1
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  const db = database.db
+  await db.query(`INSERT INTO api_users (name, webhook_secret) SELECT 'u' || g, 'whsec_x' FROM generate_series(1, 3) g`)
+  // A mature account: most tasks delivered long ago, some on their way, a few in trouble.
+  await db.query(
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, created_at, updated_at, next_refresh_at, inactive_since)
+     SELECT CASE WHEN g % 10 = 0 THEN 2 ELSE $1 END,
+            CASE WHEN g % 10 < 6 THEN 'FEDEX' ELSE 'UPARCEL' END,
+            'PLAN' || g, 'https://a.example/',
+            CASE WHEN g % 2 = 0 THEN 'order-' || g ELSE '' END,
+            CASE WHEN g % 100 < 75 THEN 'delivered' WHEN g % 100 < 93 THEN 'in_transit' WHEN g % 100 < 97 THEN 'pending' WHEN g % 100 < 99 THEN 'exception' ELSE 'returned' END,
+            now() - make_interval(mins => 220000 - g), now() - make_interval(mins => (220000 - g) / 2),
+            CASE WHEN g % 100 < 75 OR g % 100 >= 99 THEN NULL ELSE now() + interval '1 hour' END,
+            CASE WHEN g % 100 < 75 OR g % 100 >= 99 THEN now() - make_interval(mins => (220000 - g) / 2) END
+       FROM generate_series(1, 220000) g`,
+    [USER],
+  )
+  await db.query('ANALYZE tracking_tasks')
+}, 120_000)
+afterAll(() => database.close())
+
+async function plan(filters: TaskListFilters, sort: TaskListQuery['sort'] = '-createdAt', after?: TaskListQuery['after']): Promise<string> {
+  const { text, values } = listStatement({ userId: USER, filters, sort, limit: 20, after, includeEvents: false })
+  const rows = await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)
+  return rows.map((r) => r['QUERY PLAN']).join('\n')
+}
+
+const FROM = new Date(Date.now() - 30 * 86_400_000)
+const TO = new Date(Date.now() - 20 * 86_400_000)
+
+describe('the list reads an index of the user’s tasks', () => {
+  it.each<[string, TaskListFilters, TaskListQuery['sort'], RegExp]>([
+    ['the default sort', {}, '-createdAt', /tracking_tasks_user_created_idx/],
+    ['createdAt ascending', {}, 'createdAt', /tracking_tasks_user_created_idx/],
+    ['-updatedAt', {}, '-updatedAt', /tracking_tasks_user_updated_idx/],
+    ['updatedAt ascending', {}, 'updatedAt', /tracking_tasks_user_updated_idx/],
+    ['a common status', { standardStatus: ['delivered'] }, '-createdAt', /tracking_tasks_user_\w+_idx/],
+    ['a rare status', { standardStatus: ['returned', 'exception'] }, '-createdAt', /tracking_tasks_user_\w+_idx/],
+    ['a carrier', { carrierCode: 'UPARCEL' }, '-createdAt', /tracking_tasks_user_\w+_idx/],
+    ['a tracking number', { trackingNumber: 'PLAN12345' }, '-createdAt', /tracking_tasks_user_number_carrier_key/],
+    ['an external reference', { externalReferenceNo: 'order-12346' }, '-createdAt', /tracking_tasks_user_reference_idx/],
+    ['active tasks', { active: true }, '-createdAt', /tracking_tasks_user_\w+_idx/],
+    ['inactive tasks', { active: false }, '-createdAt', /tracking_tasks_user_\w+_idx/],
+    ['a creation range', { createdFrom: FROM, createdTo: TO }, '-createdAt', /tracking_tasks_user_created_idx/],
+    ['a change range', { updatedFrom: FROM, updatedTo: TO }, '-updatedAt', /tracking_tasks_user_updated_idx/],
+  ])('%s', async (_name, filters, sort, index) => {
+    const text = await plan(filters, sort)
+    expect(text).toMatch(index)
+    expect(text).not.toMatch(/Seq Scan on tracking_tasks/)
+  })
+
+  it('starts a later page at the cursor’s position in the index', async () => {
+    const text = await plan({}, '-createdAt', { key: new Date(Date.now() - 86_400_000).toISOString(), id: 150000 })
+    expect(text).toMatch(/Index Scan Backward using tracking_tasks_user_created_idx/)
+    expect(text).toMatch(/Index Cond: .*ROW\(created_at, id\) < ROW/)
+    expect(text).not.toMatch(/Sort/)
+  })
+
+  it('retention finds the longest-inactive tasks through their own index', async () => {
+    const rows = await database.db.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT id FROM tracking_tasks WHERE inactive_since < now() - make_interval(days => 30) ORDER BY inactive_since LIMIT 500 FOR UPDATE SKIP LOCKED`,
+    )
+    expect(rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/tracking_tasks_inactive_idx/)
+  })
+})

@@ -1,0 +1,207 @@
+import { createHash } from 'node:crypto'
+import type { ListPosition, TaskListQuery } from '../domain/task-list'
+import type { EndpointData, EndpointSubscription, PlannedDelivery } from '../domain/task-events'
+import type { Database, Queryable } from './database'
+import { endpointsOf, insertDeliveries, type DeliveryToInsert } from './refresh-writes'
+import { fullTaskDocumentOf } from './task-document'
+
+/**
+ * The task beyond the interface's three endpoints: the full task, the list, stop, refresh now,
+ * delete, and the deletes of retention. Every statement names the user: another user's task is
+ * as absent as one that does not exist.
+ */
+
+/** A listed task's document with its position, for the next page's cursor. */
+export interface ListedTask {
+  document: string
+  position: ListPosition
+}
+
+export type RefreshRequest = { outcome: 'requested'; nextCheckAt: Date } | { outcome: 'too_soon'; retryAfterSeconds: number } | { outcome: 'not_found' }
+
+/** A refresh now is taken at most once per this many seconds per task. */
+export const REFRESH_INTERVAL_SECONDS = 60
+
+// The sort keys, and the order of each sort (the index tracking_tasks_user_{created,updated}_idx
+// read forwards or backwards).
+const SORTS = {
+  '-createdAt': { column: 'created_at', direction: 'DESC', after: '<' },
+  createdAt: { column: 'created_at', direction: 'ASC', after: '>' },
+  '-updatedAt': { column: 'updated_at', direction: 'DESC', after: '<' },
+  updatedAt: { column: 'updated_at', direction: 'ASC', after: '>' },
+} as const
+
+/**
+ * One page of a user's tasks, and one more row to tell whether there is a next page. Each filter
+ * is a condition on the row; the page is read along the sort's index from the cursor's position
+ * (keyset), so a page costs the same wherever it is. Each row is the task's document as the
+ * database writes it (task-document.ts).
+ */
+export function listStatement(query: TaskListQuery): { text: string; values: unknown[] } {
+  const sort = SORTS[query.sort]
+  const values: unknown[] = [query.userId]
+  const param = (value: unknown) => `$${values.push(value)}`
+  const where = ['t.user_id = $1']
+  const { filters } = query
+  if (filters.standardStatus) where.push(`t.standard_status = ANY(${param(filters.standardStatus)}::text[])`)
+  if (filters.milestone) where.push(`t.milestone = ANY(${param(filters.milestone)}::text[])`)
+  if (filters.carrierCode) where.push(`t.carrier_code = ${param(filters.carrierCode)}`)
+  if (filters.trackingNumber) where.push(`t.tracking_number = ${param(filters.trackingNumber)}`)
+  if (filters.externalReferenceNo !== undefined) where.push(`t.external_reference_no = ${param(filters.externalReferenceNo)}`)
+  if (filters.active !== undefined) where.push(`t.next_refresh_at IS ${filters.active ? 'NOT ' : ''}NULL`)
+  if (filters.createdFrom) where.push(`t.created_at >= ${param(filters.createdFrom)}`)
+  if (filters.createdTo) where.push(`t.created_at < ${param(filters.createdTo)}`)
+  if (filters.updatedFrom) where.push(`t.updated_at >= ${param(filters.updatedFrom)}`)
+  if (filters.updatedTo) where.push(`t.updated_at < ${param(filters.updatedTo)}`)
+  if (query.after) where.push(`(t.${sort.column}, t.id) ${sort.after} (${param(query.after.key)}::timestamptz, ${param(query.after.id)}::bigint)`)
+  return {
+    text: `SELECT ${fullTaskDocumentOf({ events: query.includeEvents })} AS document, t.id, t.${sort.column}::text AS sort_key
+             FROM tracking_tasks t
+            WHERE ${where.join(' AND ')}
+            ORDER BY t.${sort.column} ${sort.direction}, t.id ${sort.direction}
+            LIMIT ${param(query.limit + 1)}`,
+    values,
+  }
+}
+
+export class TaskLifecycleRepository {
+  constructor(private readonly db: Database) {}
+
+  /** The full task's document (with its events), or undefined. */
+  async findFull(userId: number, taskId: number): Promise<string | undefined> {
+    const [row] = await this.db.query<{ document: string }>(
+      `SELECT ${fullTaskDocumentOf({ events: true })} AS document FROM tracking_tasks t WHERE t.user_id = $1 AND t.id = $2`,
+      [userId, taskId],
+      'task_full',
+    )
+    return row?.document
+  }
+
+  /** One page of the list (listStatement), named per shape of filters: the shape's plan is kept. */
+  async list(query: TaskListQuery): Promise<ListedTask[]> {
+    const { text, values } = listStatement(query)
+    const rows = await this.db.query<{ document: string; id: number; sort_key: string }>(text, values, `task_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`)
+    return rows.map((row) => ({ document: row.document, position: { key: row.sort_key, id: row.id } }))
+  }
+
+  /**
+   * Stops fetching the task: inactive, stoppedAt set (kept when stopped already), its lease
+   * dropped so that a fetch in flight is not applied. Deliveries already made still go out.
+   */
+  async stop(userId: number, taskId: number): Promise<string | undefined> {
+    const [row] = await this.db.query<{ document: string }>(
+      `WITH stopped AS (
+         UPDATE tracking_tasks t
+            SET stopped_at = COALESCE(t.stopped_at, now()),
+                inactive_since = COALESCE(t.inactive_since, now()),
+                updated_at = CASE WHEN t.next_refresh_at IS NOT NULL OR t.stopped_at IS NULL THEN now() ELSE t.updated_at END,
+                next_refresh_at = NULL,
+                refresh_lease_owner = NULL,
+                refresh_lease_until = NULL
+          WHERE t.user_id = $1 AND t.id = $2
+          RETURNING t.*
+       )
+       SELECT ${fullTaskDocumentOf({ events: true })} AS document FROM stopped t`,
+      [userId, taskId],
+    )
+    return row?.document
+  }
+
+  /**
+   * Makes the task due now and active again (a stopped or expired one too), at most once per
+   * REFRESH_INTERVAL_SECONDS. An expired task's expiry clock starts again, so that the fetch
+   * decides afresh. A lease in flight is dropped: the new fetch replaces it.
+   */
+  async requestRefresh(userId: number, taskId: number): Promise<RefreshRequest> {
+    const [row] = await this.db.query<{ requested: boolean; next_check_at: Date | null; wait_seconds: number }>(
+      `WITH target AS (
+         SELECT id, refresh_requested_at FROM tracking_tasks WHERE user_id = $1 AND id = $2 FOR UPDATE
+       ),
+       requested AS (
+         UPDATE tracking_tasks t
+            SET next_refresh_at = now(),
+                refresh_requested_at = now(),
+                refresh_failures = 0,
+                refresh_lease_owner = NULL,
+                refresh_lease_until = NULL,
+                stopped_at = NULL,
+                inactive_since = NULL,
+                last_new_event_at = CASE WHEN t.standard_status = 'expired' THEN now() ELSE t.last_new_event_at END,
+                updated_at = CASE WHEN t.next_refresh_at IS NULL THEN now() ELSE t.updated_at END
+           FROM target
+          WHERE t.id = target.id
+            AND (target.refresh_requested_at IS NULL OR target.refresh_requested_at <= now() - make_interval(secs => $3))
+          RETURNING t.next_refresh_at
+       )
+       SELECT EXISTS (SELECT 1 FROM requested) AS requested,
+              (SELECT next_refresh_at FROM requested) AS next_check_at,
+              CEIL(EXTRACT(EPOCH FROM target.refresh_requested_at + make_interval(secs => $3) - now()))::int AS wait_seconds
+         FROM target`,
+      [userId, taskId, REFRESH_INTERVAL_SECONDS],
+    )
+    if (!row) return { outcome: 'not_found' }
+    if (!row.requested) return { outcome: 'too_soon', retryAfterSeconds: Math.max(1, row.wait_seconds) }
+    return { outcome: 'requested', nextCheckAt: row.next_check_at! }
+  }
+
+  /**
+   * Deletes the task; its events, deliveries and their attempts go with it (migration 0009's
+   * triggers). The `tracking.deleted` deliveries `plan` makes (from the task as it was and its
+   * user's enabled endpoints) are written in the same transaction. Returns how many it made, or
+   * undefined when the user has no such task.
+   */
+  async delete(userId: number, taskId: number, plan: DeletionPlan): Promise<number | undefined> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<Doomed>('SELECT id, user_id FROM tracking_tasks WHERE user_id = $1 AND id = $2 FOR UPDATE', [userId, taskId])
+      return rows.length === 0 ? undefined : deleteLocked(tx, rows, plan)
+    })
+  }
+
+  /**
+   * Retention: deletes up to `limit` of the tasks inactive for more than `days`, longest inactive
+   * first, in one short transaction (rows another transaction holds are skipped, not waited for),
+   * with their `tracking.deleted` deliveries as `delete` makes them. Returns how many it deleted.
+   */
+  async deleteInactive(days: number, limit: number, plan: DeletionPlan): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<Doomed>(
+        `SELECT id, user_id FROM tracking_tasks
+          WHERE inactive_since < now() - make_interval(days => $1)
+          ORDER BY inactive_since
+          LIMIT $2
+          FOR UPDATE SKIP LOCKED`,
+        [days, limit],
+      )
+      if (rows.length > 0) await deleteLocked(tx, rows, plan)
+      return rows.length
+    })
+  }
+}
+
+/** The deliveries of a task's deletion, from the task as it was and its user's enabled endpoints. */
+export type DeletionPlan = (task: EndpointData, endpoints: readonly EndpointSubscription[]) => PlannedDelivery[]
+
+interface Doomed {
+  id: number
+  user_id: number
+}
+
+/** Deletes tasks this transaction holds, after writing down what their deletion tells; how many deliveries it made. */
+async function deleteLocked(tx: Queryable, doomed: Doomed[], plan: DeletionPlan): Promise<number> {
+  const endpoints = await endpointsOf(tx, doomed.map((d) => d.user_id))
+  const told = doomed.filter((d) => endpoints.get(d.user_id)?.some((e) => e.eventTypes.includes('tracking.deleted')))
+  const deliveries: DeliveryToInsert[] = []
+  if (told.length > 0) {
+    const { rows } = await tx.query<{ id: number; user_id: number; document: string }>(
+      `SELECT t.id, t.user_id, ${fullTaskDocumentOf({ events: true, latestWebhook: false })} AS document FROM tracking_tasks t WHERE t.id = ANY($1::bigint[])`,
+      [told.map((d) => d.id)],
+    )
+    for (const row of rows) {
+      for (const delivery of plan(JSON.parse(row.document) as EndpointData, endpoints.get(row.user_id)!)) deliveries.push({ ...delivery, taskId: row.id, userId: row.user_id })
+    }
+  }
+  await tx.query('DELETE FROM tracking_tasks WHERE id = ANY($1::bigint[])', [doomed.map((d) => d.id)])
+  // After the delete: its trigger takes every delivery about the task, and these stay.
+  await insertDeliveries(tx, deliveries)
+  return deliveries.length
+}

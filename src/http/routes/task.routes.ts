@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { objectText, RawJson } from '../../domain/json-text'
+import type { TaskService } from '../../services/task.service'
+import { asJsonText, JsonAnswer, success, successText } from '../presenters'
+import { API_ERRORS, errors } from '../schemas/common.schema'
+import { Deleted, ListQuery, RefreshAccepted, TaskAnswer, TaskPageAnswer, TaskParams } from '../schemas/task-lifecycle.schema'
+
+const tags = ['tasks']
+
+/** The task beyond the interface: the full task, the list, stop, refresh now, delete. */
+export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService }> = async (app, { tasks }) => {
+  app.get(
+    '/openapi/tracking-subscriptions/list',
+    {
+      schema: {
+        operationId: 'listTasks',
+        summary: "List the user's tasks: filters, sorts, keyset pages",
+        tags,
+        querystring: ListQuery,
+        response: { 200: Type.Unsafe<JsonAnswer>(TaskPageAnswer), ...errors(...API_ERRORS, 400) },
+      },
+    },
+    async (request, reply) => {
+      const page = await tasks.list(request.userId, request.query)
+      asJsonText(reply)
+      const items = new RawJson(`[${page.items.join(',')}]`)
+      return successText(objectText([['items', items], ['nextCursor', page.nextCursor]]))
+    },
+  )
+
+  app.get(
+    '/openapi/tracking-subscriptions/:taskId',
+    {
+      schema: { operationId: 'getTask', summary: 'The full task', tags, params: TaskParams, response: { 200: Type.Unsafe<JsonAnswer>(TaskAnswer), ...errors(...API_ERRORS, 400, 404) } },
+    },
+    async (request, reply) => {
+      const task = await tasks.get(request.userId, request.params.taskId)
+      asJsonText(reply)
+      return successText(task)
+    },
+  )
+
+  app.post(
+    '/openapi/tracking-subscriptions/:taskId/stop',
+    {
+      schema: {
+        operationId: 'stopTask',
+        summary: 'Stop fetching the task (idempotent); deliveries already made still go out',
+        tags,
+        params: TaskParams,
+        response: { 200: Type.Unsafe<JsonAnswer>(TaskAnswer), ...errors(...API_ERRORS, 400, 404) },
+      },
+    },
+    async (request, reply) => {
+      const task = await tasks.stop(request.userId, request.params.taskId)
+      asJsonText(reply)
+      return successText(task)
+    },
+  )
+
+  app.post(
+    '/openapi/tracking-subscriptions/:taskId/refresh',
+    {
+      schema: {
+        operationId: 'refreshTask',
+        summary: 'Fetch the task now (active again, stopped or expired ones too); at most once a minute',
+        tags,
+        params: TaskParams,
+        response: { 202: RefreshAccepted, ...errors(...API_ERRORS, 400, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { taskId, nextCheckAt } = await tasks.refresh(request.userId, request.params.taskId)
+      return reply.code(202).send({ code: 202 as const, data: { taskId, nextCheckAt: nextCheckAt.toISOString() }, msg: 'success' as const })
+    },
+  )
+
+  app.delete(
+    '/openapi/tracking-subscriptions/:taskId',
+    {
+      schema: {
+        operationId: 'deleteTask',
+        summary: 'Delete the task with its events and webhooks; subscribing the number again makes a new task',
+        tags,
+        params: TaskParams,
+        response: { 200: Deleted, ...errors(...API_ERRORS, 400, 404) },
+      },
+    },
+    async (request) => success(await tasks.delete(request.userId, request.params.taskId)),
+  )
+}

@@ -1,0 +1,93 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { SUPPORTED_CARRIERS } from '../../domain/carriers'
+import { MILESTONE_NAMES } from '../../domain/milestones'
+import { STANDARD_STATUSES } from '../../domain/statuses'
+import { EXTERNAL_REFERENCE_MAX, TRACKING_NUMBER_MAX } from '../../domain/subscription-input'
+import type { FullTaskJson } from '../../domain/task-json'
+import { LIST_LIMIT, LIST_SORTS } from '../../domain/task-list'
+import { component, DateTime, envelope, Id, NullableDateTime, ref, stringEnum } from './common.schema'
+import { Address, FullTrackingEvent, LatestWebhook, Milestone, StandardStatus } from './task.schema'
+
+/** The full task, the list, stop, refresh now and delete (docs/api.md, "The task's life"). */
+
+export const TaskParams = Type.Object({ taskId: Id })
+
+export const FullTask = component(
+  'FullTask',
+  Type.Object(
+    {
+      taskId: Id,
+      carrierCode: Type.String(),
+      trackingNumber: Type.String(),
+      externalReferenceNo: Type.String(),
+      callbackUrl: Type.String({ description: 'where tracking.status_changed is sent' }),
+      standardStatus: ref(StandardStatus),
+      milestone: ref(Milestone),
+      carrierStatus: Type.String(),
+      estimatedDeliveryAt: NullableDateTime,
+      originAddress: ref(Address),
+      destinationAddress: ref(Address),
+      active: Type.Boolean({ description: 'still fetched: false once terminal, stopped or expired' }),
+      stoppedAt: { ...NullableDateTime, description: 'when the user stopped it' },
+      createdAt: DateTime,
+      updatedAt: { ...DateTime, description: 'moves when anything shown here changes (not on a fetch that found nothing new, nor on webhook attempts)' },
+      lastCheckedAt: { ...NullableDateTime, description: 'the last carrier fetch' },
+      nextCheckAt: { ...NullableDateTime, description: 'the next fetch planned; null when inactive' },
+      events: Type.Optional(Type.Array(ref(FullTrackingEvent), { description: 'ascending by eventTime; in list items only with include=events' })),
+      latestWebhook: Type.Union([ref(LatestWebhook), Type.Null()]),
+    },
+    { description: "a subscription task with its life: the query endpoint's fields and more" },
+  ),
+)
+
+export const TaskAnswer = envelope(ref(FullTask), 'the task')
+
+/** A comma-separated list of values in the URL, an array once checked (http/parameters.ts). */
+const comma = <const T extends readonly string[]>(values: T, description: string) =>
+  Type.Unsafe<T[number][]>(Type.String({ description: `${description}: comma-separated, any of ${values.join(', ')}`, 'x-comma-separated': { enum: values } }))
+
+export const ListQuery = Type.Object(
+  {
+    standardStatus: Type.Optional(comma(STANDARD_STATUSES, 'standard statuses')),
+    milestone: Type.Optional(comma(MILESTONE_NAMES, 'milestones')),
+    carrierCode: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: `a supported carrier (${SUPPORTED_CARRIERS.join(', ')}), any case` })),
+    trackingNumber: Type.Optional(Type.String({ minLength: 1, maxLength: TRACKING_NUMBER_MAX, description: 'exact, after trimming' })),
+    externalReferenceNo: Type.Optional(Type.String({ maxLength: EXTERNAL_REFERENCE_MAX, description: 'exact' })),
+    active: Type.Optional(Type.Boolean()),
+    createdFrom: Type.Optional({ ...Type.String({ format: 'date-time' }), description: 'inclusive' }),
+    createdTo: Type.Optional({ ...Type.String({ format: 'date-time' }), description: 'exclusive' }),
+    updatedFrom: Type.Optional({ ...Type.String({ format: 'date-time' }), description: 'inclusive' }),
+    updatedTo: Type.Optional({ ...Type.String({ format: 'date-time' }), description: 'exclusive' }),
+    sort: Type.Optional(stringEnum(LIST_SORTS, { description: 'default -createdAt (newest first)' })),
+    limit: Type.Optional(Type.Integer({ minimum: LIST_LIMIT.min, maximum: LIST_LIMIT.max, description: `default ${LIST_LIMIT.default}` })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'nextCursor of the previous page, with the same filters and sort' })),
+    include: Type.Optional(stringEnum(['events'] as const, { description: 'events: give each item its events' })),
+  },
+  { description: 'filters combine with AND; unknown parameters are refused' },
+)
+export type ListQueryValues = Static<typeof ListQuery>
+
+const TaskPage = component(
+  'TaskPage',
+  Type.Object({
+    items: Type.Array(ref(FullTask)),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'the next page; null on the last one' }),
+  }),
+)
+
+export const TaskPageAnswer = envelope(ref(TaskPage), 'a page of tasks')
+
+export const RefreshAccepted = Type.Object(
+  {
+    code: Type.Literal(202, { description: 'the HTTP status' }),
+    data: Type.Object({ taskId: Id, nextCheckAt: { ...DateTime, description: 'when it is fetched: now' } }),
+    msg: Type.Literal('success'),
+  },
+  { description: 'the task is due now and will be fetched within seconds' },
+)
+
+export const Deleted = envelope(Type.Object({ taskId: Id, deleted: Type.Literal(true) }), 'the task is gone, with its events and webhooks')
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const fullTaskAgrees: Same<Static<typeof FullTask>, FullTaskJson> = true
+void fullTaskAgrees

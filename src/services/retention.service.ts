@@ -1,0 +1,36 @@
+import type { SettingsRepository } from '../db/settings.repository'
+import type { TaskLifecycleRepository } from '../db/task-lifecycle.repository'
+import { deliveriesOfDeletion } from '../domain/task-events'
+
+/** Tasks deleted per statement: a short transaction whatever the backlog. */
+export const RETENTION_BATCH = 500
+
+/**
+ * Retention: tasks inactive (terminal or stopped) for longer than the retentionDays setting are
+ * deleted with their events, deliveries and attempts (telling the endpoints that want
+ * `tracking.deleted`), in batches of RETENTION_BATCH, each its own
+ * short transaction that skips rows another transaction holds. 0 keeps everything.
+ */
+export class RetentionService {
+  constructor(
+    private readonly tasks: TaskLifecycleRepository,
+    private readonly settings: SettingsRepository,
+    /** Called after deletes made tracking.deleted deliveries (wakes the webhook workers). */
+    private readonly onDeliveriesDue: () => void = () => {},
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** One batch; true when it was full (more may be waiting). */
+  async runRound(): Promise<boolean> {
+    const { retentionDays } = await this.settings.get()
+    if (retentionDays === 0) return false
+    let told = 0
+    const deleted = await this.tasks.deleteInactive(retentionDays, RETENTION_BATCH, (task, endpoints) => {
+      const planned = deliveriesOfDeletion(task, endpoints, this.now())
+      told += planned.length
+      return planned
+    })
+    if (told > 0) this.onDeliveriesDue()
+    return deleted === RETENTION_BATCH
+  }
+}

@@ -1,0 +1,133 @@
+import type { SecretsRepository } from '../db/secrets.repository'
+import type { ListedTask, TaskLifecycleRepository } from '../db/task-lifecycle.repository'
+import { normalizeCarrierCode, SUPPORTED_CARRIERS, isSupportedCarrier } from '../domain/carriers'
+import { AppError, invalid, type FieldError } from '../domain/errors'
+import { deliveriesOfDeletion } from '../domain/task-events'
+import type { Milestone } from '../domain/milestones'
+import type { StandardStatus } from '../domain/statuses'
+import { externalReferenceProblem, parseTrackingNumber } from '../domain/subscription-input'
+import { decodeCursor, encodeCursor } from '../domain/list-cursor'
+import { filterProblems, LIST_LIMIT, type ListSort, type TaskListFilters, type TaskListQuery } from '../domain/task-list'
+
+/** The list's parameters as the HTTP layer has checked their types. */
+export interface ListParameters {
+  standardStatus?: StandardStatus[]
+  milestone?: Milestone[]
+  carrierCode?: string
+  trackingNumber?: string
+  externalReferenceNo?: string
+  active?: boolean
+  createdFrom?: string
+  createdTo?: string
+  updatedFrom?: string
+  updatedTo?: string
+  sort?: ListSort
+  limit?: number
+  cursor?: string
+  include?: 'events'
+}
+
+/** A page of full tasks, each its JSON document as the database wrote it. */
+export interface TaskPage {
+  items: string[]
+  nextCursor: string | null
+}
+
+const notFound = () => new AppError('not_found', 'subscription not found')
+const CURSOR_KEY = 'list-cursor'
+
+/** The task beyond the interface: the full task, the list, stop, refresh now, delete. */
+export class TaskService {
+  constructor(
+    private readonly tasks: TaskLifecycleRepository,
+    private readonly secrets: SecretsRepository,
+    /** Called after a task was made due now (wakes the refresh workers, here or via NOTIFY). */
+    private readonly onTaskDue: () => void = () => {},
+    /** Called after a delete made tracking.deleted deliveries (wakes the webhook workers). */
+    private readonly onDeliveriesDue: () => void = () => {},
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** The full task's JSON document. */
+  async get(userId: number, taskId: number): Promise<string> {
+    return (await this.tasks.findFull(userId, taskId)) ?? throwNotFound()
+  }
+
+  async list(userId: number, parameters: ListParameters): Promise<TaskPage> {
+    const filters = listFilters(parameters)
+    const sort = parameters.sort ?? '-createdAt'
+    const query: TaskListQuery = { userId, filters, sort, limit: parameters.limit ?? LIST_LIMIT.default, after: undefined, includeEvents: parameters.include === 'events' }
+    if (parameters.cursor !== undefined) {
+      const decoded = decodeCursor(await this.secrets.get(CURSOR_KEY), query, parameters.cursor)
+      if (!decoded.ok) throw invalid(decoded.details)
+      query.after = decoded.position
+    }
+    const rows: ListedTask[] = await this.tasks.list(query)
+    const page = rows.slice(0, query.limit)
+    const last = page.at(-1)
+    const nextCursor = rows.length > query.limit && last ? encodeCursor(await this.secrets.get(CURSOR_KEY), query, last.position) : null
+    return { items: page.map((row) => row.document), nextCursor }
+  }
+
+  /** Stops the task; its full JSON document after. */
+  async stop(userId: number, taskId: number): Promise<string> {
+    return (await this.tasks.stop(userId, taskId)) ?? throwNotFound()
+  }
+
+  async refresh(userId: number, taskId: number): Promise<{ taskId: number; nextCheckAt: Date }> {
+    const request = await this.tasks.requestRefresh(userId, taskId)
+    switch (request.outcome) {
+      case 'not_found':
+        throw notFound()
+      case 'too_soon':
+        throw new AppError('rate_limited', `this task was refreshed less than a minute ago; retry after ${request.retryAfterSeconds} s`, [], request.retryAfterSeconds)
+      case 'requested':
+        this.onTaskDue()
+        return { taskId, nextCheckAt: request.nextCheckAt }
+    }
+  }
+
+  async delete(userId: number, taskId: number): Promise<{ taskId: number; deleted: true }> {
+    const told = await this.tasks.delete(userId, taskId, (task, endpoints) => deliveriesOfDeletion(task, endpoints, this.now()))
+    if (told === undefined) throw notFound()
+    if (told > 0) this.onDeliveriesDue()
+    return { taskId, deleted: true }
+  }
+}
+
+function throwNotFound(): never {
+  throw notFound()
+}
+
+/** The list's filters, each judged as the domain judges it elsewhere (a number trimmed, a carrier upper-cased). */
+function listFilters(p: ListParameters): TaskListFilters {
+  const problems: FieldError[] = []
+  const filters: TaskListFilters = {
+    standardStatus: p.standardStatus,
+    milestone: p.milestone,
+    externalReferenceNo: p.externalReferenceNo,
+    active: p.active,
+    createdFrom: date(p.createdFrom),
+    createdTo: date(p.createdTo),
+    updatedFrom: date(p.updatedFrom),
+    updatedTo: date(p.updatedTo),
+  }
+  if (p.carrierCode !== undefined) {
+    const code = normalizeCarrierCode(p.carrierCode)
+    if (isSupportedCarrier(code)) filters.carrierCode = code
+    else problems.push({ field: 'carrierCode', message: `is not a supported carrier (supported: ${SUPPORTED_CARRIERS.join(', ')})` })
+  }
+  // The rules of what can be stored: a value that breaks them matches nothing, and says so.
+  const referenceProblem = externalReferenceProblem(p.externalReferenceNo)
+  if (referenceProblem) problems.push({ field: 'externalReferenceNo', message: referenceProblem })
+  if (p.trackingNumber !== undefined) {
+    const number = parseTrackingNumber(p.trackingNumber)
+    if (number.ok) filters.trackingNumber = number.value
+    else problems.push({ field: 'trackingNumber', message: number.message })
+  }
+  problems.push(...filterProblems(filters))
+  if (problems.length > 0) throw invalid(problems)
+  return filters
+}
+
+const date = (value: string | undefined) => (value === undefined ? undefined : new Date(value))

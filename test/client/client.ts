@@ -1,0 +1,99 @@
+import createClient from 'openapi-fetch'
+// Generated from the service's own /openapi.json by `npm run check:openapi` (openapi-typescript).
+import type { paths } from '../../.tmp/api'
+
+/**
+ * A client generated from the OpenAPI document, calling every operation: `npm run check:openapi`
+ * typechecks it in strict mode against freshly generated types (a document that generates a weak
+ * or wrong client fails there), and client.test.ts runs it against the service.
+ */
+export interface Credentials {
+  baseUrl: string
+  token: string
+  adminToken: string
+}
+
+/** What each operation answered, by operationId. */
+export type Outcomes = Record<string, number>
+
+export async function callEveryOperation({ baseUrl, token, adminToken }: Credentials): Promise<Outcomes> {
+  const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } })
+  const admin = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${adminToken}` } })
+  const open = createClient<paths>({ baseUrl })
+  const outcomes: Outcomes = {}
+  const note = (operationId: string, response: Response) => (outcomes[operationId] = response.status)
+
+  note('healthz', (await open.GET('/healthz')).response)
+  note('readyz', (await open.GET('/readyz')).response)
+
+  const subscribed = await api.POST('/openapi/tracking-subscriptions', {
+    body: { carrierCode: 'FEDEX', trackingNumber: `CLIENT${Date.now()}`, callbackUrl: 'https://shop.example/hook', externalReferenceNo: 'order-1' },
+  })
+  note('subscribe', subscribed.response)
+  const taskId: number = subscribed.data?.data.taskId ?? 0
+  const batch = await api.POST('/openapi/tracking-subscriptions/batch', {
+    body: { items: [{ carrierCode: 'UPARCEL', trackingNumber: `CLIENTB${Date.now()}`, callbackUrl: 'https://shop.example/hook' }] },
+  })
+  note('subscribeBatch', batch.response)
+  const results: string[] = batch.data?.data.results.map((r) => r.result) ?? []
+  void results
+
+  const found = await api.GET('/openapi/tracking-subscriptions', { params: { query: { taskId } } })
+  note('getSubscription', found.response)
+  const status: 'pending' | 'in_transit' | 'exception' | 'delivered' | 'returned' | 'cancelled' | 'expired' | undefined = found.data?.data.standardStatus
+  void status
+
+  const full = await api.GET('/openapi/tracking-subscriptions/{taskId}', { params: { path: { taskId } } })
+  note('getTask', full.response)
+  const active: boolean | undefined = full.data?.data.active
+  void active
+  const page = await api.GET('/openapi/tracking-subscriptions/list', { params: { query: { standardStatus: 'pending,in_transit', sort: '-updatedAt', limit: 10, include: 'events' } } })
+  note('listTasks', page.response)
+  const nextCursor: string | null | undefined = page.data?.data.nextCursor
+  void nextCursor
+  note('stopTask', (await api.POST('/openapi/tracking-subscriptions/{taskId}/stop', { params: { path: { taskId } } })).response)
+  const refreshed = await api.POST('/openapi/tracking-subscriptions/{taskId}/refresh', { params: { path: { taskId } } })
+  note('refreshTask', refreshed.response)
+  const nextCheckAt: string | undefined = refreshed.data?.data.nextCheckAt
+  void nextCheckAt
+
+  const history = await api.GET('/openapi/tracking-subscriptions/{taskId}/webhooks', { params: { path: { taskId } } })
+  note('listTaskWebhooks', history.response)
+  note('redeliverTaskWebhook', (await api.POST('/openapi/tracking-subscriptions/{taskId}/webhooks/{webhookId}/redeliver', { params: { path: { taskId, webhookId: 'msg_00000000' } } })).response)
+  note('deleteTask', (await api.DELETE('/openapi/tracking-subscriptions/{taskId}', { params: { path: { taskId } } })).response)
+
+  const endpoint = await api.POST('/openapi/webhook-endpoints', { body: { url: 'https://shop.example/events', eventTypes: ['tracking.milestone_changed'], milestones: ['out_for_delivery'] } })
+  note('createWebhookEndpoint', endpoint.response)
+  const endpointId: number = endpoint.data?.data.endpointId ?? 0
+  const secret: string | undefined = endpoint.data?.data.secret
+  void secret
+  note('listWebhookEndpoints', (await api.GET('/openapi/webhook-endpoints')).response)
+  note('getWebhookEndpoint', (await api.GET('/openapi/webhook-endpoints/{endpointId}', { params: { path: { endpointId } } })).response)
+  note('updateWebhookEndpoint', (await api.PATCH('/openapi/webhook-endpoints/{endpointId}', { params: { path: { endpointId } }, body: { enabled: false } })).response)
+  note('rotateWebhookEndpointSecret', (await api.POST('/openapi/webhook-endpoints/{endpointId}/secret/rotate', { params: { path: { endpointId } } })).response)
+  const tested = await api.POST('/openapi/webhook-endpoints/{endpointId}/test', { params: { path: { endpointId } } })
+  note('testWebhookEndpoint', tested.response)
+  const testStatus: number | undefined = tested.data?.data.responseStatusCode
+  void testStatus
+  const log = await api.GET('/openapi/webhook-deliveries', { params: { query: { status: 'failed', limit: 10 } } })
+  note('listWebhookDeliveries', log.response)
+  const eventTypes: string[] = log.data?.data.items.map((i) => i.eventType) ?? []
+  void eventTypes
+  const window = { status: 'failed' as const, createdFrom: new Date(Date.now() - 3_600_000).toISOString(), createdTo: new Date().toISOString() }
+  note('redeliverWebhookDeliveries', (await api.POST('/openapi/webhook-deliveries/redeliver', { body: { ...window, endpointId } })).response)
+  note('deleteWebhookEndpoint', (await api.DELETE('/openapi/webhook-endpoints/{endpointId}', { params: { path: { endpointId } } })).response)
+
+  const user = await admin.POST('/admin/api-users', { body: { name: 'client' } })
+  note('createApiUser', user.response)
+  const userId: number = user.data?.data.userId ?? 0
+  note('listApiUsers', (await admin.GET('/admin/api-users')).response)
+  const issued = await admin.POST('/admin/api-users/{userId}/tokens', { params: { path: { userId } } })
+  note('issueApiToken', issued.response)
+  note('listApiTokens', (await admin.GET('/admin/api-users/{userId}/tokens', { params: { path: { userId } } })).response)
+  note('revokeApiToken', (await admin.DELETE('/admin/api-users/{userId}/tokens/{tokenId}', { params: { path: { userId, tokenId: issued.data?.data.tokenId ?? 0 } } })).response)
+  note('rotateWebhookSecret', (await admin.POST('/admin/api-users/{userId}/webhook-secret/rotate', { params: { path: { userId } } })).response)
+  const settings = await admin.GET('/admin/settings')
+  note('getSettings', settings.response)
+  note('updateSettings', (await admin.PATCH('/admin/settings', { body: { batchMaxItems: settings.data?.data.batchMaxItems ?? 100 } })).response)
+  return outcomes
+}
