@@ -10,6 +10,8 @@ import { CarrierSimulator } from '../src/simulator/simulator'
 import { tempDataDir } from '../test/support/run-database'
 import { freePort, startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
+import { burstFigures } from './burst-figures'
+import { endpointFigures } from './endpoint-figures'
 import { load, warmLoad } from './load'
 
 /**
@@ -18,7 +20,7 @@ import { load, warmLoad } from './load'
  * in time. Prints a markdown table (docs/performance.md keeps the latest).
  *
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
- *                    [--api-only x | --workers-only x] [--only subscribe,batch,query,list]
+ *                    [--api-only x | --workers-only x | --burst-only x] [--only subscribe,batch,query,list]
  */
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith('--') ? [[a.slice(2), all[i + 1] ?? '']] : [])))
@@ -137,10 +139,11 @@ async function seed(client: pg.Client, userId: number, tasks: number, prefix: st
   for (let from = 1; from <= tasks; from += 200_000) {
     const to = Math.min(tasks, from + 199_999)
     const { rows: ids } = await client.query<{ min: string; max: string }>(
-      `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status,
+      `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone,
                                             created_at, updated_at, next_refresh_at, inactive_since)
                   SELECT $1, CASE WHEN g % 10 < 6 THEN 'FEDEX' ELSE 'UPARCEL' END, $2 || g, 'https://a.example/',
                          CASE WHEN g % 2 = 0 THEN $2 || 'order-' || g ELSE '' END, s.status,
+                         CASE WHEN s.status = 'in_transit' AND g % 5 = 0 THEN 'out_for_delivery' ELSE s.status END,
                          now() - make_interval(mins => 2000000 - g), now() - make_interval(mins => (2000000 - g) / 2),
                          -- Active tasks are due in a day: the refresh figures that follow leave them be.
                          CASE WHEN s.status IN ('delivered', 'returned', 'expired') THEN NULL ELSE now() + interval '1 day' END,
@@ -302,6 +305,7 @@ async function listFigures(kind: string, service: ServiceProcess, token: string,
     ['sort=-updatedAt', () => 'sort=-updatedAt'],
     ['standardStatus=exception (2 %)', () => 'standardStatus=exception'],
     ['standardStatus=in_transit,pending (21 %)', () => 'standardStatus=in_transit,pending'],
+    ['milestone=out_for_delivery (3 %)', () => 'milestone=out_for_delivery'],
     ['carrierCode=UPARCEL (40 %)', () => 'carrierCode=UPARCEL'],
     ['trackingNumber (one task)', () => `trackingNumber=${big}${pick(tasks - 10_000)}`],
     ['externalReferenceNo (one task)', () => `externalReferenceNo=${big}order-${2 * pick((tasks - 10_000) / 2)}`],
@@ -399,14 +403,14 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     // 4b. Status change → first attempt: over the burst the refresh just made (5,000 changes
     // at once, so mostly queueing), and over a steady stream of 200 changes a second.
     await waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM webhook_deliveries`)
-    const latencyOf = async (since: Date) =>
+    const latencyOf = async (since: Date, user = userId) =>
       (
         await client.query<{ p50: number; p99: number }>(
           `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
              FROM (SELECT EXTRACT(EPOCH FROM a.started_at - d.created_at) * 1000 AS ms
                      FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt_number = 1
-                    WHERE d.created_at >= $1) x`,
-          [since],
+                    WHERE d.created_at >= $1 AND d.user_id = $2) x`,
+          [since, user],
         )
       ).rows[0]!
     const burst = await latencyOf(new Date(0))
@@ -439,6 +443,7 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     const receiverCeiling = await load({ url: receiverUrl, method: 'POST', connections: 64, seconds: Math.min(SECONDS, 5), headers: { 'content-type': 'application/json' }, body: () => payload })
     row(kind, 'webhooks delivered /s (one worker process)', fmt(deliveryRate), fmt(receiverCeiling.requestsPerSecond), `${(deliveryRate / receiverCeiling.requestsPerSecond).toFixed(2)}×`, '≥ 1,000/s')
     if (received - before < N) console.log(`  (receiver saw ${received - before} of ${N})`)
+    await endpointFigures({ kind, client, receiverBase: receiverUrl, plainRefreshRate: refreshRate, row, waitFor, latencyOf, payload })
     row(kind, 'worker process RSS idle / after load', `${fmt(idle)} / ${fmt(rss(pid))} MiB`, '', '', '')
   } finally {
     await client.end()
@@ -464,8 +469,12 @@ console.log(`bench: ${cpus().length} cores (${cpus()[0]?.model}), ${Math.round(t
 for (const kind of DBS) {
   console.log(`\n== ${kind}`)
   await withDatabase(kind, async (env, dbUrl) => {
+    if (args.has('burst-only')) return burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
     if (!args.has('workers-only')) await apiFigures(kind, env, dbUrl)
-    if (!args.has('api-only')) await workerFigures(kind, env, dbUrl)
+    if (!args.has('api-only')) {
+      await workerFigures(kind, env, dbUrl)
+      await burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
+    }
   })
 }
 console.log('\n| database | figure | value | ceiling | ratio | target |\n|---|---|---|---|---|---|')

@@ -48,6 +48,7 @@ export interface Config {
     allowPrivateTargets: boolean
     concurrency: number
     hostConcurrency: number
+    hostConcurrencyMax: number
     pollMs: number
   }
 }
@@ -115,8 +116,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       scheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
       allowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
-      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 256, 1, 10_000),
       hostConcurrency: integer(env, 'WEBHOOK_HOST_CONCURRENCY', 8, 1, 1000),
+      hostConcurrencyMax: integer(env, 'WEBHOOK_HOST_CONCURRENCY_MAX', 128, 1, 1000),
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 50, 600_000),
     },
   }

@@ -71,10 +71,16 @@ export class WebhookDeliveryRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Claims up to `limit` due deliveries, oldest due first, at most `perHostLimit` per host and
-   * none for the hosts in `saturatedHosts` (already at their limit in this process).
+   * Claims up to `limit` due deliveries, oldest due first, at most `room` per host (the hosts
+   * listed there: what they have room for in this process; any other host: `otherHostRoom`), none
+   * for a host with no room.
    */
-  async claim(limit: number, leaseMs: number, perHostLimit: number, saturatedHosts: string[]): Promise<ClaimedDelivery[]> {
+  async claim(limit: number, leaseMs: number, otherHostRoom: number, room: ReadonlyMap<string, number> = new Map()): Promise<ClaimedDelivery[]> {
+    const full = [...room].filter(([, n]) => n <= 0).map(([host]) => host)
+    const roomy = [...room].filter(([, n]) => n > 0)
+    // The due rows looked at (and locked while the claim picks among them): enough to fill every
+    // host's room a few times over, no more: rows locked here are skipped by other workers' claims.
+    const takeable = Math.min(limit, roomy.reduce((sum, [, n]) => sum + n, 0) + otherHostRoom * 4)
     const leaseToken = `${this.workerId}:${++this.claims}`
     const rows = await this.db.query<{
       id: number
@@ -104,14 +110,15 @@ export class WebhookDeliveryRepository {
             AND (d.endpoint_id IS NULL OR e.enabled)
             AND ${HOST_OF_URL} <> ALL($4::text[])
           ORDER BY d.next_attempt_at
-          LIMIT $1 * 4
+          LIMIT $8 * 4
           FOR UPDATE OF d SKIP LOCKED
        ),
        picked AS (
-         SELECT *
+         SELECT ranked.*
            FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY next_attempt_at) AS nth FROM due) ranked
-          WHERE nth <= $3
-          ORDER BY next_attempt_at
+           LEFT JOIN unnest($6::text[], $7::int[]) AS r (host, room) ON r.host = ranked.host
+          WHERE ranked.nth <= COALESCE(r.room, $3)
+          ORDER BY ranked.next_attempt_at
           LIMIT $1
        )
        UPDATE webhook_deliveries d
@@ -124,7 +131,7 @@ export class WebhookDeliveryRepository {
         WHERE d.id = p.id
         RETURNING d.id, d.task_id, d.webhook_id, d.payload::text AS payload, p.url, p.host, d.attempt_count,
                   d.cycle_start_attempt, p.secret, p.previous_secret`,
-      [limit, leaseMs, perHostLimit, saturatedHosts, leaseToken],
+      [limit, leaseMs, otherHostRoom, full, leaseToken, roomy.map(([host]) => host), roomy.map(([, n]) => n), takeable],
     )
     return rows.map((r) => ({
       id: r.id,
@@ -138,6 +145,22 @@ export class WebhookDeliveryRepository {
       secrets: r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
       leaseToken,
     }))
+  }
+
+  /**
+   * Gives a claimed delivery back unattempted (its host is paused, or has no room left after its
+   * limit shrank): due again at `dueAt`, no attempt counted. False when the lease was lost.
+   */
+  async release(delivery: ClaimedDelivery, dueAt: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE webhook_deliveries
+          SET status = CASE WHEN attempt_count = cycle_start_attempt THEN 'pending' ELSE 'retry_wait' END,
+              next_attempt_at = $3, lease_owner = NULL, lease_until = NULL, updated_at = now()
+        WHERE id = $1 AND lease_owner = $2 AND status = 'sending'
+        RETURNING id`,
+      [delivery.id, delivery.leaseToken, dueAt],
+    )
+    return rows.length === 1
   }
 
   /**

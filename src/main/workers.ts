@@ -40,7 +40,11 @@ export function createWorkers(
   },
 ): Workers {
   const { db, carriers, refreshRepository, deliveryRepository, metrics, log, notifyDeliveriesDue } = deps
-  const webhookHttp = new WebhookHttp({ timeoutMs: config.webhook.timeoutMs, allowPrivateTargets: config.webhook.allowPrivateTargets })
+  const webhookHttp = new WebhookHttp({
+    timeoutMs: config.webhook.timeoutMs,
+    allowPrivateTargets: config.webhook.allowPrivateTargets,
+    connectionsPerHost: Math.max(config.webhook.hostConcurrency, config.webhook.hostConcurrencyMax),
+  })
   const delivery = new WebhookDeliveryService(
     deliveryRepository,
     webhookHttp,
@@ -50,6 +54,7 @@ export function createWorkers(
       leaseMs: config.webhook.timeoutMs + 5_000,
       concurrency: config.webhook.concurrency,
       hostConcurrency: config.webhook.hostConcurrency,
+      hostConcurrencyMax: Math.max(config.webhook.hostConcurrency, config.webhook.hostConcurrencyMax),
     },
     metrics,
     log,

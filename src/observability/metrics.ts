@@ -11,6 +11,7 @@ export class ServiceMetrics {
   readonly notificationsCreated: Counter<'carrier'>
   readonly webhookAttempts: Counter<'outcome'>
   readonly webhookAttemptSeconds: Histogram
+  readonly webhookHostLimit: Gauge<'host'>
 
   constructor(
     readonly registry: Registry,
@@ -42,6 +43,12 @@ export class ServiceMetrics {
       name: 'webhook_attempt_duration_seconds',
       help: 'Webhook delivery attempt latency',
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+      registers,
+    })
+    this.webhookHostLimit = new Gauge({
+      name: 'webhook_host_concurrency_limit',
+      help: 'Webhook attempts a receiving host may get at once in this process (adapts to its answers)',
+      labelNames: ['host'],
       registers,
     })
     const { refreshLagSeconds, webhookQueueDepth } = probes

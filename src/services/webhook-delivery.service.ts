@@ -1,4 +1,5 @@
 import type { ClaimedDelivery, WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
+import { answerKind, HostLimit } from '../domain/host-concurrency'
 import { afterAttempt, type AttemptFacts, type AttemptVerdict } from '../domain/webhook-schedule'
 import type { ServiceMetrics } from '../observability/metrics'
 import type { WebhookHttp } from '../webhooks/webhook-http'
@@ -11,9 +12,11 @@ export interface DeliveryOptions {
   scheduleMs: number[]
   /** How long a claim holds a delivery: longer than an attempt can take. */
   leaseMs: number
-  /** Attempts in flight in this process, and per target host. */
+  /** Attempts in flight in this process. */
   concurrency: number
+  /** Attempts in flight per target host: where each host starts, and the most it may get (domain/host-concurrency.ts). */
   hostConcurrency: number
+  hostConcurrencyMax?: number
 }
 
 export interface DeliveryLog {
@@ -30,10 +33,13 @@ export interface DeliveryHooks {
 
 /**
  * Sends due webhooks. A round reaps expired leases (at most once a second), claims as many
- * deliveries as there are free slots (never for a host already at its limit), and starts each
- * attempt without waiting for it: a slow receiver holds at most `hostConcurrency` slots, so it
- * cannot starve the others. Each finished attempt frees its slot and calls `onSlotFree`, so the
- * loop claims more at once. No transaction is open while a receiver is being called.
+ * deliveries as there are free slots, each host at most what its limit leaves room for, and
+ * starts each attempt without waiting for it. Each host's limit adapts to its answers
+ * (domain/host-concurrency.ts): a slow or failing receiver holds at most its own limit, so it
+ * cannot starve the others, and a paused one (429 with Retry-After) is sent nothing. Each finished
+ * attempt frees its slot and calls `onSlotFree`, so the loop claims more at once. A claimed
+ * delivery whose host has no room when its turn comes (its limit shrank, or it was paused) is given
+ * back unattempted. No transaction is open while a receiver is being called.
  */
 export class WebhookDeliveryService {
   private inFlight = 0
@@ -42,6 +48,7 @@ export class WebhookDeliveryService {
   /** Attempts actually sending per host: the gate. */
   private readonly perHost = new Map<string, number>()
   private readonly hostWaiters = new Map<string, (() => void)[]>()
+  private readonly limits = new Map<string, HostLimit>()
   private readonly attempts = new Set<Promise<void>>()
   private nextReapAt = 0
   private readonly now: () => Date
@@ -73,8 +80,11 @@ export class WebhookDeliveryService {
     }
     const free = this.options.concurrency - this.inFlight
     if (free <= 0) return false
-    const saturated = [...this.claimedPerHost].filter(([, n]) => n >= this.options.hostConcurrency).map(([host]) => host)
-    const claimed = await this.repository.claim(free, this.options.leaseMs, this.options.hostConcurrency, saturated)
+    // What each host this process knows has room for; a paused host none.
+    const room = new Map<string, number>()
+    for (const [host, limit] of this.limits) room.set(host, limit.open(now) ? limit.limit - (this.claimedPerHost.get(host) ?? 0) : 0)
+    for (const [host, claimed] of this.claimedPerHost) if (!this.limits.has(host)) room.set(host, this.options.hostConcurrency - claimed)
+    const claimed = await this.repository.claim(free, this.options.leaseMs, this.options.hostConcurrency, room)
     for (const delivery of claimed) {
       this.inFlight++
       adjust(this.claimedPerHost, delivery.host, +1)
@@ -95,7 +105,11 @@ export class WebhookDeliveryService {
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    await this.enterHost(delivery.host)
+    const admitted = await this.enterHost(delivery.host)
+    if (admitted !== true) {
+      await this.repository.release(delivery, admitted).catch((error: unknown) => this.log.warn({ err: error, webhookId: delivery.webhookId }, 'could not give a webhook back'))
+      return
+    }
     try {
       const startedAt = this.now()
       const timestamp = Math.floor(startedAt.getTime() / 1000)
@@ -104,6 +118,9 @@ export class WebhookDeliveryService {
         webhookHeaders(delivery.secrets, delivery.webhookId, timestamp, delivery.payload),
         delivery.payload,
       )
+      const limit = this.limitOf(delivery.host)
+      limit.record({ kind: answerKind(result.statusCode), durationMs: result.durationMs, retryAfterMs: result.retryAfterMs }, this.now().getTime())
+      this.metrics.webhookHostLimit.set({ host: delivery.host }, limit.limit)
       const verdict = this.verdict({ attemptInCycle: delivery.attemptsInCycle + 1, statusCode: result.statusCode, retryAfterMs: result.retryAfterMs })
       this.metrics.webhookAttempts.inc({ outcome: verdict.status === 'retry_wait' ? 'retry' : verdict.status })
       this.metrics.webhookAttemptSeconds.observe(result.durationMs / 1000)
@@ -129,19 +146,45 @@ export class WebhookDeliveryService {
     return afterAttempt(facts, { scheduleMs: this.options.scheduleMs, now: this.now(), random: this.random() })
   }
 
-  private async enterHost(host: string): Promise<void> {
-    while ((this.perHost.get(host) ?? 0) >= this.options.hostConcurrency) {
-      await new Promise<void>((resolve) => this.hostWaiters.set(host, [...(this.hostWaiters.get(host) ?? []), resolve]))
+  private limitOf(host: string): HostLimit {
+    let limit = this.limits.get(host)
+    if (!limit) this.limits.set(host, (limit = new HostLimit({ initial: this.options.hostConcurrency, max: this.options.hostConcurrencyMax ?? this.options.hostConcurrency })))
+    return limit
+  }
+
+  /**
+   * Waits for room at the host: true once in, or when to give the delivery back instead (the host
+   * is paused, or there was no room for half a lease: the lease must not run out while waiting).
+   */
+  private async enterHost(host: string): Promise<true | Date> {
+    const limit = this.limitOf(host)
+    const deadline = this.now().getTime() + this.options.leaseMs / 2
+    for (;;) {
+      const now = this.now().getTime()
+      if (!limit.open(now)) return new Date(limit.pausedUntil)
+      if ((this.perHost.get(host) ?? 0) < limit.limit) break
+      if (now >= deadline) return new Date(now + 1000)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, deadline - now))
+        this.hostWaiters.set(host, [
+          ...(this.hostWaiters.get(host) ?? []),
+          () => {
+            clearTimeout(timer)
+            resolve()
+          },
+        ])
+      })
     }
     adjust(this.perHost, host, +1)
+    return true
   }
 
   private leaveHost(host: string): void {
     adjust(this.perHost, host, -1)
-    const [next, ...rest] = this.hostWaiters.get(host) ?? []
-    if (rest.length > 0) this.hostWaiters.set(host, rest)
-    else this.hostWaiters.delete(host)
-    next?.()
+    // Everyone waiting looks again: the limit may have grown (or the host been paused) meanwhile.
+    const waiting = this.hostWaiters.get(host) ?? []
+    this.hostWaiters.delete(host)
+    for (const wake of waiting) wake()
   }
 }
 

@@ -30,6 +30,8 @@ export interface WebhookHttpOptions {
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: for development and tests only. */
   allowPrivateTargets: boolean
   resolver?: Resolver
+  /** Kept-alive connections per receiving host (its pinned, checked address): the most attempts a host can get at once. */
+  connectionsPerHost?: number
 }
 
 /**
@@ -56,7 +58,7 @@ export class WebhookHttp {
         (error: Error) => callback(error, null),
       )
     }
-    this.agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: 8 })
+    this.agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: options.connectionsPerHost ?? 8 })
   }
 
   private async pickAddress(hostname: string, resolver: Resolver): Promise<string> {

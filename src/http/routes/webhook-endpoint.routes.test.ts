@@ -224,10 +224,10 @@ describe('the delivery log and bulk replay', () => {
     expect(rows).toEqual(Array.from({ length: 3 }, () => ({ status: 'failed', error_message: 'endpoint disabled' })))
     // Made pending behind its back, it is still not claimed while disabled.
     await t.db.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() WHERE endpoint_id = $1`, [endpointId])
-    const claimed = await new WebhookDeliveryRepository(t.db).claim(1000, 10_000, 1000, [])
+    const claimed = await new WebhookDeliveryRepository(t.db).claim(1000, 10_000, 1000)
     expect(claimed.filter((c) => c.url.endsWith('/disabled'))).toEqual([])
     await call(user, 'PATCH', `${PATH}/${endpointId}`, { enabled: true })
-    const again = await new WebhookDeliveryRepository(t.db).claim(1000, 10_000, 1000, [])
+    const again = await new WebhookDeliveryRepository(t.db).claim(1000, 10_000, 1000)
     expect(again.filter((c) => c.url.endsWith('/disabled'))).toHaveLength(3)
   })
 })

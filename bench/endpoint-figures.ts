@@ -1,0 +1,84 @@
+import type pg from 'pg'
+import { EVENT_TYPES } from '../src/domain/event-types'
+
+/**
+ * The account endpoints' figures (issue 18), run by the worker figures on their worker process:
+ * a user with three endpoints (every event type) besides each task's callback.
+ *
+ * - refresh with endpoints: numbers fetched and applied per second when every change also tells
+ *   three endpoints (about 13 deliveries a task), against the plain refresh figure of the run;
+ * - status change → first attempt at 200 changes a second, over every delivery (callback and
+ *   endpoints);
+ * - deliveries per second to endpoints: N × 3 endpoint deliveries made due at once.
+ */
+
+export interface EndpointBench {
+  kind: string
+  client: pg.Client
+  /** The receiver's base URL (any path answers 200). */
+  receiverBase: string
+  /** The plain refresh figure of the same run, numbers/s. */
+  plainRefreshRate: number
+  row: (db: string, figure: string, value: string, ceiling: string, ratio: string, target: string) => void
+  waitFor: (sql: string, params?: unknown[]) => Promise<void>
+  latencyOf: (since: Date, userId?: number) => Promise<{ p50: number; p99: number }>
+  payload: string
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+const TASKS = 3000
+const STEADY = 1000
+
+export async function endpointFigures(b: EndpointBench): Promise<void> {
+  const { client, kind } = b
+  const [{ id: userId }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('endpoints', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`)).rows as [{ id: number }]
+  const { rows: endpoints } = await client.query<{ id: number }>(
+    `INSERT INTO webhook_endpoints (user_id, url, event_types, secret)
+     SELECT $1, $2 || '/endpoint' || g, $3, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' FROM generate_series(1, 3) g RETURNING id`,
+    [userId, b.receiverBase, [...EVENT_TYPES]],
+  )
+  await client.query(
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
+     SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'EPB' || g, $2, NULL FROM generate_series(1, $3::int) g`,
+    [userId, `${b.receiverBase}/callback`, TASKS],
+  )
+
+  let started = Date.now()
+  await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
+  await b.waitFor(`SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1`, [userId])
+  const refreshRate = TASKS / ((Date.now() - started) / 1000)
+  b.row(kind, 'refresh with 3 endpoints a user: numbers fetched and applied /s', fmt(refreshRate), fmt(b.plainRefreshRate), `${(refreshRate / b.plainRefreshRate).toFixed(2)}×`, '')
+  await b.waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM webhook_deliveries WHERE user_id = $1`, [userId])
+  const [{ n: made }] = (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE user_id = $1`, [userId])).rows as [{ n: number }]
+  b.row(kind, `  deliveries the refresh of ${fmt(TASKS)} tasks made`, fmt(made), '', '', '')
+
+  const steadyFrom = new Date()
+  await client.query(
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
+     SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'EPS' || g, $2, now() + make_interval(secs => g / 200.0)
+       FROM generate_series(1, $3::int) g`,
+    [userId, `${b.receiverBase}/callback`, STEADY],
+  )
+  await b.waitFor(
+    `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE user_id = $1 AND status <> 'success') AS done
+       FROM tracking_tasks WHERE user_id = $1`,
+    [userId],
+  )
+  const steady = await b.latencyOf(steadyFrom, userId)
+  b.row(kind, 'status change → first attempt, 200 changes/s, 3 endpoints + callback', `p50 ${fmt(steady.p50)} ms, p99 ${fmt(steady.p99)} ms`, '', '', 'p50 < 200 ms')
+
+  // Endpoint deliveries made due at once: what one worker process sends per second.
+  const N = TASKS * endpoints.length
+  await client.query(
+    `INSERT INTO webhook_deliveries (task_id, user_id, endpoint_id, event_type, webhook_id, payload, next_attempt_at)
+     SELECT t.id, t.user_id, e.id, 'tracking.events_added', 'msg_ep' || t.id || '_' || e.id, $2, now() + interval '1 hour'
+       FROM tracking_tasks t CROSS JOIN unnest($3::bigint[]) AS e (id)
+      WHERE t.user_id = $1 AND t.tracking_number LIKE 'EPB%'`,
+    [userId, b.payload, endpoints.map((e) => e.id)],
+  )
+  started = Date.now()
+  await client.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id LIKE 'msg_ep%'`)
+  await b.waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM webhook_deliveries WHERE user_id = $1`, [userId])
+  const rate = N / ((Date.now() - started) / 1000)
+  b.row(kind, 'webhooks delivered to endpoints /s (one worker process)', fmt(rate), '', '', '≥ 1,500/s')
+}
