@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { EndpointSubscription, PlannedDelivery } from '../domain/task-events'
-import type { FullEventJson } from '../domain/task-json'
-import { eventToJson } from '../domain/task-json'
 import { isTerminal, type CarrierEvent, type TaskUpdate } from '../domain/tracking-update'
 import type { Queryable } from './database'
+import { intArray, textArray } from './array-literal'
 import { eventsViewOf } from './events-view'
 import { fullTaskDocumentOf } from './task-document'
 import { TASK_VIEW_COLUMNS } from './task.sql'
@@ -22,11 +21,11 @@ export interface EventsToInsert {
   events: CarrierEvent[]
 }
 
-/** Inserts the events not stored yet; the ones that were new, per task, as the full task writes them. */
-export async function insertEvents(tx: Queryable, items: EventsToInsert[]): Promise<Map<number, FullEventJson[]>> {
+/** Inserts the events not stored yet; the ones that were new, per task. */
+export async function insertEvents(tx: Queryable, items: EventsToInsert[]): Promise<Map<number, CarrierEvent[]>> {
   const events = items.flatMap((item) => item.events.map((event) => ({ taskId: item.taskId, event })))
   if (events.length === 0) return new Map()
-  const column = <K extends keyof CarrierEvent>(key: K) => events.map((e) => e.event[key])
+  const column = (key: Exclude<keyof CarrierEvent, 'eventTime'>) => textArray(events.map((e) => e.event[key]))
   const { rows } = await tx.query<{ task_id: number; event_key: string }>(
     `INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, status_info, description,
                                   exception_description, country, state, city, postal_code, address, milestone)
@@ -35,9 +34,9 @@ export async function insertEvents(tx: Queryable, items: EventsToInsert[]): Prom
      ON CONFLICT (task_id, event_key) DO NOTHING
      RETURNING task_id, event_key`,
     [
-      events.map((e) => e.taskId),
+      intArray(events.map((e) => e.taskId)),
       column('key'),
-      events.map((e) => e.event.eventTime.toISOString()),
+      textArray(events.map((e) => e.event.eventTime.toISOString())),
       column('eventCode'),
       column('status'),
       column('statusInfo'),
@@ -53,11 +52,11 @@ export async function insertEvents(tx: Queryable, items: EventsToInsert[]): Prom
     'refresh_insert_events',
   )
   const inserted = new Set(rows.map((r) => `${r.task_id}\u0000${r.event_key}`))
-  const fresh = new Map<number, FullEventJson[]>()
+  const fresh = new Map<number, CarrierEvent[]>()
   for (const { taskId, event } of events) {
     if (!inserted.has(`${taskId}\u0000${event.key}`)) continue
     const list = fresh.get(taskId) ?? []
-    list.push({ ...eventToJson(event), milestone: event.milestone })
+    list.push(event)
     fresh.set(taskId, list)
   }
   return fresh

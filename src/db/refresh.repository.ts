@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Milestone } from '../domain/milestones'
 import type { StandardStatus } from '../domain/statuses'
 import type { EndpointData, EndpointSubscription, PlannedDelivery, TaskChange } from '../domain/task-events'
+import { eventToJson } from '../domain/task-json'
 import type { CarrierEvent, TaskRefreshState, TaskUpdate } from '../domain/tracking-update'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
@@ -166,7 +167,10 @@ export class RefreshRepository {
         const after = writtenById.get(item.task.id)
         if (!tells || !after) continue
         const userEndpoints = endpoints.get(row.user_id) ?? []
-        const change: TaskChange = { previous, update, task: toTask(after), full: userEndpoints.length > 0 && after.document ? (JSON.parse(after.document) as EndpointData) : undefined, newEvents: added }
+        const full = userEndpoints.length > 0 && after.document ? (JSON.parse(after.document) as EndpointData) : undefined
+        // The new events as the full task writes them: only an endpoint reads them.
+        const newEvents = full ? added.map((event) => ({ ...eventToJson(event), milestone: event.milestone })) : []
+        const change: TaskChange = { previous, update, task: toTask(after), full, newEvents }
         const planned = item.deliveries(change, userEndpoints)
         made.set(item, planned.length)
         for (const delivery of planned) deliveries.push({ ...delivery, taskId: item.task.id, userId: row.user_id })

@@ -15,12 +15,13 @@ beforeAll(async () => {
   await db.query(`INSERT INTO api_users (name, webhook_secret) SELECT 'u' || g, 'whsec_x' FROM generate_series(1, 3) g`)
   // A mature account: most tasks delivered long ago, some on their way, a few in trouble.
   await db.query(
-    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, created_at, updated_at, next_refresh_at, inactive_since)
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone, created_at, updated_at, next_refresh_at, inactive_since)
      SELECT CASE WHEN g % 10 = 0 THEN 2 ELSE $1 END,
             CASE WHEN g % 10 < 6 THEN 'FEDEX' ELSE 'UPARCEL' END,
             'PLAN' || g, 'https://a.example/',
             CASE WHEN g % 2 = 0 THEN 'order-' || g ELSE '' END,
             CASE WHEN g % 100 < 75 THEN 'delivered' WHEN g % 100 < 93 THEN 'in_transit' WHEN g % 100 < 97 THEN 'pending' WHEN g % 100 < 99 THEN 'exception' ELSE 'returned' END,
+            CASE WHEN g % 100 < 75 THEN 'delivered' WHEN g % 100 < 93 THEN CASE WHEN g % 5 = 0 THEN 'out_for_delivery' ELSE 'in_transit' END WHEN g % 100 < 97 THEN 'pending' WHEN g % 100 < 99 THEN 'exception' ELSE 'returned' END,
             now() - make_interval(mins => 220000 - g), now() - make_interval(mins => (220000 - g) / 2),
             CASE WHEN g % 100 < 75 OR g % 100 >= 99 THEN NULL ELSE now() + interval '1 hour' END,
             CASE WHEN g % 100 < 75 OR g % 100 >= 99 THEN now() - make_interval(mins => (220000 - g) / 2) END
@@ -31,8 +32,8 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(() => database.close())
 
-async function plan(filters: TaskListFilters, sort: TaskListQuery['sort'] = '-createdAt', after?: TaskListQuery['after']): Promise<string> {
-  const { text, values } = listStatement({ userId: USER, filters, sort, limit: 20, after, includeEvents: false })
+async function plan(filters: TaskListFilters, sort: TaskListQuery['sort'] = '-createdAt', after?: TaskListQuery['after'], readRange = false): Promise<string> {
+  const { text, values } = listStatement({ userId: USER, filters, sort, limit: 20, after, includeEvents: false }, readRange)
   const rows = await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)
   return rows.map((r) => r['QUERY PLAN']).join('\n')
 }
@@ -55,10 +56,18 @@ describe('the list reads an index of the user’s tasks', () => {
     ['inactive tasks', { active: false }, '-createdAt', /tracking_tasks_user_\w+_idx/],
     ['a creation range', { createdFrom: FROM, createdTo: TO }, '-createdAt', /tracking_tasks_user_created_idx/],
     ['a change range', { updatedFrom: FROM, updatedTo: TO }, '-updatedAt', /tracking_tasks_user_updated_idx/],
+    ['a milestone', { milestone: ['out_for_delivery'] }, '-createdAt', /tracking_tasks_user_\w+_idx/],
   ])('%s', async (_name, filters, sort, index) => {
     const text = await plan(filters, sort)
     expect(text).toMatch(index)
     expect(text).not.toMatch(/Seq Scan on tracking_tasks/)
+  })
+
+  it('reads a narrow range of the other time through its own index, and sorts it', async () => {
+    const day = { updatedFrom: new Date(Date.now() - 25 * 86_400_000), updatedTo: new Date(Date.now() - 24 * 86_400_000) }
+    expect(await plan(day, '-createdAt', undefined, true)).toMatch(/Sort[\s\S]*tracking_tasks_user_updated_idx/)
+    const week = { createdFrom: new Date(Date.now() - 30 * 86_400_000), createdTo: new Date(Date.now() - 23 * 86_400_000) }
+    expect(await plan(week, 'updatedAt', undefined, true)).toMatch(/Sort[\s\S]*tracking_tasks_user_created_idx/)
   })
 
   it('starts a later page at the cursor’s position in the index', async () => {

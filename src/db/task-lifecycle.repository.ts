@@ -19,6 +19,9 @@ export interface ListedTask {
 
 export type RefreshRequest = { outcome: 'requested'; nextCheckAt: Date } | { outcome: 'too_soon'; retryAfterSeconds: number } | { outcome: 'not_found' }
 
+/** A range of at most this many tasks is read and sorted rather than walked (a few ms of sorting). */
+const NARROW_RANGE = 20_000
+
 /** A refresh now is taken at most once per this many seconds per task. */
 export const REFRESH_INTERVAL_SECONDS = 60
 
@@ -37,7 +40,7 @@ const SORTS = {
  * (keyset), so a page costs the same wherever it is. Each row is the task's document as the
  * database writes it (task-document.ts).
  */
-export function listStatement(query: TaskListQuery): { text: string; values: unknown[] } {
+export function listStatement(query: TaskListQuery, readRange = false): { text: string; values: unknown[] } {
   const sort = SORTS[query.sort]
   const values: unknown[] = [query.userId]
   const param = (value: unknown) => `$${values.push(value)}`
@@ -58,7 +61,7 @@ export function listStatement(query: TaskListQuery): { text: string; values: unk
     text: `SELECT ${fullTaskDocumentOf({ events: query.includeEvents })} AS document, t.id, t.${sort.column}::text AS sort_key
              FROM tracking_tasks t
             WHERE ${where.join(' AND ')}
-            ORDER BY t.${sort.column} ${sort.direction}, t.id ${sort.direction}
+            ORDER BY ${readRange ? `t.${sort.column} + interval '0'` : `t.${sort.column}`} ${sort.direction}, t.id ${sort.direction}
             LIMIT ${param(query.limit + 1)}`,
     values,
   }
@@ -77,11 +80,31 @@ export class TaskLifecycleRepository {
     return row?.document
   }
 
-  /** One page of the list (listStatement), named per shape of filters: the shape's plan is kept. */
+  /**
+   * One page of the list (listStatement), named per shape of filters: the shape's plan is kept.
+   * A time range on the column the page is not sorted by is read through its own index and sorted
+   * when it holds at most NARROW_RANGE tasks of the user (counted first, through that index); a
+   * wider one walks the sort's index. The planner cannot tell: creation and change times move
+   * together, and it took them as independent (a kept plan walked a million rows for a day).
+   */
   async list(query: TaskListQuery): Promise<ListedTask[]> {
-    const { text, values } = listStatement(query)
+    const { text, values } = listStatement(query, await this.rangeIsNarrow(query))
     const rows = await this.db.query<{ document: string; id: number; sort_key: string }>(text, values, `task_list_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`)
     return rows.map((row) => ({ document: row.document, position: { key: row.sort_key, id: row.id } }))
+  }
+
+  /** Whether the query has a time range on the column it is not sorted by that holds few of the user's tasks. */
+  private async rangeIsNarrow({ userId, sort, filters }: TaskListQuery): Promise<boolean> {
+    const [column, from, to] = sort.endsWith('createdAt') ? (['updated_at', filters.updatedFrom, filters.updatedTo] as const) : (['created_at', filters.createdFrom, filters.createdTo] as const)
+    if (!from && !to) return false
+    const [row] = await this.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM tracking_tasks WHERE user_id = $1 AND ${column} >= COALESCE($2, '-infinity'::timestamptz) AND ${column} < COALESCE($3, 'infinity'::timestamptz) LIMIT $4
+       ) x`,
+      [userId, from ?? null, to ?? null, NARROW_RANGE + 1],
+      `task_list_range_${column}`,
+    )
+    return row!.n <= NARROW_RANGE
   }
 
   /**

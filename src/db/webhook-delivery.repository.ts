@@ -110,7 +110,7 @@ export class WebhookDeliveryRepository {
             AND (d.endpoint_id IS NULL OR e.enabled)
             AND ${HOST_OF_URL} <> ALL($4::text[])
           ORDER BY d.next_attempt_at
-          LIMIT $8 * 4
+          LIMIT $8
           FOR UPDATE OF d SKIP LOCKED
        ),
        picked AS (

@@ -88,9 +88,18 @@ export class WebhookDeliveryService {
     for (const delivery of claimed) {
       this.inFlight++
       adjust(this.claimedPerHost, delivery.host, +1)
-      const attempt = this.attempt(delivery).finally(() => {
-        this.inFlight--
+      // The host's slot is free once its answer is in: the next claim for it overlaps the
+      // recording of this outcome (the process's slot is held until then).
+      let holdsHost = true
+      const hostDone = () => {
+        if (!holdsHost) return
+        holdsHost = false
         adjust(this.claimedPerHost, delivery.host, -1)
+        this.onSlotFree()
+      }
+      const attempt = this.attempt(delivery, hostDone).finally(() => {
+        hostDone()
+        this.inFlight--
         this.attempts.delete(attempt)
         this.onSlotFree()
       })
@@ -104,11 +113,18 @@ export class WebhookDeliveryService {
     await Promise.all([...this.attempts])
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, hostDone: () => void): Promise<void> {
     const admitted = await this.enterHost(delivery.host)
     if (admitted !== true) {
       await this.repository.release(delivery, admitted).catch((error: unknown) => this.log.warn({ err: error, webhookId: delivery.webhookId }, 'could not give a webhook back'))
       return
+    }
+    let inHost = true
+    const leave = () => {
+      if (!inHost) return
+      inHost = false
+      this.leaveHost(delivery.host)
+      hostDone()
     }
     try {
       const startedAt = this.now()
@@ -118,6 +134,7 @@ export class WebhookDeliveryService {
         webhookHeaders(delivery.secrets, delivery.webhookId, timestamp, delivery.payload),
         delivery.payload,
       )
+      leave()
       const limit = this.limitOf(delivery.host)
       limit.record({ kind: answerKind(result.statusCode), durationMs: result.durationMs, retryAfterMs: result.retryAfterMs }, this.now().getTime())
       this.metrics.webhookHostLimit.set({ host: delivery.host }, limit.limit)
@@ -138,7 +155,7 @@ export class WebhookDeliveryService {
       // The database is unreachable: the lease runs out and the attempt is counted then.
       this.log.warn({ err: error, webhookId: delivery.webhookId }, 'could not record a webhook attempt')
     } finally {
-      this.leaveHost(delivery.host)
+      leave()
     }
   }
 
