@@ -57,12 +57,20 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
   if (filters.updatedFrom) where.push(`t.updated_at >= ${param(filters.updatedFrom)}`)
   if (filters.updatedTo) where.push(`t.updated_at < ${param(filters.updatedTo)}`)
   if (query.after) where.push(`(t.${sort.column}, t.id) ${sort.after} (${param(query.after.key)}::timestamptz, ${param(query.after.id)}::bigint)`)
+  const order = `ORDER BY t.${sort.column} ${sort.direction}, t.id ${sort.direction}`
+  const select = `SELECT ${fullTaskDocumentOf({ events: query.includeEvents })} AS document, t.id, t.${sort.column}::text AS sort_key`
+  if (!readRange) {
+    return { text: `${select} FROM tracking_tasks t WHERE ${where.join(' AND ')} ${order} LIMIT ${param(query.limit + 1)}`, values }
+  }
+  // The range read through its own index and sorted (an expression no index serves); the page's
+  // ids first, so that only the page's tasks are written as documents, not the whole range's.
   return {
-    text: `SELECT ${fullTaskDocumentOf({ events: query.includeEvents })} AS document, t.id, t.${sort.column}::text AS sort_key
-             FROM tracking_tasks t
-            WHERE ${where.join(' AND ')}
-            ORDER BY ${readRange ? `t.${sort.column} + interval '0'` : `t.${sort.column}`} ${sort.direction}, t.id ${sort.direction}
-            LIMIT ${param(query.limit + 1)}`,
+    text: `${select}
+             FROM (SELECT t.id FROM tracking_tasks t WHERE ${where.join(' AND ')}
+                    ORDER BY t.${sort.column} + interval '0' ${sort.direction}, t.id ${sort.direction}
+                    LIMIT ${param(query.limit + 1)}) page
+             JOIN tracking_tasks t ON t.id = page.id
+            ${order}`,
     values,
   }
 }

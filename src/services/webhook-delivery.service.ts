@@ -6,6 +6,8 @@ import type { WebhookHttp } from '../webhooks/webhook-http'
 import { webhookHeaders } from '../webhooks/signing'
 
 const REAP_EVERY_MS = 1000
+/** Receiving hosts whose learned limits are kept however idle. */
+const HOSTS_KEPT = 1000
 
 export interface DeliveryOptions {
   /** WEBHOOK_RETRY_SCHEDULE in ms: the waits after attempt 1, 2, … */
@@ -77,6 +79,7 @@ export class WebhookDeliveryService {
       this.nextReapAt = now + REAP_EVERY_MS
       // A lease that ran out is an attempt that got no answer: the schedule says what follows.
       await this.repository.reapExpiredLeases((attemptInCycle) => this.verdict({ attemptInCycle, statusCode: 0, retryAfterMs: undefined }))
+      this.forgetIdleHosts(now)
     }
     const free = this.options.concurrency - this.inFlight
     if (free <= 0) return false
@@ -161,6 +164,16 @@ export class WebhookDeliveryService {
 
   private verdict(facts: AttemptFacts): AttemptVerdict {
     return afterAttempt(facts, { scheduleMs: this.options.scheduleMs, now: this.now(), random: this.random() })
+  }
+
+  /** Past HOSTS_KEPT hosts, the limits of hosts with nothing in flight and no pause are forgotten (they start afresh). */
+  private forgetIdleHosts(now: number): void {
+    if (this.limits.size <= HOSTS_KEPT) return
+    for (const [host, limit] of this.limits) {
+      if (this.claimedPerHost.has(host) || !limit.open(now)) continue
+      this.limits.delete(host)
+      this.metrics.webhookHostLimit.remove({ host })
+    }
   }
 
   private limitOf(host: string): HostLimit {

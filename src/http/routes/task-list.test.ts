@@ -102,6 +102,16 @@ describe('GET /openapi/tracking-subscriptions/list', () => {
     await t.db.query(`DELETE FROM tracking_tasks WHERE user_id = $1 AND tracking_number LIKE 'LATE%'`, [owner.userId])
   })
 
+  it('walks a range of the other time (read through its own index) page by page, in order, each task once', async () => {
+    const range = 'updatedFrom=2026-11-02T00:00:00Z&updatedTo=2026-11-03T00:00:00Z'
+    const byCreation = await walk(`${range}&limit=4`)
+    expect(byCreation).toHaveLength(30)
+    expect(byCreation.map((i) => i.taskId)).toEqual((await walk('limit=100')).filter((i) => ids.includes(i.taskId)).map((i) => i.taskId))
+    const byChange = await walk('createdFrom=2026-11-01T00:00:00Z&createdTo=2026-11-01T00:15:00Z&sort=updatedAt&limit=3')
+    expect(byChange.map((i) => i.updatedAt)).toEqual([...byChange.map((i) => i.updatedAt)].sort())
+    expect(byChange).toHaveLength(15)
+  })
+
   it('filters, each filter alone and combined with AND', async () => {
     const numbers = async (query: string) => (await walk(query)).map((i) => i.trackingNumber).sort()
     expect(await numbers('standardStatus=delivered,exception')).toEqual(Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 4 >= 2).map((i) => `LIST${i}`).sort())
