@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fedexMeaning } from '../carriers/fedex/fedex.mapper'
+import { UPARCEL_STATUSES } from '../carriers/uparcel/uparcel.format'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import type { Database } from './database'
 import { eventsViewOf } from './events-view'
@@ -48,5 +50,63 @@ describe('migrate', () => {
     expect(rows[0]!.kept).toBe(rows[0]!.rebuilt)
     expect((JSON.parse(rows[0]!.kept) as { eventTime: string }[]).map((e) => e.eventTime)).toEqual(['2026-11-19T01:00:00.000Z', '2026-11-20T06:15:30.123Z'])
     expect(rows[1]!.kept).toBe('[]')
+  })
+})
+
+describe('migration 0010 (milestones and endpoints)', () => {
+  it('gives stored events and tasks their milestones as the carriers’ tables do, and deliveries their user', async () => {
+    const old = await createTestDatabase({ migrated: false, poolSize: 1 })
+    try {
+      await migrate(old.db, loadMigrations().filter((m) => m.version < 10))
+      const [{ id: userId }] = (await old.db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('m', 'whsec_m') RETURNING id`)) as [{ id: number }]
+      const task = async (carrier: string, number: string, status: string) =>
+        (
+          await old.db.query<{ id: number }>(`INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, standard_status) VALUES ($1, $2, $3, 'https://a.example/', $4) RETURNING id`, [
+            userId,
+            carrier,
+            number,
+            status,
+          ])
+        )[0]!.id
+      // [carrier, code, its standard status, exception text]: each code's event, the newest last.
+      const events: [string, string, string, string][] = [
+        ['FEDEX', 'OC', 'pending', ''],
+        ['FEDEX', 'PU', 'in_transit', ''],
+        ['FEDEX', 'OD', 'in_transit', ''],
+        ['FEDEX', 'HL', 'in_transit', ''],
+        ['FEDEX', 'DE', 'exception', 'Customer not available or business closed'],
+        ['FEDEX', 'DE', 'exception', 'Package damaged'],
+        ['FEDEX', 'DL', 'delivered', ''],
+        ['FEDEX', 'ZZ', '', ''],
+        ['UPARCEL', 'POSTED', 'pending', ''],
+        ['UPARCEL', 'OUT_FOR_DELIVERY', 'in_transit', ''],
+        ['UPARCEL', 'FAILED_DELIVERY', 'exception', ''],
+        ['UPARCEL', 'ON_HOLD', 'exception', ''],
+      ]
+      const ids: number[] = []
+      for (const [i, [carrier, code, status, exception]] of events.entries()) {
+        // One task per event, whose status is the event's (or in transit for an unknown code).
+        const id = await task(carrier, `MIG${i}`, status || 'in_transit')
+        ids.push(id)
+        await old.db.query(`INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, exception_description) VALUES ($1, 'k', now(), $2, $3, $4)`, [id, code, status, exception])
+      }
+      const quiet = await task('FEDEX', 'MIGQUIET', 'pending')
+      await old.db.query(`INSERT INTO webhook_deliveries (task_id, webhook_id, payload) VALUES ($1, 'msg_mig', '{}')`, [ids[0]])
+
+      await migrate(old.db)
+      const tasks = await old.db.query<{ id: number; milestone: string; event_milestone: string | null }>(
+        `SELECT t.id, t.milestone, (SELECT e.milestone FROM tracking_events e WHERE e.task_id = t.id) AS event_milestone FROM tracking_tasks t ORDER BY t.id`,
+      )
+      const expected = events.map(([carrier, code, , exception]) =>
+        carrier === 'FEDEX' ? (fedexMeaning(code, code, exception)?.milestone ?? '') : (UPARCEL_STATUSES.meaning(code)?.milestone ?? ''),
+      )
+      expect(tasks.filter((t) => t.id !== quiet).map((t) => t.event_milestone)).toEqual(expected)
+      // A task takes its newest event's milestone when it is one of its status's; otherwise its status's own.
+      expect(tasks.filter((t) => t.id !== quiet).map((t) => t.milestone)).toEqual(expected.map((m) => m || 'in_transit'))
+      expect(tasks.find((t) => t.id === quiet)!.milestone).toBe('pending')
+      expect(await old.db.query(`SELECT user_id FROM webhook_deliveries`)).toEqual([{ user_id: userId }])
+    } finally {
+      await old.close()
+    }
   })
 })
