@@ -56,31 +56,50 @@ export interface ReplayWindow {
   endpointId?: number
 }
 
+/** One page of the log (and one more row, to tell whether there is a next one): newest first, from the cursor's position. */
+export function logStatement(userId: number, filters: DeliveryLogFilters, limit: number, after: ListPosition | undefined): { text: string; values: unknown[] } {
+  const values: unknown[] = [userId]
+  const param = (value: unknown) => `$${values.push(value)}`
+  const where = ['d.user_id = $1']
+  if (filters.status) where.push(`d.status = ${param(filters.status)}`)
+  if (filters.eventType) where.push(`d.event_type = ${param(filters.eventType)}`)
+  if (filters.endpointId !== undefined) where.push(`d.endpoint_id = ${param(filters.endpointId)}`)
+  if (filters.taskId !== undefined) where.push(`d.task_id = ${param(filters.taskId)}`)
+  if (filters.createdFrom) where.push(`d.created_at >= ${param(filters.createdFrom)}`)
+  if (filters.createdTo) where.push(`d.created_at < ${param(filters.createdTo)}`)
+  if (after) where.push(`(d.created_at, d.id) < (${param(after.key)}::timestamptz, ${param(after.id)}::bigint)`)
+  return {
+    text: `SELECT d.id, d.created_at::text AS sort_key, d.webhook_id, d.event_type, d.task_id, d.endpoint_id, d.status, d.attempt_count,
+                  d.created_at, d.last_attempt_at, CASE WHEN d.status = 'retry_wait' THEN d.next_attempt_at END AS next_retry_at,
+                  d.response_status_code, d.error_message
+             FROM webhook_deliveries d
+            WHERE ${where.join(' AND ')}
+            ORDER BY d.created_at DESC, d.id DESC
+            LIMIT ${param(limit + 1)}`,
+    values,
+  }
+}
+
+/** The failed deliveries of a user's window (of one endpoint when given), oldest first, locked: the bulk replay's pick. */
+export const REPLAY_PICK_SQL = `
+  SELECT d.id
+    FROM webhook_deliveries d
+    LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+   WHERE d.user_id = $1 AND d.status = 'failed'
+     AND d.created_at >= $2 AND d.created_at < $3
+     AND ($4::bigint IS NULL OR d.endpoint_id = $4)
+     AND (d.endpoint_id IS NULL OR e.enabled)
+   ORDER BY d.created_at, d.id
+   LIMIT $5
+   FOR UPDATE OF d SKIP LOCKED`
+
 export class DeliveryLogRepository {
   constructor(private readonly db: Database) {}
 
   /** One page (and one more row, to tell whether there is a next one). */
   async list(userId: number, filters: DeliveryLogFilters, limit: number, after: ListPosition | undefined): Promise<{ entry: DeliveryLogEntry; position: ListPosition }[]> {
-    const values: unknown[] = [userId]
-    const param = (value: unknown) => `$${values.push(value)}`
-    const where = ['d.user_id = $1']
-    if (filters.status) where.push(`d.status = ${param(filters.status)}`)
-    if (filters.eventType) where.push(`d.event_type = ${param(filters.eventType)}`)
-    if (filters.endpointId !== undefined) where.push(`d.endpoint_id = ${param(filters.endpointId)}`)
-    if (filters.taskId !== undefined) where.push(`d.task_id = ${param(filters.taskId)}`)
-    if (filters.createdFrom) where.push(`d.created_at >= ${param(filters.createdFrom)}`)
-    if (filters.createdTo) where.push(`d.created_at < ${param(filters.createdTo)}`)
-    if (after) where.push(`(d.created_at, d.id) < (${param(after.key)}::timestamptz, ${param(after.id)}::bigint)`)
-    const rows = await this.db.query<LogRow>(
-      `SELECT d.id, d.created_at::text AS sort_key, d.webhook_id, d.event_type, d.task_id, d.endpoint_id, d.status, d.attempt_count,
-              d.created_at, d.last_attempt_at, CASE WHEN d.status = 'retry_wait' THEN d.next_attempt_at END AS next_retry_at,
-              d.response_status_code, d.error_message
-         FROM webhook_deliveries d
-        WHERE ${where.join(' AND ')}
-        ORDER BY d.created_at DESC, d.id DESC
-        LIMIT ${param(limit + 1)}`,
-      values,
-    )
+    const { text, values } = logStatement(userId, filters, limit, after)
+    const rows = await this.db.query<LogRow>(text, values)
     return rows.map((r) => ({
       position: { key: r.sort_key, id: r.id },
       entry: {
@@ -106,18 +125,7 @@ export class DeliveryLogRepository {
    */
   async replayFailed(userId: number, window: ReplayWindow, limit: number): Promise<number> {
     const rows = await this.db.query(
-      `WITH picked AS (
-         SELECT d.id
-           FROM webhook_deliveries d
-           LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-          WHERE d.user_id = $1 AND d.status = 'failed'
-            AND d.created_at >= $2 AND d.created_at < $3
-            AND ($4::bigint IS NULL OR d.endpoint_id = $4)
-            AND (d.endpoint_id IS NULL OR e.enabled)
-          ORDER BY d.created_at, d.id
-          LIMIT $5
-          FOR UPDATE OF d SKIP LOCKED
-       )
+      `WITH picked AS (${REPLAY_PICK_SQL})
        UPDATE webhook_deliveries d
           SET status = 'pending', next_attempt_at = now(), cycle_start_attempt = d.attempt_count, updated_at = now()
          FROM picked
