@@ -118,7 +118,8 @@ export function createPool(connectionString: string, max: number): pg.Pool {
   })
 }
 
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'])
+// ENOENT: a Unix socket that is not there (the embedded server between its death and its restart).
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENOENT'])
 
 /** SQLSTATE classes that mean "the server cannot serve you now", not "your query is wrong". */
 function isUnavailableSqlState(code: string): boolean {
