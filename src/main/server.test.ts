@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { exitOf, freePort, runEntry, startService, type ServiceProcess } from '../../test/support/service-process'
 import { tempDataDir as newDataDir } from '../../test/support/run-database'
-import { createTestDatabase, onPostgres } from '../../test/support/test-database'
+import { createTestDatabase } from '../../test/support/test-database'
 import { waitFor } from '../../test/support/wait-for'
 import { isAlive } from '../db/embedded/postmaster'
 import { openDatabase } from '../db/open-database'
@@ -45,7 +45,9 @@ function ownerOf(pid: number): number {
   return statSync(`/proc/${pid}`).uid
 }
 
-describe.runIf(!onPostgres)('the service on its embedded PostgreSQL server', () => {
+// The default deployment, whatever database the run's other tests use: each test here starts
+// services on a data directory of its own (DATABASE_URL is never passed on to them).
+describe('the service on its embedded PostgreSQL server', () => {
   it('creates its database, refuses a second service, serves the CLI, and stops its server with itself', async () => {
     const DATA_DIR = tempDataDir()
     const first = await startService({ DATA_DIR, ADMIN_TOKEN, LOG_LEVEL: 'info' })
