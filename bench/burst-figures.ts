@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import pg from 'pg'
-import { CarrierSimulator } from '../src/simulator/simulator'
+import { createCarrierSimulator } from '../src/carriers/registry'
 import { startService } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { load } from './load'
@@ -26,7 +26,7 @@ async function startReceiver(): Promise<{ child: ChildProcess; url: string }> {
 }
 
 export async function burstFigures(kind: string, env: Record<string, string>, dbUrl: () => string, adminToken: string, row: Row, seconds: number): Promise<void> {
-  const sim = new CarrierSimulator({ stepMs: 0 })
+  const sim = createCarrierSimulator({ stepMs: 0 })
   await sim.start()
   const receiver = await startReceiver()
   const service = await startService({

@@ -6,11 +6,12 @@ import { cpus, totalmem } from 'node:os'
 import pg from 'pg'
 import { runningServerUrl } from '../src/db/embedded/embedded-server'
 import { eventsViewOf } from '../src/db/events-view'
-import { CarrierSimulator } from '../src/simulator/simulator'
+import { createCarrierSimulator } from '../src/carriers/registry'
 import { tempDataDir } from '../test/support/run-database'
 import { freePort, startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { burstFigures } from './burst-figures'
+import { carrierFigures, fetchCeiling } from './carrier-figures'
 import { endpointFigures } from './endpoint-figures'
 import { load, warmLoad } from './load'
 
@@ -20,7 +21,8 @@ import { load, warmLoad } from './load'
  * in time. Prints a markdown table (docs/performance.md keeps the latest).
  *
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
- *                    [--api-only x | --workers-only x | --burst-only x] [--only subscribe,batch,query,list]
+ *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x] [--only subscribe,batch,query,list]
+ *                    [--outage-tasks 500000]
  */
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith('--') ? [[a.slice(2), all[i + 1] ?? '']] : [])))
@@ -347,7 +349,7 @@ async function rawBatchCeiling(dbUrl: string, table: string, seconds: number): P
 let rawNumber = 0
 
 async function workerFigures(kind: string, env: Record<string, string>, dbUrl: () => string) {
-  const sim = new CarrierSimulator({ stepMs: 0 })
+  const sim = createCarrierSimulator({ stepMs: 0 })
   await sim.start()
   let received = 0
   const receiver = createServer((req, res) => {
@@ -393,7 +395,7 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
 
     // 5. Refresh: numbers fetched and applied per second through the simulator. The ceiling is
     // measured first, while the worker is idle.
-    const ceiling = await fetchCeiling(sim)
+    const ceiling = await fetchCeiling(sim, ['FEDEX', 'UPARCEL'], SECONDS)
     let started = Date.now()
     await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
     await waitFor(`SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1`, [userId])
@@ -453,29 +455,20 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
   }
 }
 
-/** The refresh ceiling: both adapters alone against the simulator, in a child process (bench/fetch-ceiling.ts). */
-async function fetchCeiling(sim: CarrierSimulator): Promise<number> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fetch-ceiling.ts'], {
-    env: { ...process.env, FEDEX_API_URL: sim.fedexUrl, UPARCEL_API_URL: sim.uparcelUrl, SECONDS: String(Math.min(SECONDS, 5)) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  let output = ''
-  child.stdout.on('data', (d) => (output += d))
-  await new Promise((resolve) => child.on('exit', resolve))
-  return (JSON.parse(output) as { numbersPerSecond: number }).numbersPerSecond
-}
-
 console.log(`bench: ${cpus().length} cores (${cpus()[0]?.model}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${SECONDS} s per load`)
 for (const kind of DBS) {
   console.log(`\n== ${kind}`)
   await withDatabase(kind, async (env, dbUrl) => {
     if (args.has('burst-only')) return burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
+    const carriers = () => carrierFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS, outageTasks: Number(args.get('outage-tasks') ?? 500_000) })
+    if (args.has('carriers-only')) return carriers()
     // The workers' figures first, on a database that is still small and quiet: after the API
     // figures seed a million tasks and ten million events, autovacuum works through them for
     // minutes and took half of every worker figure (and of the receiver's ceiling) in the same run.
     if (!args.has('api-only')) {
       await workerFigures(kind, env, dbUrl)
       await burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
+      await carriers()
     }
     if (!args.has('workers-only')) await apiFigures(kind, env, dbUrl)
   })

@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { SUPPORTED_CARRIERS } from '../src/domain/carriers'
+import { CARRIER_CODES, CARRIERS } from '../src/carriers/registry'
 import { ERROR_CODES } from '../src/domain/errors'
 import { EVENT_TYPES } from '../src/domain/event-types'
 import { SETTINGS } from '../src/domain/settings'
 import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../src/domain/statuses'
 import { HTTP_STATUS } from '../src/http/error-handler'
-import { FEDEX_STATUSES } from '../src/carriers/fedex/fedex.mapper'
-import { UPARCEL_STATUSES } from '../src/carriers/uparcel/uparcel.format'
 import { MILESTONE_NAMES } from '../src/domain/milestones'
 import { renderStatusTable } from './support/status-table-doc'
 
@@ -31,8 +29,8 @@ describe('docs/api.md', () => {
   })
 
   it('names the supported carriers and the settings with their bounds', () => {
-    expect(api).toContain(`supported carriers (${codeList(SUPPORTED_CARRIERS)})`)
-    expect(api).toContain(`(supported: ${SUPPORTED_CARRIERS.join(', ')})`)
+    expect(api).toContain(`carriers of the registry (${codeList(CARRIER_CODES)})`)
+    expect(api).toContain(`(supported: ${CARRIER_CODES.join(', ')})`)
     for (const [name, s] of Object.entries(SETTINGS)) expect(api).toContain(`\`${name}\` (integer ${s.min}..${s.max}, default ${s.default})`)
   })
 })
@@ -47,8 +45,7 @@ describe('docs/webhooks.md', () => {
 describe('docs/carriers.md', () => {
   it("shows each carrier's status and milestone table as the code has it", () => {
     const carriers = doc('carriers.md')
-    expect(carriers).toContain(renderStatusTable('FedEx codes (derivedCode or code)', FEDEX_STATUSES))
-    expect(carriers).toContain(renderStatusTable('uParcel `status_code`', UPARCEL_STATUSES))
+    for (const carrier of CARRIERS) expect(carriers, carrier.code).toContain(renderStatusTable(`${carrier.name} codes`, carrier.statusTable))
   })
 
   it('lists the milestones in docs/api.md', () => {

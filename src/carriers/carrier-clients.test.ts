@@ -1,31 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CarrierSimulator } from '../simulator/simulator'
 import { CarrierError, type CarrierAdapter } from './carrier'
-import { FedexClient } from './fedex/fedex.client'
-import { UparcelClient } from './uparcel/uparcel.client'
+import type { CarrierPlugin } from './carrier-plugin'
+import { FEDEX } from './fedex/fedex.plugin'
+import { CARRIERS, createCarrierSimulator } from './registry'
 
-// The adapters' real HTTP code against the project's simulator on loopback.
-let sim: CarrierSimulator
+// Every carrier's adapter, its real HTTP code, against the project's simulator on loopback,
+// which enforces the credentials given here.
+const credentialsOf = (carrier: CarrierPlugin, value: (field: string) => string) => Object.fromEntries(Object.keys(carrier.env.credentials).map((field) => [field, value(field)]))
+const good = (carrier: CarrierPlugin) => credentialsOf(carrier, (field) => `${field}-ok`)
+
+let sim: ReturnType<typeof createCarrierSimulator>
 beforeAll(async () => {
-  sim = new CarrierSimulator({ stepMs: 0, timeoutDelayMs: 1500, fedex: { clientId: 'id', clientSecret: 'secret' }, uparcel: { apiKey: 'key', secretKey: 'sk' } })
+  sim = createCarrierSimulator({ stepMs: 0, timeoutDelayMs: 1500, credentials: Object.fromEntries(CARRIERS.map((c) => [c.simulator.path, good(c)])) })
   await sim.start()
 })
 afterAll(() => sim.stop())
 
-const clients: [string, () => CarrierAdapter][] = [
-  ['FedEx', () => new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 'secret', timeoutMs: 500 })],
-  ['uParcel', () => new UparcelClient({ baseUrl: sim.uparcelUrl, apiKey: 'key', secretKey: 'sk', timeoutMs: 500 })],
-]
-const statsOf = (name: string) => (name === 'FedEx' ? sim.stats().fedex : sim.stats().uparcel)
+const adapter = (carrier: CarrierPlugin, credentials = good(carrier), baseUrl = sim.urlOf(carrier.simulator)): CarrierAdapter => carrier.createAdapter({ baseUrl, credentials, timeoutMs: 500 })
+const statsOf = (carrier: CarrierPlugin) => sim.stats().carriers[carrier.simulator.path]!
 
-describe.each(clients)('%s adapter', (name, make) => {
+describe.each(CARRIERS.map((c) => [c.name, c] as const))('%s adapter', (name, carrier) => {
+  const make = () => adapter(carrier)
   let seq = 0
   const unique = (prefix: string) => `${prefix}${name.toUpperCase()}${Date.now()}${++seq}`
 
   it('fetches a batch, asking for a token once and reusing it', async () => {
     const client = make()
     try {
-      const before = statsOf(name).tokenRequests
+      const before = statsOf(carrier).tokenRequests
       const numbers = Array.from({ length: client.maxBatchSize }, () => unique('DL'))
       for (let i = 0; i < 5; i++) {
         const lookups = await client.fetch(numbers)
@@ -34,7 +36,7 @@ describe.each(clients)('%s adapter', (name, make) => {
         expect(first?.found && first.snapshot.standardStatus).toBe('delivered')
         expect(first?.found && first.snapshot.events.map((e) => e.status)).toEqual(['pending', 'in_transit', 'in_transit', 'in_transit', 'delivered'])
       }
-      expect(statsOf(name).tokenRequests - before).toBe(1)
+      expect(statsOf(carrier).tokenRequests - before).toBe(1)
     } finally {
       await client.close()
     }
@@ -52,10 +54,10 @@ describe.each(clients)('%s adapter', (name, make) => {
   it('renews an expired token once and goes on', async () => {
     const client = make()
     await client.fetch([unique('DL')])
-    const before = statsOf(name).tokenRequests
+    const before = statsOf(carrier).tokenRequests
     const lookups = await client.fetch([unique('FEXPIRED')])
     expect([...lookups.values()][0]).toMatchObject({ found: true })
-    expect(statsOf(name).tokenRequests - before).toBe(1)
+    expect(statsOf(carrier).tokenRequests - before).toBe(1)
     await client.close()
   })
 
@@ -77,19 +79,13 @@ describe.each(clients)('%s adapter', (name, make) => {
   })
 
   it('reports refused credentials as unauthorized', async () => {
-    const client =
-      name === 'FedEx'
-        ? new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 'wrong', timeoutMs: 500 })
-        : new UparcelClient({ baseUrl: sim.uparcelUrl, apiKey: 'key', secretKey: 'wrong', timeoutMs: 500 })
+    const client = adapter(carrier, credentialsOf(carrier, () => 'wrong'))
     await expect(client.fetch(['DL1'])).rejects.toMatchObject({ failure: 'unauthorized' })
     await client.close()
   })
 
   it('reports an unreachable carrier as a network failure', async () => {
-    const client =
-      name === 'FedEx'
-        ? new FedexClient({ baseUrl: 'http://127.0.0.1:1', clientId: 'id', clientSecret: 'secret', timeoutMs: 500 })
-        : new UparcelClient({ baseUrl: 'http://127.0.0.1:1/', apiKey: 'key', secretKey: 'sk', timeoutMs: 500 })
+    const client = adapter(carrier, good(carrier), 'http://127.0.0.1:1/')
     await expect(client.fetch(['DL1'])).rejects.toMatchObject({ failure: 'network' })
     await client.close()
   })
@@ -97,7 +93,7 @@ describe.each(clients)('%s adapter', (name, make) => {
 
 describe('FedEx reused number through the simulator', () => {
   it('follows the live shipment, not the old one', async () => {
-    const client = new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 'secret', timeoutMs: 500 })
+    const client = adapter(FEDEX)
     const number = `RU${Date.now()}`
     const lookup = (await client.fetch([number])).get(number)
     if (!lookup?.found) throw new Error('expected found')

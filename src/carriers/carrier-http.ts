@@ -35,11 +35,19 @@ export class CarrierHttp {
     this.agent = new Agent({ connectTimeout: options.timeoutMs, keepAliveTimeout: 30_000, connections: 16 })
   }
 
-  async post(url: string, init: { headers: Record<string, string>; body: string }): Promise<CarrierResponse> {
+  post(url: string, init: { headers: Record<string, string>; body: string }): Promise<CarrierResponse> {
+    return this.send('POST', url, init)
+  }
+
+  get(url: string, init: { headers: Record<string, string> }): Promise<CarrierResponse> {
+    return this.send('GET', url, { ...init, body: undefined })
+  }
+
+  private async send(method: 'GET' | 'POST', url: string, init: { headers: Record<string, string>; body: string | undefined }): Promise<CarrierResponse> {
     let response: Dispatcher.ResponseData
     try {
       response = await request(url, {
-        method: 'POST',
+        method,
         headers: { 'accept-encoding': 'gzip, deflate, br', accept: 'application/json', ...init.headers },
         body: init.body,
         dispatcher: this.agent,

@@ -1,4 +1,3 @@
-import type { CarrierCode } from '../domain/carriers'
 import type { CarrierSnapshot } from '../domain/tracking-update'
 
 /**
@@ -7,7 +6,6 @@ import type { CarrierSnapshot } from '../domain/tracking-update'
  * per-number outcomes (found, not found) come back in the map, keyed by tracking number.
  */
 export interface CarrierAdapter {
-  readonly code: CarrierCode
   readonly maxBatchSize: number
   fetch(trackingNumbers: string[]): Promise<Map<string, CarrierLookup>>
   close(): Promise<void>

@@ -1,3 +1,5 @@
+import type { CarrierEnvironment } from '../carriers/carrier-plugin'
+import { CARRIERS } from '../carriers/registry'
 import { parseRetrySchedule } from '../domain/webhook-schedule'
 
 /**
@@ -37,8 +39,8 @@ export interface Config {
   /** How long a refresh claim holds its tasks; a crashed worker's tasks are due again after it. */
   refreshLeaseMs: number
   carrierTimeoutMs: number
-  fedex: { apiUrl: string; clientId: string | undefined; clientSecret: string | undefined; requestsPerSecond: number }
-  uparcel: { apiUrl: string; apiKey: string | undefined; secretKey: string | undefined; requestsPerSecond: number }
+  /** Each carrier of the registry by its code, from the variables its plugin names. */
+  carriers: Record<string, CarrierSettings>
   /** How long each stage of a simulated story lasts, for carriers served by the simulator. */
   simulatorStepMs: number
   webhook: {
@@ -51,6 +53,16 @@ export interface Config {
     hostConcurrencyMax: number
     pollMs: number
   }
+}
+
+export interface CarrierSettings {
+  apiUrl: string
+  /** Every credential the carrier needs, or undefined when any is missing (then it is simulated). */
+  credentials: Record<string, string> | undefined
+  /** The names of the credential variables, for messages. */
+  credentialVariables: string[]
+  requestsPerSecond: number
+  requiredInProduction: boolean
 }
 
 export class ConfigError extends Error {}
@@ -99,18 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     refreshClaimLimit: integer(env, 'REFRESH_CLAIM_LIMIT', 300, 1, 10_000),
     refreshLeaseMs: integer(env, 'REFRESH_LEASE_SECONDS', 60, 1, 3600) * 1000,
     carrierTimeoutMs: integer(env, 'CARRIER_TIMEOUT_MS', 15_000, 100, 120_000),
-    fedex: {
-      apiUrl: (optional(env, 'FEDEX_API_URL') ?? 'https://apis.fedex.com').replace(/\/+$/, ''),
-      clientId: optional(env, 'FEDEX_CLIENT_ID'),
-      clientSecret: optional(env, 'FEDEX_CLIENT_SECRET'),
-      requestsPerSecond: integer(env, 'FEDEX_REQUESTS_PER_SECOND', 50, 1, 1000),
-    },
-    uparcel: {
-      apiUrl: optional(env, 'UPARCEL_API_URL') ?? 'https://www.uparcel.sg/',
-      apiKey: optional(env, 'UPARCEL_API_KEY'),
-      secretKey: optional(env, 'UPARCEL_SECRET_KEY'),
-      requestsPerSecond: integer(env, 'UPARCEL_REQUESTS_PER_SECOND', 10, 1, 1000),
-    },
+    carriers: Object.fromEntries(CARRIERS.map((carrier) => [carrier.code, carrierSettings(env, carrier.env)])),
     simulatorStepMs,
     webhook: {
       scheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
@@ -144,4 +145,20 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: r
   if (raw === undefined) return fallback
   if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`)
   return raw as T
+}
+
+function carrierSettings(env: NodeJS.ProcessEnv, spec: CarrierEnvironment): CarrierSettings {
+  const credentials: Record<string, string> = {}
+  for (const [field, variable] of Object.entries(spec.credentials)) {
+    const value = optional(env, variable)
+    if (value !== undefined) credentials[field] = value
+  }
+  const variables = Object.values(spec.credentials)
+  return {
+    apiUrl: optional(env, spec.apiUrl.variable) ?? spec.apiUrl.fallback,
+    credentials: Object.keys(credentials).length === variables.length ? credentials : undefined,
+    credentialVariables: variables,
+    requestsPerSecond: integer(env, spec.requestsPerSecond.variable, spec.requestsPerSecond.fallback, 1, 1000),
+    requiredInProduction: spec.requiredInProduction,
+  }
 }

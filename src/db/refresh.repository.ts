@@ -66,23 +66,23 @@ export class RefreshRepository {
     })
   }
 
-  /** Claims up to `limit` due tasks, oldest due first, skipping carriers in `pausedCarriers`. */
-  async claimDue(limit: number, leaseMs: number, pausedCarriers: string[] = []): Promise<ClaimedTask[]> {
+  /** Claims up to `limit` due tasks of one carrier, oldest due first. */
+  async claimDue(carrierCode: string, limit: number, leaseMs: number): Promise<ClaimedTask[]> {
     const leaseToken = `${this.workerId}:${++this.claims}`
     const rows = await this.db.query<{ id: number; carrier_code: string; tracking_number: string; refresh_failures: number }>(
       `UPDATE tracking_tasks t
-          SET next_refresh_at = now() + make_interval(secs => $2::float8 / 1000),
-              refresh_lease_until = now() + make_interval(secs => $2::float8 / 1000),
-              refresh_lease_owner = $3
+          SET next_refresh_at = now() + make_interval(secs => $3::float8 / 1000),
+              refresh_lease_until = now() + make_interval(secs => $3::float8 / 1000),
+              refresh_lease_owner = $4
         WHERE t.id IN (
           SELECT id FROM tracking_tasks
-           WHERE next_refresh_at <= now()
-             AND carrier_code <> ALL($4::text[])
+           WHERE carrier_code = $1
+             AND next_refresh_at <= now()
            ORDER BY next_refresh_at
-           LIMIT $1
+           LIMIT $2
            FOR UPDATE SKIP LOCKED)
         RETURNING t.id, t.carrier_code, t.tracking_number, t.refresh_failures`,
-      [limit, leaseMs, leaseToken, pausedCarriers],
+      [carrierCode, limit, leaseMs, leaseToken],
     )
     return rows.map((r) => ({ id: r.id, carrierCode: r.carrier_code, trackingNumber: r.tracking_number, failures: r.refresh_failures, leaseToken }))
   }
@@ -181,10 +181,18 @@ export class RefreshRepository {
     })
   }
 
-  /** Seconds the most overdue active task has been waiting (0 when none is due). */
-  async refreshLagSeconds(): Promise<number> {
+  /** Seconds the most overdue active task of these carriers has been waiting (0 when none is due). */
+  async refreshLagSeconds(carrierCodes: readonly string[]): Promise<number> {
+    // The oldest due task of each carrier, each one index probe.
     const [row] = await this.db.query<{ lag: number | null }>(
-      `SELECT EXTRACT(EPOCH FROM now() - min(next_refresh_at))::float8 AS lag FROM tracking_tasks WHERE next_refresh_at <= now()`,
+      `SELECT EXTRACT(EPOCH FROM now() - min(oldest.next_refresh_at))::float8 AS lag
+         FROM unnest($1::text[]) AS c (carrier_code)
+         CROSS JOIN LATERAL (
+           SELECT next_refresh_at FROM tracking_tasks t
+            WHERE t.carrier_code = c.carrier_code AND t.next_refresh_at <= now()
+            ORDER BY t.next_refresh_at
+            LIMIT 1) AS oldest`,
+      [carrierCodes],
     )
     return Math.max(0, row?.lag ?? 0)
   }

@@ -5,6 +5,7 @@
 export const ERROR_CODES = [
   'validation_error',
   'unsupported_carrier',
+  'carrier_not_detected',
   'unauthorized',
   'not_found',
   'limit_reached',
@@ -29,6 +30,8 @@ export class AppError extends Error {
     readonly details: FieldError[] = [],
     /** For rate_limited: when the caller may try again (the Retry-After header). */
     readonly retryAfterSeconds?: number,
+    /** More of what the caller should know, beside `error` and `details` in the envelope's data. */
+    readonly data?: Record<string, unknown>,
   ) {
     super(message)
     this.name = 'AppError'

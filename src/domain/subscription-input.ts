@@ -1,4 +1,4 @@
-import { isSupportedCarrier, normalizeCarrierCode, SUPPORTED_CARRIERS, type CarrierCode } from './carriers'
+import { normalizeCarrierCode, type CarrierCandidate, type CarrierResolver } from './carriers'
 import { BODY_FIELD, MUST, type FieldError } from './errors'
 
 /**
@@ -13,7 +13,7 @@ export const CALLBACK_URL_MAX = 2048
 export const EXTERNAL_REFERENCE_MAX = 128
 
 export interface SubscriptionRequest {
-  carrierCode: CarrierCode
+  carrierCode: string
   trackingNumber: string
   callbackUrl: string
   externalReferenceNo: string
@@ -23,8 +23,10 @@ export type SubscriptionValidation =
   | { ok: true; value: SubscriptionRequest }
   | {
       ok: false
-      error: 'validation_error' | 'unsupported_carrier'
+      error: 'validation_error' | 'unsupported_carrier' | 'carrier_not_detected'
       details: FieldError[]
+      /** For carrier_not_detected: what detection found. */
+      candidates?: CarrierCandidate[]
       /** Echoed back in batch results: the normalised value when it was a string, else "". */
       carrierCode: string
       trackingNumber: string
@@ -110,7 +112,7 @@ export function externalReferenceProblem(value: unknown): string | undefined {
   return undefined
 }
 
-export function validateSubscription(input: unknown): SubscriptionValidation {
+export function validateSubscription(input: unknown, resolveCarrier: CarrierResolver): SubscriptionValidation {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { ok: false, error: 'validation_error', details: [{ field: BODY_FIELD, message: MUST.object }], carrierCode: '', trackingNumber: '' }
   }
@@ -142,19 +144,21 @@ export function validateSubscription(input: unknown): SubscriptionValidation {
   // A malformed request is a validation error even when its carrier is also unknown: the caller
   // has to fix the fields first, and the carrier is judged on a well-formed request.
   if (details.length > 0) return { ok: false, error: 'validation_error', details, carrierCode, trackingNumber }
-  if (!isSupportedCarrier(carrierCode)) {
+  const carrier = resolveCarrier(carrierCode, trackingNumber)
+  if (!carrier.ok) {
     return {
       ok: false,
-      error: 'unsupported_carrier',
-      details: [{ field: 'carrierCode', message: `is not a supported carrier (supported: ${SUPPORTED_CARRIERS.join(', ')})` }],
+      error: carrier.error,
+      details: [{ field: 'carrierCode', message: carrier.message }],
       carrierCode,
       trackingNumber,
+      ...(carrier.candidates ? { candidates: carrier.candidates } : {}),
     }
   }
   return {
     ok: true,
     value: {
-      carrierCode,
+      carrierCode: carrier.carrierCode,
       trackingNumber,
       callbackUrl: item.callbackUrl as string,
       externalReferenceNo: (item.externalReferenceNo as string | null | undefined) ?? '',

@@ -1,4 +1,4 @@
-import { isSupportedCarrier, normalizeCarrierCode, SUPPORTED_CARRIERS } from './carriers'
+import { normalizeCarrierCode } from './carriers'
 import { BODY_FIELD, MUST, type FieldError } from './errors'
 import { EVENT_TYPES, type EventType } from './event-types'
 import { MILESTONE_NAMES, type Milestone } from './milestones'
@@ -65,7 +65,7 @@ function list<T extends string>(field: string, value: unknown, allowed: readonly
  * Judges an endpoint's fields: all of them on create (url and eventTypes required), the ones given
  * on a patch. Unknown fields are the HTTP schema's to refuse.
  */
-export function parseEndpointFields(input: Record<string, unknown>, mode: 'create' | 'patch'): { ok: true; value: EndpointPatch } | { ok: false; details: FieldError[] } {
+export function parseEndpointFields(input: Record<string, unknown>, mode: 'create' | 'patch', carrierCodes: readonly string[]): { ok: true; value: EndpointPatch } | { ok: false; details: FieldError[] } {
   const problems: FieldError[] = []
   const value: EndpointPatch = {}
   const given = (field: string) => input[field] !== undefined
@@ -79,8 +79,7 @@ export function parseEndpointFields(input: Record<string, unknown>, mode: 'creat
     else value.eventTypes = list<EventType>('eventTypes', input.eventTypes, EVENT_TYPES, problems, (v) => v, false)
   }
   if (given('carrierCodes')) {
-    value.carrierCodes = list<string>('carrierCodes', input.carrierCodes, SUPPORTED_CARRIERS, problems, normalizeCarrierCode)
-    if (value.carrierCodes?.some((c) => !isSupportedCarrier(c))) problems.push({ field: 'carrierCodes', message: `items must be supported carriers (${SUPPORTED_CARRIERS.join(', ')})` })
+    value.carrierCodes = list<string>('carrierCodes', input.carrierCodes, carrierCodes, problems, normalizeCarrierCode)
   }
   if (given('milestones')) value.milestones = list<Milestone>('milestones', input.milestones, MILESTONE_NAMES, problems)
   if (given('description')) {

@@ -12,6 +12,7 @@ import type { HealthService } from '../services/health.service'
 import type { SettingsService } from '../services/settings.service'
 import type { SubscriptionService } from '../services/subscription.service'
 import type { TaskService } from '../services/task.service'
+import type { CarrierCatalogService } from '../services/carrier-catalog.service'
 import type { DeliveryLogService } from '../services/delivery-log.service'
 import type { WebhookEndpointService } from '../services/webhook-endpoint.service'
 import type { WebhookHistoryService } from '../services/webhook-history.service'
@@ -36,6 +37,7 @@ export interface AppServices {
   webhooks: WebhookHistoryService
   endpoints: WebhookEndpointService
   deliveryLog: DeliveryLogService
+  carriers: CarrierCatalogService
 }
 
 export interface AppOptions {
@@ -138,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options
   await app.register(healthRoutes, { health: services.health })
   if (options.api === false) return app
-  await app.register(apiRoutes, { auth: services.auth, subscriptions: services.subscriptions, tasks: services.tasks, webhooks: services.webhooks, endpoints: services.endpoints, deliveryLog: services.deliveryLog })
+  await app.register(apiRoutes, { auth: services.auth, subscriptions: services.subscriptions, tasks: services.tasks, webhooks: services.webhooks, endpoints: services.endpoints, deliveryLog: services.deliveryLog, carriers: services.carriers })
   if (options.adminToken) {
     await app.register(adminRoutes, { adminToken: options.adminToken, users: services.users, settings: services.settings })
   }

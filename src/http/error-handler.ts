@@ -6,6 +6,7 @@ import { ParameterError } from './parameters'
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   validation_error: 400,
   unsupported_carrier: 400,
+  carrier_not_detected: 400,
   unauthorized: 401,
   not_found: 404,
   limit_reached: 409,
@@ -20,7 +21,7 @@ export function errorEnvelope(error: AppError) {
   const code = HTTP_STATUS[error.code]
   return {
     code,
-    data: error.details.length > 0 ? { error: error.code, details: error.details } : { error: error.code },
+    data: { error: error.code, ...(error.details.length > 0 ? { details: error.details } : {}), ...error.data },
     msg: error.message,
   }
 }

@@ -1,82 +1,77 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { CarrierAdapter } from '../carriers/carrier'
-import { FedexClient } from '../carriers/fedex/fedex.client'
-import { UparcelClient } from '../carriers/uparcel/uparcel.client'
+import { CARRIERS } from '../carriers/registry'
+import { CircuitBreaker } from '../domain/circuit-breaker'
 import { ConfigError, type Config } from '../config/config'
 import { CarrierBudget } from '../services/carrier-budget'
+import type { CarrierMode } from '../services/carrier-catalog.service'
 import type { CarrierChannel } from '../services/refresh.service'
 import { CarrierSimulator } from '../simulator/simulator'
 
-export type CarrierMode = 'live' | 'simulator'
-
 export interface Carriers {
   channels: Map<string, CarrierChannel>
-  modes: Record<'FEDEX' | 'UPARCEL', CarrierMode>
+  modes: Record<string, CarrierMode>
   close(): Promise<void>
 }
 
 /**
- * The carrier adapters with their budgets. A carrier without credentials is served by the
- * built-in simulator (docs/simulator.md), started here on loopback, unless NODE_ENV=production, where
- * missing credentials are a start-up error.
+ * How each carrier of the registry runs: live with its credentials; else on the built-in simulator
+ * (docs/simulator.md), started here on loopback; with NODE_ENV=production, a carrier without
+ * credentials is a start-up error when the original interface promises it, else unavailable.
  */
-function liveCarriers(config: Config) {
-  return { fedexLive: Boolean(config.fedex.clientId && config.fedex.clientSecret), uparcelLive: Boolean(config.uparcel.apiKey && config.uparcel.secretKey) }
+export function carrierModes(config: Config): Record<string, CarrierMode> {
+  return Object.fromEntries(
+    CARRIERS.map((carrier) => {
+      const settings = config.carriers[carrier.code]!
+      return [carrier.code, settings.credentials ? 'live' : config.production ? 'unavailable' : 'simulator']
+    }),
+  )
 }
 
-/** With NODE_ENV=production a carrier without credentials is a start-up error, not a simulator. */
+/** With NODE_ENV=production a required carrier without credentials is a start-up error, not a simulator. */
 export function assertCarrierCredentials(config: Config): void {
-  const { fedexLive, uparcelLive } = liveCarriers(config)
-  if (config.production && (!fedexLive || !uparcelLive)) {
-    throw new ConfigError(
-      `NODE_ENV=production needs carrier credentials: ${[!fedexLive && 'FEDEX_CLIENT_ID and FEDEX_CLIENT_SECRET', !uparcelLive && 'UPARCEL_API_KEY and UPARCEL_SECRET_KEY'].filter(Boolean).join(', ')}`,
-    )
-  }
+  if (!config.production) return
+  const missing = CARRIERS.map((c) => config.carriers[c.code]!).filter((s) => s.requiredInProduction && !s.credentials)
+  if (missing.length > 0) throw new ConfigError(`NODE_ENV=production needs carrier credentials: ${missing.map((s) => s.credentialVariables.join(' and ')).join(', ')}`)
 }
 
 export async function createCarriers(config: Config, log: FastifyBaseLogger): Promise<Carriers> {
   assertCarrierCredentials(config)
-  const { fedexLive, uparcelLive } = liveCarriers(config)
+  const modes = carrierModes(config)
   let simulator: CarrierSimulator | undefined
-  if (!fedexLive || !uparcelLive) {
-    simulator = new CarrierSimulator({ stepMs: config.simulatorStepMs })
+  if (Object.values(modes).includes('simulator')) {
+    simulator = new CarrierSimulator({ stepMs: config.simulatorStepMs, carriers: CARRIERS.map((c) => c.simulator) })
     await simulator.start()
     log.warn(
-      {
-        simulator: simulator.url,
-        fedex: fedexLive ? 'live' : 'simulator',
-        uparcel: uparcelLive ? 'live' : 'simulator',
-        stepSeconds: config.simulatorStepMs / 1000,
-        pollSeconds: config.simulatorPollIntervalMs / 1000,
-      },
+      { simulator: simulator.url, carriers: modes, stepSeconds: config.simulatorStepMs / 1000, pollSeconds: config.simulatorPollIntervalMs / 1000 },
       `carriers without credentials are served by the built-in carrier simulator, whose stories move a stage every ${config.simulatorStepMs / 1000} s; their tasks are fetched every ${config.simulatorPollIntervalMs / 1000} s (POLL_INTERVAL_SECONDS sets it)`,
     )
   }
-  const fedex = new FedexClient({
-    baseUrl: fedexLive ? config.fedex.apiUrl : simulator!.fedexUrl,
-    clientId: config.fedex.clientId ?? 'simulator',
-    clientSecret: config.fedex.clientSecret ?? 'simulator',
-    timeoutMs: config.carrierTimeoutMs,
-  })
-  const uparcel = new UparcelClient({
-    baseUrl: uparcelLive ? config.uparcel.apiUrl : simulator!.uparcelUrl,
-    apiKey: config.uparcel.apiKey ?? 'simulator',
-    secretKey: config.uparcel.secretKey ?? 'simulator',
-    timeoutMs: config.carrierTimeoutMs,
-  })
-  const channel = (adapter: CarrierAdapter, rate: number, live: boolean): CarrierChannel => ({
-    adapter,
-    budget: new CarrierBudget(rate),
-    pollIntervalMs: live ? config.pollIntervalMs : config.simulatorPollIntervalMs,
-  })
+  const channels = new Map<string, CarrierChannel>()
+  for (const carrier of CARRIERS) {
+    const settings = config.carriers[carrier.code]!
+    const mode = modes[carrier.code]
+    if (mode === 'unavailable') {
+      log.warn({ carrier: carrier.code, missing: settings.credentialVariables }, `${carrier.name} has no credentials: it is unavailable (subscribing it is unsupported_carrier)`)
+      continue
+    }
+    const live = mode === 'live'
+    const adapter = carrier.createAdapter({
+      baseUrl: live ? settings.apiUrl : simulator!.urlOf(carrier.simulator),
+      credentials: settings.credentials ?? Object.fromEntries(Object.keys(carrier.env.credentials).map((field) => [field, 'simulator'])),
+      timeoutMs: config.carrierTimeoutMs,
+    })
+    channels.set(carrier.code, {
+      adapter,
+      budget: new CarrierBudget(settings.requestsPerSecond),
+      circuit: new CircuitBreaker(),
+      pollIntervalMs: live ? config.pollIntervalMs : config.simulatorPollIntervalMs,
+    })
+  }
   return {
-    channels: new Map([
-      ['FEDEX', channel(fedex, config.fedex.requestsPerSecond, fedexLive)],
-      ['UPARCEL', channel(uparcel, config.uparcel.requestsPerSecond, uparcelLive)],
-    ]),
-    modes: { FEDEX: fedexLive ? 'live' : 'simulator', UPARCEL: uparcelLive ? 'live' : 'simulator' },
+    channels,
+    modes,
     async close() {
-      await Promise.all([fedex.close(), uparcel.close()])
+      await Promise.all([...channels.values()].map((c) => c.adapter.close()))
       await simulator?.stop()
     },
   }

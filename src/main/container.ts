@@ -11,6 +11,9 @@ import { WebhookEndpointRepository } from '../db/webhook-endpoint.repository'
 import type { AppServices } from '../http/app'
 import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
+import { CARRIER_CODES } from '../carriers/registry'
+import type { CircuitView } from '../domain/circuit-breaker'
+import { CarrierCatalogService } from '../services/carrier-catalog.service'
 import { HealthService, type CarrierModes } from '../services/health.service'
 import { SettingsService } from '../services/settings.service'
 import { SubscriptionService } from '../services/subscription.service'
@@ -31,6 +34,8 @@ export interface Wakeups {
 export interface ServiceDeps {
   /** Which carriers the built-in simulator serves (said by /healthz). */
   carrierModes?: CarrierModes
+  /** The refresh workers' carrier circuits, said by /readyz. */
+  carrierCircuits?: () => Record<string, CircuitView>
   wakeups?: Wakeups
   /** The client of the endpoints' test calls (the deliveries' SSRF policy and timeout); its owner closes it. */
   webhookHttp?: WebhookHttp
@@ -42,13 +47,17 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
   const secrets = new SecretsRepository(db)
   const settings = new SettingsRepository(db)
   const wakeups = deps.wakeups ?? { tasksDue() {}, deliveriesDue() {} }
+  // Without modes (tests), every carrier is served by the simulator.
+  const carrierModes = deps.carrierModes ?? Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const]))
+  const carriers = new CarrierCatalogService(carrierModes)
   return {
     auth: new AuthService(users, config.tokenCacheTtlMs),
-    subscriptions: new SubscriptionService(new TaskRepository(db), settings, () => wakeups.tasksDue()),
+    subscriptions: new SubscriptionService(new TaskRepository(db), settings, carriers, () => wakeups.tasksDue()),
     tasks: new TaskService(new TaskLifecycleRepository(db), secrets, () => wakeups.tasksDue(), () => wakeups.deliveriesDue()),
     users: new ApiUserService(users),
     settings: new SettingsService(settings),
-    health: new HealthService(db, deps.carrierModes ?? {}),
+    health: new HealthService(db, carrierModes, deps.carrierCircuits),
+    carriers,
     webhooks: new WebhookHistoryService(new WebhookDeliveryRepository(db), () => wakeups.deliveriesDue()),
     endpoints: new WebhookEndpointService(new WebhookEndpointRepository(db), deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false })),
     deliveryLog: new DeliveryLogService(new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue()),

@@ -81,7 +81,7 @@ describe('the service on its embedded PostgreSQL server', () => {
 
       // No carrier credentials: the built-in simulator serves the carriers, says /healthz, and
       // the new task is fetched within seconds.
-      expect(((await (await fetch(`${first.baseUrl}/healthz`)).json()) as { data: { carriers: unknown } }).data.carriers).toEqual({ FEDEX: 'simulator', UPARCEL: 'simulator' })
+      expect(((await (await fetch(`${first.baseUrl}/healthz`)).json()) as { data: { carriers: unknown } }).data.carriers).toEqual({ FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator' })
       const subscribedAt = Date.now()
       const carrierStatus = await waitFor(async () => (await call(first, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).json.data.carrierStatus as string, { timeoutMs: 10_000 })
       expect(carrierStatus).toBe('Label created')

@@ -9,7 +9,8 @@ import { openDatabase } from '../db/open-database'
 import { buildApp } from '../http/app'
 import { createLogger } from '../observability/logger'
 import { ServiceMetrics, createRegistry } from '../observability/metrics'
-import { assertCarrierCredentials, createCarriers } from './carriers'
+import { CARRIER_CODES } from '../carriers/registry'
+import { assertCarrierCredentials, carrierModes, createCarriers } from './carriers'
 import { createWorkers } from './workers'
 import { createServices } from './container'
 import { WebhookHttp } from '../webhooks/webhook-http'
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   const refreshRepository = new RefreshRepository(db)
   const deliveryRepository = new WebhookDeliveryRepository(db)
   const metrics = new ServiceMetrics(registry, {
-    refreshLagSeconds: () => refreshRepository.refreshLagSeconds(),
+    refreshLagSeconds: () => refreshRepository.refreshLagSeconds(CARRIER_CODES),
     webhookQueueDepth: () => deliveryRepository.queueDepth(),
   })
   // Carriers and workers first: the services wake the workers, and /healthz names the carriers' modes.
@@ -55,7 +56,8 @@ async function main(): Promise<void> {
     : undefined
   const webhookHttp = new WebhookHttp({ timeoutMs: config.webhook.timeoutMs, allowPrivateTargets: config.webhook.allowPrivateTargets })
   const services = createServices(db, config, {
-    carrierModes: carriers?.modes,
+    carrierModes: carriers?.modes ?? carrierModes(config),
+    carrierCircuits: workers ? () => workers.carrierCircuits() : undefined,
     webhookHttp,
     wakeups: {
       tasksDue() {

@@ -6,6 +6,7 @@ import type { WebhookDeliveryRepository } from '../db/webhook-delivery.repositor
 import type { ServiceMetrics } from '../observability/metrics'
 import { SettingsRepository } from '../db/settings.repository'
 import { TaskLifecycleRepository } from '../db/task-lifecycle.repository'
+import type { CircuitView } from '../domain/circuit-breaker'
 import { RefreshService } from '../services/refresh.service'
 import { RetentionService } from '../services/retention.service'
 import { WebhookDeliveryService } from '../services/webhook-delivery.service'
@@ -19,6 +20,8 @@ export interface Workers {
   start(): Promise<void>
   /** New tasks were created in this process: refresh them now. */
   wakeRefresh(): void
+  /** Each carrier's circuit breaker, for /readyz. */
+  carrierCircuits(): Record<string, CircuitView>
   /** Deliveries were made due in this process: send them now. */
   wakeWebhooks(): void
   /** Stops claiming, then waits for the rounds and attempts in flight. */
@@ -85,12 +88,13 @@ export function createWorkers(
       },
     },
   )
-  const refreshLoop = new WorkLoop(
-    'refresh',
-    async () => (await refresh.runRound()).claimed >= config.refreshClaimLimit,
-    { pollMs: config.refreshPollMs, listen: (wake) => db.listen('tracking_tasks_created', wake) },
-    log,
+  // One loop per carrier: a slow or failing carrier never delays another. A round that claimed
+  // all it asked for goes on at once.
+  const refreshLoops = [...carriers.channels.keys()].map(
+    (code) => new WorkLoop(`refresh ${code}`, async () => (await refresh.runRound(code)).more, { pollMs: config.refreshPollMs }, log),
   )
+  const wakeRefresh = () => refreshLoops.forEach((loop) => loop.wake())
+  let unlistenTasks: () => Promise<void> = async () => {}
 
   // Retention: a full batch means more may be waiting (the loop goes on at once); otherwise a look
   // a minute is soon enough for a rule counted in days.
@@ -101,15 +105,18 @@ export function createWorkers(
   const retentionLoop = new WorkLoop('retention', () => retention.runRound(), { pollMs: RETENTION_POLL_MS }, log)
 
   return {
-    wakeRefresh: () => refreshLoop.wake(),
+    wakeRefresh,
+    carrierCircuits: () => refresh.circuits(),
     wakeWebhooks: () => webhookLoop.wake(),
     async start() {
       await webhookLoop.start()
-      await refreshLoop.start()
+      unlistenTasks = await db.listen('tracking_tasks_created', wakeRefresh)
+      for (const loop of refreshLoops) await loop.start()
       await retentionLoop.start()
     },
     async stop() {
-      await Promise.all([refreshLoop.stop(), webhookLoop.stop(), retentionLoop.stop()])
+      await unlistenTasks()
+      await Promise.all([...refreshLoops.map((loop) => loop.stop()), webhookLoop.stop(), retentionLoop.stop()])
       await delivery.drain()
       await webhookHttp.close()
     },

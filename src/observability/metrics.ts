@@ -12,6 +12,7 @@ export class ServiceMetrics {
   readonly webhookAttempts: Counter<'outcome'>
   readonly webhookAttemptSeconds: Histogram
   readonly webhookHostLimit: Gauge<'host'>
+  readonly carrierCircuitOpen: Gauge<'carrier'>
 
   constructor(
     readonly registry: Registry,
@@ -43,6 +44,12 @@ export class ServiceMetrics {
       name: 'webhook_attempt_duration_seconds',
       help: 'Webhook delivery attempt latency',
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+      registers,
+    })
+    this.carrierCircuitOpen = new Gauge({
+      name: 'carrier_circuit_open',
+      help: "1 while a carrier's circuit breaker is open in this process: its requests keep failing, none of its tasks is claimed",
+      labelNames: ['carrier'],
       registers,
     })
     this.webhookHostLimit = new Gauge({

@@ -9,7 +9,7 @@ export class CarrierBudget {
   private pausedUntil = 0
 
   constructor(
-    private readonly ratePerSecond: number,
+    readonly ratePerSecond: number,
     private readonly now: () => number = Date.now,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {

@@ -1,3 +1,4 @@
+import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { Registry } from 'prom-client'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -11,6 +12,7 @@ import { EVENT_TYPES } from '../domain/event-types'
 import { EVENT_FIELDS } from '../domain/task-json'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
+import { createCarrierSimulator } from '../carriers/registry'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { CarrierBudget } from './carrier-budget'
 import { RefreshService } from './refresh.service'
@@ -34,9 +36,9 @@ beforeAll(async () => {
   t = await createTestApp()
   owner = await t.createUser('shop')
   stranger = await t.createUser('other')
-  sim = new CarrierSimulator({ stepMs: STEP, now: () => simClock })
+  sim = createCarrierSimulator({ stepMs: STEP, now: () => simClock })
   await sim.start()
-  fedex = new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 's', timeoutMs: 2000 })
+  fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 2000 })
   receiver = new WebhookReceiver()
   await receiver.start()
   http = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })

@@ -1,16 +1,25 @@
 import { AppError } from '../domain/errors'
 import type { Database } from '../db/database'
+import type { CircuitView } from '../domain/circuit-breaker'
+import type { CarrierMode } from './carrier-catalog.service'
 
 const PING_TIMEOUT_MS = 2_000
 
-export type CarrierModes = Record<string, 'live' | 'simulator'>
+export type CarrierModes = Record<string, CarrierMode>
 
 export class HealthService {
   constructor(
     private readonly db: Database,
     /** Which carriers are served by the built-in simulator (said in /healthz and the start-up log). */
     readonly carrierModes: CarrierModes = {},
+    /** The carriers' circuits, in a process that refreshes (ROLE=all or worker). */
+    private readonly circuits: () => Record<string, CircuitView> = () => ({}),
   ) {}
+
+  /** Each carrier this process refreshes, with its circuit: an open one is a carrier outage. */
+  carrierCircuits(): Record<string, CircuitView> {
+    return this.circuits()
+  }
 
   get databaseKind() {
     return this.db.kind

@@ -1,3 +1,5 @@
+import { UPARCEL } from '../carriers/uparcel/uparcel.plugin'
+import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FedexClient } from '../carriers/fedex/fedex.client'
@@ -7,6 +9,7 @@ import { eventsViewOf } from '../db/events-view'
 import { taskOfView } from '../domain/task-json'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
+import { createCarrierSimulator } from '../carriers/registry'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { CarrierBudget } from './carrier-budget'
 import { RefreshService, type CarrierChannel } from './refresh.service'
@@ -26,11 +29,11 @@ let userId: number
 beforeAll(async () => {
   t = await createTestApp()
   userId = (await t.createUser()).userId
-  sim = new CarrierSimulator({ stepMs: STEP, now: () => simClock, timeoutDelayMs: 1500 })
+  sim = createCarrierSimulator({ stepMs: STEP, now: () => simClock, timeoutDelayMs: 1500 })
   await sim.start()
   channels = new Map<string, CarrierChannel>([
-    ['FEDEX', { adapter: new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 's', timeoutMs: 500 }), budget: new CarrierBudget(1000) }],
-    ['UPARCEL', { adapter: new UparcelClient({ baseUrl: sim.uparcelUrl, apiKey: 'k', secretKey: 's', timeoutMs: 500 }), budget: new CarrierBudget(1000) }],
+    ['FEDEX', { adapter: new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 500 }), budget: new CarrierBudget(1000) }],
+    ['UPARCEL', { adapter: new UparcelClient({ baseUrl: sim.urlOf(UPARCEL.simulator), apiKey: 'k', secretKey: 's', timeoutMs: 500 }), budget: new CarrierBudget(1000) }],
   ])
   repository = new RefreshRepository(t.db)
   registry = new Registry()
@@ -38,7 +41,7 @@ beforeAll(async () => {
     repository,
     channels,
     { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
-    new ServiceMetrics(registry, { refreshLagSeconds: () => repository.refreshLagSeconds() }),
+    new ServiceMetrics(registry, { refreshLagSeconds: () => repository.refreshLagSeconds(['FEDEX', 'UPARCEL']) }),
   )
 })
 afterAll(async () => {
@@ -203,11 +206,11 @@ describe('carrier outcomes', () => {
 describe('claims and leases', () => {
   it('never hands one task to two claims; a lost lease comes back when it runs out', async () => {
     const ids = [await subscribe('DL'), await subscribe('DL')]
-    const first = await repository.claimDue(10, 200)
+    const first = await repository.claimDue('FEDEX', 10, 200)
     expect(first.map((c) => c.id).sort()).toEqual(ids.sort())
-    expect(await repository.claimDue(10, 200)).toEqual([])
+    expect(await repository.claimDue('FEDEX', 10, 200)).toEqual([])
     const again = await waitFor(async () => {
-      const claimed = await repository.claimDue(10, 60_000)
+      const claimed = await repository.claimDue('FEDEX', 10, 60_000)
       return claimed.length > 0 ? claimed : undefined
     }, { what: 'the lease to run out' })
     expect(again.map((c) => c.id).sort()).toEqual(ids.sort())
@@ -245,8 +248,8 @@ describe('claims and leases', () => {
     sim.resetStats()
     const round = await service.runRound()
     expect(round).toMatchObject({ claimed: 112, applied: 112 })
-    expect(sim.stats().fedex.trackRequests).toBe(3)
-    expect(sim.stats().uparcel.trackRequests).toBe(2)
+    expect(sim.stats().carriers.fedex!.trackRequests).toBe(3)
+    expect(sim.stats().carriers.uparcel!.trackRequests).toBe(2)
   })
 })
 
@@ -272,7 +275,7 @@ describe('answers arriving together', () => {
     try {
       sim.resetStats()
       const running = service.runRound()
-      while (sim.stats().fedex.trackRequests < 16) await new Promise((r) => setTimeout(r, 5))
+      while (sim.stats().carriers.fedex!.trackRequests < 16) await new Promise((r) => setTimeout(r, 5))
       await new Promise((r) => setTimeout(r, 100))
       open()
       round = await running

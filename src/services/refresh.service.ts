@@ -1,6 +1,7 @@
 import type { CarrierAdapter, CarrierLookup } from '../carriers/carrier'
 import { CarrierError } from '../carriers/carrier'
 import type { ApplyItem, ClaimedTask, RefreshRepository } from '../db/refresh.repository'
+import { CircuitBreaker, type CircuitView } from '../domain/circuit-breaker'
 import { refreshRetryDelayMs } from '../domain/refresh-schedule'
 import { resolveUpdate } from '../domain/tracking-update'
 import { deliveriesOfChange } from '../domain/task-events'
@@ -24,21 +25,20 @@ export interface RefreshOptions {
 export interface CarrierChannel {
   adapter: CarrierAdapter
   budget: CarrierBudget
+  /** Pauses the carrier as a whole while its requests keep failing; a closed one when absent. */
+  circuit?: CircuitBreaker
   /** This carrier's cadence, when not the options' (a simulated carrier is polled at its pace). */
   pollIntervalMs?: number
 }
 
 export interface RoundResult {
   claimed: number
+  /** The round claimed all it asked for: more may be due now. */
+  more: boolean
   applied: number
   failed: number
 }
 
-/**
- * One refresh round: claim due tasks, group them per carrier into full requests, send each
- * request under the carrier's budget, and apply each answer in one short transaction.
- * No transaction is open while a carrier is being called.
- */
 export interface RefreshHooks {
   now?: () => Date
   /** 0..1, for jitter. */
@@ -47,10 +47,18 @@ export interface RefreshHooks {
   onNotification?: () => void
 }
 
+/**
+ * One refresh round of one carrier (each carrier has its own loop, so a slow or failing carrier
+ * never delays another): unless its circuit is open, claim its due tasks, split them into full
+ * requests, send each under the carrier's budget, and apply each answer in one short transaction.
+ * A half-open circuit claims one request's worth, the probe. No transaction is open while a
+ * carrier is being called.
+ */
 export class RefreshService {
   private readonly now: () => Date
   private readonly random: () => number
   private readonly onNotification: () => void
+  private readonly circuitOf: Map<string, CircuitBreaker>
 
   constructor(
     private readonly repository: RefreshRepository,
@@ -62,31 +70,58 @@ export class RefreshService {
     this.now = hooks.now ?? (() => new Date())
     this.random = hooks.random ?? Math.random
     this.onNotification = hooks.onNotification ?? (() => {})
+    // A channel given no circuit gets one that never opens.
+    this.circuitOf = new Map([...carriers].map(([code, channel]) => [code, channel.circuit ?? new CircuitBreaker({ failureThreshold: Infinity, baseOpenMs: 0, maxOpenMs: 0 })]))
   }
 
-  async runRound(): Promise<RoundResult> {
-    const paused = [...this.carriers].filter(([, channel]) => channel.budget.paused).map(([code]) => code)
-    const claims = await this.repository.claimDue(this.options.claimLimit, this.options.leaseMs, paused)
-    const result: RoundResult = { claimed: claims.length, applied: 0, failed: 0 }
+  /** A round of one carrier; without one, a round of every carrier side by side (tests, tools). */
+  async runRound(carrierCode?: string): Promise<RoundResult> {
+    if (carrierCode === undefined) {
+      const results = await Promise.all([...this.carriers.keys()].map((code) => this.runRound(code)))
+      return results.reduce((sum, r) => ({ claimed: sum.claimed + r.claimed, more: sum.more || r.more, applied: sum.applied + r.applied, failed: sum.failed + r.failed }), {
+        claimed: 0,
+        more: false,
+        applied: 0,
+        failed: 0,
+      })
+    }
+    const result: RoundResult = { claimed: 0, more: false, applied: 0, failed: 0 }
+    const channel = this.carriers.get(carrierCode)
+    if (!channel || channel.budget.paused) return result
+    const circuit = this.circuitOf.get(carrierCode)!
+    const allowed = circuit.allowedRequests(this.now().getTime())
+    this.metrics.carrierCircuitOpen.set({ carrier: carrierCode }, allowed === 0 ? 1 : 0)
+    if (allowed === 0) return result
+    const probe = allowed !== Infinity
+    // Held while claiming, so that a concurrent round does not probe too.
+    if (probe) circuit.startProbe()
+    // No more than the budget lets through in ten seconds, so that claims do not wait out their lease.
+    const limit = probe ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, channel.budget.ratePerSecond * channel.adapter.maxBatchSize * 10)
+    let claims: ClaimedTask[]
+    try {
+      claims = await this.repository.claimDue(carrierCode, limit, this.options.leaseMs)
+    } finally {
+      if (probe) circuit.cancelProbe()
+    }
+    if (probe && claims.length > 0) circuit.startProbe()
+    result.claimed = claims.length
+    result.more = claims.length === limit
     const requests: Promise<void>[] = []
-    for (const [code, group] of groupBy(claims, (c) => c.carrierCode)) {
-      const channel = this.carriers.get(code)
-      if (!channel) {
-        // A carrier this process cannot reach (no adapter): try again later.
-        await this.fail(group, undefined)
-        result.failed += group.length
-        continue
-      }
-      for (let i = 0; i < group.length; i += channel.adapter.maxBatchSize) {
-        requests.push(this.fetchAndApply(channel, group.slice(i, i + channel.adapter.maxBatchSize), result))
-      }
+    for (let i = 0; i < claims.length; i += channel.adapter.maxBatchSize) {
+      requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result))
     }
     await Promise.all(requests)
     return result
   }
 
-  private async fetchAndApply(channel: CarrierChannel, tasks: ClaimedTask[], result: RoundResult): Promise<void> {
-    const carrier = channel.adapter.code
+  /** Each carrier's circuit as /readyz shows it. */
+  circuits(): Record<string, CircuitView> {
+    const now = this.now().getTime()
+    return Object.fromEntries([...this.carriers].map(([code]) => [code, this.circuitOf.get(code)!.view(now)]))
+  }
+
+  private async fetchAndApply(carrier: string, channel: CarrierChannel, tasks: ClaimedTask[], result: RoundResult): Promise<void> {
+    const circuit = this.circuitOf.get(carrier)!
     // Several tasks (of different users) can share a number: ask for it once.
     const numbers = [...new Set(tasks.map((t) => t.trackingNumber))]
     await channel.budget.acquire()
@@ -95,9 +130,13 @@ export class RefreshService {
     try {
       lookups = await channel.adapter.fetch(numbers)
       this.metrics.carrierFetches.inc({ carrier, outcome: 'success' })
+      circuit.succeeded()
     } catch (error) {
       const failure = error instanceof CarrierError ? error : new CarrierError('bad_response', String(error))
       this.metrics.carrierFetches.inc({ carrier, outcome: failure.failure })
+      // A 429 is the carrier answering: its budget pauses, its circuit does not open.
+      if (failure.failure === 'rate_limited') circuit.succeeded()
+      else circuit.failed(this.now().getTime(), failure.message)
       this.metrics.trackingNumbersFetched.inc({ carrier, result: 'failed' }, tasks.length)
       if (failure.failure === 'rate_limited') channel.budget.pause(failure.retryAfterMs ?? 1000)
       await this.fail(tasks, failure.retryAfterMs)
@@ -149,15 +188,4 @@ export class RefreshService {
     const policy = { baseMs: this.options.retryBaseMs, maxMs: this.options.retryMaxMs }
     return this.repository.releaseFailed(tasks.map((task) => ({ task, retryInMs: refreshRetryDelayMs(task.failures, policy, retryAfterMs ?? 0, this.random()) })))
   }
-}
-
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>()
-  for (const item of items) {
-    const k = key(item)
-    const group = groups.get(k)
-    if (group) group.push(item)
-    else groups.set(k, [item])
-  }
-  return groups
 }

@@ -1,3 +1,5 @@
+import type { CarrierCandidate } from '../domain/carriers'
+import type { CarrierCatalogService } from './carrier-catalog.service'
 import { AppError, BODY_FIELD, describeFieldErrors, invalid, MUST } from '../domain/errors'
 import { SETTINGS } from '../domain/settings'
 import type { BatchResultKind, SubscribeResultKind } from '../domain/subscription-outcomes'
@@ -25,6 +27,8 @@ export type BatchItemResult = {
   taskId: number
   result: BatchResultKind
   message: string
+  /** With carrier_not_detected: what detection found. */
+  candidates?: CarrierCandidate[]
 }
 
 /** Subscribe (single and batch) and query: the three endpoints of the interface. */
@@ -32,13 +36,17 @@ export class SubscriptionService {
   constructor(
     private readonly tasks: TaskRepository,
     private readonly settings: SettingsRepository,
+    private readonly carriers: CarrierCatalogService,
     /** Called after tasks were created (wakes the refresh workers, here or via NOTIFY). */
     private readonly onTasksCreated: () => void = () => {},
   ) {}
 
   async subscribe(userId: number, body: unknown): Promise<SubscribeResult> {
-    const validation = validateSubscription(body)
-    if (!validation.ok) throw new AppError(validation.error, describeFieldErrors(validation.details), validation.details)
+    const validation = validateSubscription(body, this.carriers.resolve)
+    if (!validation.ok) {
+      const { error, details, candidates } = validation
+      throw new AppError(error, describeFieldErrors(details), details, undefined, candidates ? { candidates } : undefined)
+    }
     const request = validation.value
     const outcome = await this.tasks.upsert(userId, request)
     if (outcome.created) this.onTasksCreated()
@@ -67,10 +75,10 @@ export class SubscriptionService {
     const firstIndexByKey = new Map<string, number>()
     const toWrite: SubscriptionRequest[] = []
     items.forEach((item, index) => {
-      const validation = validateSubscription(item)
+      const validation = validateSubscription(item, this.carriers.resolve)
       if (!validation.ok) {
-        const { error, details, carrierCode, trackingNumber } = validation
-        results.push({ index, trackingNumber, carrierCode, taskId: 0, result: error, message: describeFieldErrors(details) })
+        const { error, details, carrierCode, trackingNumber, candidates } = validation
+        results.push({ index, trackingNumber, carrierCode, taskId: 0, result: error, message: describeFieldErrors(details), ...(candidates ? { candidates } : {}) })
         return
       }
       const { carrierCode, trackingNumber } = validation.value

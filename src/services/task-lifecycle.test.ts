@@ -1,3 +1,4 @@
+import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
@@ -11,6 +12,7 @@ import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
 import type { FullTaskJson } from '../domain/task-json'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
+import { createCarrierSimulator } from '../carriers/registry'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { CarrierBudget } from './carrier-budget'
 import { RefreshService } from './refresh.service'
@@ -27,9 +29,9 @@ beforeAll(async () => {
   t = await createTestApp()
   userId = (await t.createUser()).userId
   // Stories one stage a second: every fetch of a number brings something new for a while.
-  sim = new CarrierSimulator({ stepMs: 1000, trackDelayMs: 20 })
+  sim = createCarrierSimulator({ stepMs: 1000, trackDelayMs: 20 })
   await sim.start()
-  fedex = new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 's', timeoutMs: 2000 })
+  fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 2000 })
   receiver = new WebhookReceiver()
   await receiver.start()
 })

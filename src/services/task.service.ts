@@ -1,6 +1,7 @@
 import type { SecretsRepository } from '../db/secrets.repository'
 import type { ListedTask, TaskLifecycleRepository } from '../db/task-lifecycle.repository'
-import { normalizeCarrierCode, SUPPORTED_CARRIERS, isSupportedCarrier } from '../domain/carriers'
+import { CARRIER_CODES } from '../carriers/registry'
+import { normalizeCarrierCode, unsupportedCarrierMessage } from '../domain/carriers'
 import { AppError, invalid, type FieldError } from '../domain/errors'
 import { deliveriesOfDeletion } from '../domain/task-events'
 import type { Milestone } from '../domain/milestones'
@@ -114,8 +115,8 @@ function listFilters(p: ListParameters): TaskListFilters {
   }
   if (p.carrierCode !== undefined) {
     const code = normalizeCarrierCode(p.carrierCode)
-    if (isSupportedCarrier(code)) filters.carrierCode = code
-    else problems.push({ field: 'carrierCode', message: `is not a supported carrier (supported: ${SUPPORTED_CARRIERS.join(', ')})` })
+    if (CARRIER_CODES.includes(code)) filters.carrierCode = code
+    else problems.push({ field: 'carrierCode', message: unsupportedCarrierMessage(CARRIER_CODES) })
   }
   // The rules of what can be stored: a value that breaks them matches nothing, and says so.
   const referenceProblem = externalReferenceProblem(p.externalReferenceNo)

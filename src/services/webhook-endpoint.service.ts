@@ -1,3 +1,4 @@
+import { CARRIER_CODES } from '../carriers/registry'
 import { randomBytes } from 'node:crypto'
 import type { WebhookEndpointRepository } from '../db/webhook-endpoint.repository'
 import { AppError, invalid } from '../domain/errors'
@@ -27,7 +28,7 @@ export class WebhookEndpointService {
 
   /** Creates an endpoint; its secret is in the answer, and never again (until a rotation). */
   async create(userId: number, input: Record<string, unknown>): Promise<EndpointRecord & { secret: string }> {
-    const parsed = parseEndpointFields(input, 'create')
+    const parsed = parseEndpointFields(input, 'create', CARRIER_CODES)
     if (!parsed.ok) throw invalid(parsed.details)
     const secret = newWebhookSecret()
     const created = await this.endpoints.create(userId, withDefaults(parsed.value), secret, ENDPOINTS_PER_USER)
@@ -44,7 +45,7 @@ export class WebhookEndpointService {
   }
 
   async update(userId: number, endpointId: number, input: Record<string, unknown>): Promise<EndpointRecord> {
-    const parsed = parseEndpointFields(input, 'patch')
+    const parsed = parseEndpointFields(input, 'patch', CARRIER_CODES)
     if (!parsed.ok) throw invalid(parsed.details)
     return (await this.endpoints.update(userId, endpointId, parsed.value)) ?? throwNotFound()
   }

@@ -1,6 +1,8 @@
 /**
  * The carrier simulator's scripted stories, chosen by the tracking number's prefix (case
- * insensitive), the same for both carriers. docs/simulator.md lists them.
+ * insensitive; a carrier may strip its own prefix first, as UPS does "1Z"), the same for every
+ * carrier. A stage is carrier-neutral; each carrier's simulator says what it answers at each
+ * stage. docs/simulator.md lists them.
  *
  *   EX…  exception      RS…  return to shipper    CA…  cancelled
  *   FA…  failed attempt, then delivered             HP…  held for pickup, then picked up
@@ -22,10 +24,26 @@ export interface Place {
   street: string
 }
 
+export const STAGE_KINDS = [
+  'label',
+  'picked_up',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'exception',
+  'failed_attempt',
+  'out_again',
+  'held_for_pickup',
+  'picked_up_by_recipient',
+  'returned',
+  'cancelled',
+] as const
+export type StageKind = (typeof STAGE_KINDS)[number]
+
 export interface Stage {
-  fedex: { eventType: string; derivedStatusCode: string; derivedStatus: string; description: string; statusByLocale: string }
-  uparcel: { code: string; status: string; description: string }
+  kind: StageKind
   place: Place
+  /** The exception's reason, for the stages that have one. */
   exception: string
   /** From this stage on, the estimated delivery is a day later (a failed attempt moves it). */
   slipsEta?: boolean
@@ -42,34 +60,20 @@ export const ORIGIN: Place = { city: 'MEMPHIS', state: 'TN', country: 'US', post
 export const DESTINATION: Place = { city: 'Singapore', state: '', country: 'SG', postalCode: '079903', street: '10 Anson Rd #12-01' }
 const HUB: Place = { city: 'INDIANAPOLIS', state: 'IN', country: 'US', postalCode: '46241', street: '' }
 
-function stage(
-  fedex: [eventType: string, derivedStatusCode: string, derivedStatus: string, description: string, statusByLocale?: string],
-  uparcel: [code: string, status: string],
-  place: Place,
-  exception = '',
-): Stage {
-  const [eventType, derivedStatusCode, derivedStatus, description, statusByLocale = derivedStatus] = fedex
-  return {
-    fedex: { eventType, derivedStatusCode, derivedStatus, description, statusByLocale },
-    uparcel: { code: uparcel[0], status: uparcel[1], description },
-    place,
-    exception,
-  }
-}
+const stage = (kind: StageKind, place: Place, exception = ''): Stage => ({ kind, place, exception })
 
-const LABEL = stage(['OC', 'IN', 'Label created', 'Shipment information sent to FedEx'], ['POSTED', 'Order Posted'], ORIGIN)
-const PICKED_UP = stage(['PU', 'PU', 'Picked up', 'Picked up'], ['PICKED_UP', 'Picked Up'], ORIGIN)
-const IN_TRANSIT = stage(['AR', 'IT', 'In transit', 'Arrived at FedEx hub'], ['IN_TRANSIT', 'In Transit'], HUB)
-const OUT_FOR_DELIVERY = stage(['OD', 'IT', 'In transit', 'On FedEx vehicle for delivery', 'On FedEx vehicle for delivery'], ['OUT_FOR_DELIVERY', 'Out For Delivery'], DESTINATION)
-const DELIVERED = stage(['DL', 'DL', 'Delivered', 'Delivered'], ['DELIVERED', 'Delivered'], DESTINATION)
-const EXCEPTION = stage(['DE', 'DE', 'Delivery exception', 'Delivery exception'], ['ON_HOLD', 'On Hold'], DESTINATION, 'Package damaged; the shipper has been notified')
-const FAILED_ATTEMPT = { ...stage(['DE', 'DE', 'Delivery exception', 'Delivery exception'], ['FAILED_DELIVERY', 'Delivery Failed'], DESTINATION, 'Customer not available or business closed'), slipsEta: true }
-const OUT_AGAIN = stage(['OD', 'IT', 'In transit', 'On FedEx vehicle for delivery (second attempt)', 'On FedEx vehicle for delivery'], ['OUT_FOR_DELIVERY', 'Out For Delivery'], DESTINATION)
-// uParcel has no pickup points: its parcels stay in transit there.
-const HELD = stage(['HL', 'HL', 'Ready for pickup', 'Held at FedEx location for pickup'], ['IN_TRANSIT', 'In Transit'], DESTINATION)
-const PICKED_UP_BY_RECIPIENT = stage(['DL', 'DL', 'Delivered', 'Picked up by the recipient at the FedEx location'], ['DELIVERED', 'Delivered'], DESTINATION)
-const RETURNED = stage(['RS', 'RS', 'Return to shipper', 'Returning package to shipper'], ['RETURNED', 'Returned'], ORIGIN)
-const CANCELLED = stage(['CA', 'CA', 'Cancelled', 'Shipment cancelled by sender'], ['CANCELLED', 'Cancelled'], ORIGIN)
+const LABEL = stage('label', ORIGIN)
+const PICKED_UP = stage('picked_up', ORIGIN)
+const IN_TRANSIT = stage('in_transit', HUB)
+const OUT_FOR_DELIVERY = stage('out_for_delivery', DESTINATION)
+const DELIVERED = stage('delivered', DESTINATION)
+const EXCEPTION = stage('exception', DESTINATION, 'Package damaged; the shipper has been notified')
+const FAILED_ATTEMPT = { ...stage('failed_attempt', DESTINATION, 'Customer not available or business closed'), slipsEta: true }
+const OUT_AGAIN = stage('out_again', DESTINATION)
+const HELD = stage('held_for_pickup', DESTINATION)
+const PICKED_UP_BY_RECIPIENT = stage('picked_up_by_recipient', DESTINATION)
+const RETURNED = stage('returned', ORIGIN)
+const CANCELLED = stage('cancelled', ORIGIN)
 
 export const STORIES: Record<StoryName, Stage[]> = {
   delivered: [LABEL, PICKED_UP, IN_TRANSIT, OUT_FOR_DELIVERY, DELIVERED],

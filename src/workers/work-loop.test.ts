@@ -1,3 +1,4 @@
+import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FedexClient } from '../carriers/fedex/fedex.client'
@@ -6,6 +7,7 @@ import { ServiceMetrics } from '../observability/metrics'
 import { CarrierBudget } from '../services/carrier-budget'
 import { RefreshService } from '../services/refresh.service'
 import { CarrierSimulator } from '../simulator/simulator'
+import { createCarrierSimulator } from '../carriers/registry'
 import { startService, type ServiceProcess } from '../../test/support/service-process'
 import { simulatorEnv } from '../../test/support/simulator-env'
 import { createTestApp } from '../../test/support/test-app'
@@ -16,9 +18,9 @@ import { waitFor } from '../../test/support/wait-for'
 describe('the refresh worker loop', () => {
   it('fetches a new task within seconds, drains full rounds, and stops cleanly', async () => {
     const t = await createTestApp()
-    const sim = new CarrierSimulator({ stepMs: 0 })
+    const sim = createCarrierSimulator({ stepMs: 0 })
     await sim.start()
-    const fedex = new FedexClient({ baseUrl: sim.fedexUrl, clientId: 'id', clientSecret: 's', timeoutMs: 1000 })
+    const fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 1000 })
     const repository = new RefreshRepository(t.db)
     const service = new RefreshService(
       repository,
@@ -60,7 +62,7 @@ describe('two refresh worker processes on PostgreSQL', () => {
     beforeAll(async () => {
       database = await createTestDatabase()
       // Stories stand still (a stage a day): every task's first fetch is its only change.
-      sim = new CarrierSimulator({ stepMs: 86_400_000 })
+      sim = createCarrierSimulator({ stepMs: 86_400_000 })
       await sim.start()
       const env = {
         DATABASE_URL: database.connectionString,

@@ -20,7 +20,7 @@ describe('a client generated from /openapi.json', () => {
     // Every operation is called (a new one must be added to the client), and each answered with a status it documents.
     expect(Object.keys(outcomes).sort()).toEqual(operations.map((o) => o.operationId).sort())
     for (const operation of operations) expect(Object.keys(operation.responses), operation.operationId).toContain(String(outcomes[operation.operationId]))
-    expect(outcomes).toMatchObject({ subscribe: 200, subscribeBatch: 200, getSubscription: 200, getTask: 200, listTasks: 200, stopTask: 200, refreshTask: 202, listTaskWebhooks: 200, redeliverTaskWebhook: 404, deleteTask: 200, createApiUser: 200 })
+    expect(outcomes).toMatchObject({ listCarriers: 200, detectCarrier: 200, subscribe: 200, subscribeBatch: 200, getSubscription: 200, getTask: 200, listTasks: 200, stopTask: 200, refreshTask: 202, listTaskWebhooks: 200, redeliverTaskWebhook: 404, deleteTask: 200, createApiUser: 200 })
   })
 
   it('is typechecked in strict mode against freshly generated types (npm run check:openapi)', () => {

@@ -38,6 +38,15 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   const results: string[] = batch.data?.data.results.map((r) => r.result) ?? []
   void results
 
+  const carriers = await api.GET('/openapi/carriers')
+  note('listCarriers', carriers.response)
+  const available: boolean | undefined = carriers.data?.data.carriers[0]?.available
+  void available
+  const detected = await api.GET('/openapi/carriers/detect', { params: { query: { trackingNumber: '1Z5R89390357567127' } } })
+  note('detectCarrier', detected.response)
+  const confidence: 'high' | 'medium' | 'low' | undefined = detected.data?.data.candidates[0]?.confidence
+  void confidence
+
   const found = await api.GET('/openapi/tracking-subscriptions', { params: { query: { taskId } } })
   note('getSubscription', found.response)
   const status: 'pending' | 'in_transit' | 'exception' | 'delivered' | 'returned' | 'cancelled' | 'expired' | undefined = found.data?.data.standardStatus

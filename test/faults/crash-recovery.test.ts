@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/database'
-import { CarrierSimulator } from '../../src/simulator/simulator'
+import { createCarrierSimulator } from '../../src/carriers/registry'
 import { createRunDatabase, type RunDatabase } from '../support/run-database'
 import { startService, type ServiceProcess } from '../support/service-process'
 import { simulatorEnv } from '../support/simulator-env'
@@ -22,12 +22,12 @@ const TASKS = 300
 // What each task's one change (its story's last stage, at the first fetch) tells the endpoint.
 const ENDPOINT_TYPES = ['tracking.status_changed', 'tracking.milestone_changed', 'tracking.events_added']
 const NOTIFICATIONS = TASKS * (1 + ENDPOINT_TYPES.length)
-let sim: CarrierSimulator
+let sim: ReturnType<typeof createCarrierSimulator>
 let receiver: WebhookReceiver
 
 beforeAll(async () => {
   // Every story ends at its first fetch (one status change per task); answers take 400 ms.
-  sim = new CarrierSimulator({ stepMs: 0, trackDelayMs: 400 })
+  sim = createCarrierSimulator({ stepMs: 0, trackDelayMs: 400 })
   await sim.start()
   receiver = new WebhookReceiver()
   await receiver.start()

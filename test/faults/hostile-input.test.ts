@@ -1,3 +1,5 @@
+import { CARRIER_CODES } from '../../src/carriers/registry'
+import { CarrierCatalogService } from '../../src/services/carrier-catalog.service'
 import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/database'
@@ -100,12 +102,14 @@ const LIST_PARAMETERS = ['standardStatus', 'carrierCode', 'trackingNumber', 'ext
 const ENDPOINT_FIELDS = ['url', 'eventTypes', 'description', 'carrierCodes', 'milestones', 'enabled']
 const LOG_PARAMETERS = ['status', 'eventType', 'endpointId', 'taskId', 'createdFrom', 'createdTo', 'limit', 'cursor']
 const VALID_ENDPOINT = { url: 'https://shop.example/events', eventTypes: ['tracking.deleted'] }
+// The carriers of the registry, all served by the simulator as in the suite's service.
+const ALL_CARRIERS = new CarrierCatalogService(Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const])))
 const VALID = { carrierCode: 'FEDEX', trackingNumber: 'HOSTILE1', callbackUrl: 'https://shop.example/hook', externalReferenceNo: 'ref' }
 
 /** The body with `value` in `field`, made invalid elsewhere if the value alone is acceptable. */
 function rejectedBody(field: string, value: unknown): Record<string, unknown> {
   const body: Record<string, unknown> = { ...VALID, [field]: value }
-  if (validateSubscription(body).ok) body[field === 'trackingNumber' ? 'callbackUrl' : 'trackingNumber'] = field === 'trackingNumber' ? 'not a url' : 'has space'
+  if (validateSubscription(body, ALL_CARRIERS.resolve).ok) body[field === 'trackingNumber' ? 'callbackUrl' : 'trackingNumber'] = field === 'trackingNumber' ? 'not a url' : 'has space'
   return body
 }
 
@@ -136,7 +140,7 @@ function corpus(): HostileRequest[] {
       requests.push({ name: `batch of 101 with ${field}`, method: 'POST', path: `${subscribe}/batch`, headers: { ...json, ...auth() }, body: JSON.stringify({ items: Array.from({ length: 101 }, () => rejectedBody(field, value)) }) })
       for (const other of FIELDS.filter((f) => f > field)) {
         const both = { ...rejectedBody(field, value), [other]: value }
-        if (validateSubscription(both).ok) both.trackingNumber = 'has space'
+        if (validateSubscription(both, ALL_CARRIERS.resolve).ok) both.trackingNumber = 'has space'
         requests.push({ name: `subscribe ${field}+${other}=${String(value).slice(0, 20)}`, method: 'POST', path: subscribe, headers: { ...json, ...auth() }, body: JSON.stringify(both) })
       }
     }

@@ -7,7 +7,7 @@ import { ServiceMetrics } from '../../src/observability/metrics'
 import { CarrierBudget } from '../../src/services/carrier-budget'
 import { RefreshService } from '../../src/services/refresh.service'
 import { WebhookDeliveryService } from '../../src/services/webhook-delivery.service'
-import { CarrierSimulator } from '../../src/simulator/simulator'
+import { createCarrierSimulator } from '../../src/carriers/registry'
 import { WebhookHttp } from '../../src/webhooks/webhook-http'
 import { freePort } from '../support/service-process'
 import { createTestApp, type TestApp } from '../support/test-app'
@@ -27,7 +27,7 @@ afterAll(() => t.close())
 describe('carrier outage', () => {
   it('changes nothing while the carrier is down, slow or answering garbage, and resumes when it is back', async () => {
     const port = await freePort()
-    const sim = new CarrierSimulator({ port, stepMs: 0, timeoutDelayMs: 3000 })
+    const sim = createCarrierSimulator({ port, stepMs: 0, timeoutDelayMs: 3000 })
     const fedex = new FedexClient({ baseUrl: `http://127.0.0.1:${port}/fedex`, clientId: 'id', clientSecret: 's', timeoutMs: 500 })
     const repository = new RefreshRepository(t.db)
     const service = new RefreshService(

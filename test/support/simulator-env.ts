@@ -1,13 +1,12 @@
+import { CARRIERS } from '../../src/carriers/registry'
 import type { CarrierSimulator } from '../../src/simulator/simulator'
 
-/** The environment that points a service process's carrier adapters at a simulator. */
+/** The environment that points a service process's carrier adapters (every carrier of the registry) at a simulator. */
 export function simulatorEnv(sim: CarrierSimulator): Record<string, string> {
-  return {
-    FEDEX_API_URL: sim.fedexUrl,
-    FEDEX_CLIENT_ID: 'id',
-    FEDEX_CLIENT_SECRET: 'secret',
-    UPARCEL_API_URL: sim.uparcelUrl,
-    UPARCEL_API_KEY: 'key',
-    UPARCEL_SECRET_KEY: 'secret',
+  const env: Record<string, string> = {}
+  for (const carrier of CARRIERS) {
+    env[carrier.env.apiUrl.variable] = sim.urlOf(carrier.simulator)
+    for (const [field, variable] of Object.entries(carrier.env.credentials)) env[variable] = `simulated-${field}`
   }
+  return env
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp, type AppServices } from '../../src/http/app'
 import { createServices, type Wakeups } from '../../src/main/container'
+import type { CarrierModes } from '../../src/services/health.service'
 import type { Database } from '../../src/db/database'
 import { createTestDatabase, type TestDatabase } from './test-database'
 import { WebhookHttp } from '../../src/webhooks/webhook-http'
@@ -41,6 +42,8 @@ export interface TestAppOptions {
   tokenCacheTtlMs?: number
   /** Share another test app's database (two "processes" on one database). */
   database?: TestDatabase
+  /** How each carrier runs; by default every carrier of the registry on the simulator, as `npm start` has it. */
+  carrierModes?: CarrierModes
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -48,7 +51,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const wakeups = new RecordingWakeups()
   // Test receivers listen on loopback.
   const webhookHttp = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
-  const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 }, { carrierModes: { FEDEX: 'simulator', UPARCEL: 'simulator' }, wakeups, webhookHttp })
+  const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 }, { carrierModes: options.carrierModes, wakeups, webhookHttp })
   const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN })
   await app.ready()
   return {

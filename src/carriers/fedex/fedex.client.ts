@@ -18,8 +18,8 @@ const TOKEN_MARGIN_MS = 5 * 60_000
  * scans. A 401 on a track call renews the token once.
  */
 export class FedexClient implements CarrierAdapter {
-  readonly code = 'FEDEX' as const
-  readonly maxBatchSize = 30
+  static readonly maxBatchSize = 30
+  readonly maxBatchSize = FedexClient.maxBatchSize
   private readonly http: CarrierHttp
   private token: { value: string; expiresAt: number } | undefined
   // Concurrent requests that find no token share one token request.

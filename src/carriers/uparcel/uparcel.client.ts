@@ -15,7 +15,6 @@ export interface UparcelConfig {
  * renewed once), then the tracking call with up to 50 numbers.
  */
 export class UparcelClient implements CarrierAdapter {
-  readonly code = 'UPARCEL' as const
   readonly maxBatchSize = UPARCEL_MAX_BATCH
   private readonly http: CarrierHttp
   private readonly base: string

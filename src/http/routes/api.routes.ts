@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { AuthService } from '../../services/auth.service'
+import type { CarrierCatalogService } from '../../services/carrier-catalog.service'
 import type { SubscriptionService } from '../../services/subscription.service'
 import type { TaskService } from '../../services/task.service'
 import type { DeliveryLogService } from '../../services/delivery-log.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import type { WebhookHistoryService } from '../../services/webhook-history.service'
+import { carrierRoutes } from './carrier.routes'
 import { subscriptionRoutes } from './subscription.routes'
 import { taskRoutes } from './task.routes'
 import { webhookEndpointRoutes } from './webhook-endpoint.routes'
@@ -18,12 +20,13 @@ declare module 'fastify' {
 }
 
 /** Everything under /openapi: one bearer-token check in front of all of it. */
-export const apiRoutes: FastifyPluginAsync<{ auth: AuthService; subscriptions: SubscriptionService; tasks: TaskService; webhooks: WebhookHistoryService; endpoints: WebhookEndpointService; deliveryLog: DeliveryLogService }> = async (app, options) => {
+export const apiRoutes: FastifyPluginAsync<{ auth: AuthService; subscriptions: SubscriptionService; tasks: TaskService; webhooks: WebhookHistoryService; endpoints: WebhookEndpointService; deliveryLog: DeliveryLogService; carriers: CarrierCatalogService }> = async (app, options) => {
   app.decorateRequest('userId', 0)
   // Authenticate before the body is even parsed: a stranger's payload is not worth reading.
   app.addHook('onRequest', async (request) => {
     request.userId = await options.auth.authenticate(request.headers.authorization)
   })
+  await app.register(carrierRoutes, { carriers: options.carriers })
   await app.register(subscriptionRoutes, { subscriptions: options.subscriptions })
   await app.register(taskRoutes, { tasks: options.tasks })
   await app.register(webhookRoutes, { webhooks: options.webhooks })

@@ -17,12 +17,12 @@ describe('operations endpoints', () => {
   it('GET /healthz answers without a token and names the database', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/healthz' })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toEqual({ code: 200, data: { status: 'ok', database: onPostgres ? 'postgres' : 'embedded', carriers: { FEDEX: 'simulator', UPARCEL: 'simulator' } }, msg: 'success' })
+    expect(res.json()).toEqual({ code: 200, data: { status: 'ok', database: onPostgres ? 'postgres' : 'embedded', carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator' } }, msg: 'success' })
   })
 
   it('GET /readyz answers 200 when the database answers', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/readyz' })
-    expect(res.json()).toEqual({ code: 200, data: { status: 'ready' }, msg: 'success' })
+    expect(res.json()).toEqual({ code: 200, data: { status: 'ready', carriers: {} }, msg: 'success' })
   })
 
   it('GET /metrics counts requests by route and status, and their latency', async () => {

@@ -13,6 +13,6 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ health: HealthService }> 
   )
   app.get('/readyz', { schema: { operationId: 'readyz', summary: 'Readiness: the database answers', tags, security: [], response: { 200: Ready, ...errors(400) } } }, async () => {
     await health.checkDatabase()
-    return success({ status: 'ready' as const })
+    return success({ status: 'ready' as const, carriers: health.carrierCircuits() })
   })
 }

@@ -94,11 +94,11 @@ describe('POST /openapi/tracking-subscriptions', () => {
 
   it('rejects an unsupported carrier with 400 unsupported_carrier and writes nothing', async () => {
     const before = await taskCount()
-    const res = await subscribe({ carrierCode: ' ups ', trackingNumber: number(), callbackUrl: hook })
+    const res = await subscribe({ carrierCode: ' dhl ', trackingNumber: number(), callbackUrl: hook })
     expect(res.statusCode).toBe(400)
     expect(res.json()).toEqual({
       code: 400,
-      data: { error: 'unsupported_carrier', details: [{ field: 'carrierCode', message: expect.stringContaining('not a supported carrier') }] },
+      data: { error: 'unsupported_carrier', details: [{ field: 'carrierCode', message: 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS)' }] },
       msg: expect.stringContaining('carrierCode'),
     })
     expect(await taskCount()).toBe(before)

@@ -132,7 +132,7 @@ describe('GET /openapi/tracking-subscriptions/list', () => {
     ['a limit of 1e1', 'limit=1e1', 'limit', 'must be an integer from 1 to 100'],
     ['an unknown sort', 'sort=name', 'sort', 'must be one of -createdAt, createdAt, -updatedAt, updatedAt'],
     ['an unknown status', 'standardStatus=lost', 'standardStatus', 'must be a comma-separated list of pending, in_transit, exception, delivered, returned, cancelled, expired (not lost)'],
-    ['an unknown carrier', 'carrierCode=DHL', 'carrierCode', 'is not a supported carrier (supported: FEDEX, UPARCEL)'],
+    ['an unknown carrier', 'carrierCode=DHL', 'carrierCode', 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS)'],
     ['a date without a zone', 'createdFrom=2026-11-01T00:00:00', 'createdFrom', 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)'],
     ['an empty range', 'createdFrom=2026-11-02T00:00:00Z&createdTo=2026-11-01T00:00:00Z', 'createdFrom', 'must be before createdTo'],
     ['active that is not a boolean', 'active=yes', 'active', 'must be true or false'],

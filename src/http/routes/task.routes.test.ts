@@ -63,7 +63,7 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/stop', () => {
     const refresh = new RefreshRepository(t.db)
     // A worker has claimed it and is fetching.
     await t.db.query('UPDATE tracking_tasks SET next_refresh_at = NULL WHERE id <> $1', [taskId])
-    const [claim] = await refresh.claimDue(10, 60_000)
+    const [claim] = await refresh.claimDue('FEDEX', 10, 60_000)
     expect(claim!.id).toBe(taskId)
 
     const first = await post(`${PATH}/${taskId}/stop`)
@@ -78,7 +78,7 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/stop', () => {
     const [outcome] = await refresh.apply([{ task: claim!, events: [], nextRefreshInMs: 1000, decide: (s) => ({ ...s, estimatedDeliveryAt: undefined, originAddress: undefined, destinationAddress: undefined, statusChanged: false, milestoneChanged: false, etaChanged: false }), deliveries: () => [] }])
     expect(outcome).toEqual({ applied: false })
     await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = NULL WHERE id <> $1`, [taskId])
-    expect(await refresh.claimDue(10, 60_000)).toEqual([])
+    expect(await refresh.claimDue('FEDEX', 10, 60_000)).toEqual([])
   })
 
   it("is 404 for another user's task, which stays active", async () => {

@@ -57,6 +57,19 @@ export const FieldProblem = component(
   }),
 )
 
+/** A carrier a tracking number may belong to (GET /openapi/carriers/detect, carrier_not_detected). */
+export const CarrierCandidate = component(
+  'CarrierCandidate',
+  Type.Object({
+    carrierCode: Type.String({ examples: ['FEDEX'] }),
+    format: Type.String({ description: 'the name of the format that matched' }),
+    confidence: stringEnum(['high', 'medium', 'low'] as const, {
+      description: 'high: pattern and check digit hold; medium: the pattern holds and the format has no check digit; low: the pattern holds, its check digit does not',
+    }),
+    available: Type.Boolean({ description: 'the service can track this carrier' }),
+  }),
+)
+
 export const ErrorEnvelope = component(
   'Error',
   Type.Object(
@@ -65,6 +78,7 @@ export const ErrorEnvelope = component(
       data: Type.Object({
         error: ref(ErrorReason),
         details: Type.Optional(Type.Array(ref(FieldProblem))),
+        candidates: Type.Optional(Type.Array(ref(CarrierCandidate), { description: 'with carrier_not_detected: what detection found, best first' })),
       }),
       msg: Type.String({ description: 'a one-line explanation' }),
     },
@@ -73,7 +87,7 @@ export const ErrorEnvelope = component(
 )
 
 const ERROR_STATUSES = {
-  400: 'validation_error: a field, parameter or body is not as documented (details name each)',
+  400: 'validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO)',
   401: 'unauthorized: no, unknown or revoked token',
   404: 'not_found: no such resource for this caller (another user\u2019s is answered the same)',
   409: 'limit_reached: the account is at a limit (at most 10 webhook endpoints)',

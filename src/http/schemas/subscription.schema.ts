@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import { SUPPORTED_CARRIERS } from '../../domain/carriers'
 import { SETTINGS } from '../../domain/settings'
 import { CALLBACK_URL_MAX, EXTERNAL_REFERENCE_MAX, TRACKING_NUMBER_MAX } from '../../domain/subscription-input'
 import { BATCH_RESULTS, SUBSCRIBE_RESULTS } from '../../domain/subscription-outcomes'
-import { component, envelope, Id, ref, stringEnum } from './common.schema'
+import { CarrierCandidate, component, envelope, Id, ref, stringEnum } from './common.schema'
 import { StandardStatus, Task } from './task.schema'
 
 /**
@@ -16,7 +15,7 @@ export const Subscription = component(
   'Subscription',
   Type.Object(
     {
-      carrierCode: Type.String({ minLength: 1, description: `a supported carrier (${SUPPORTED_CARRIERS.join(', ')}); trimmed and upper-cased`, examples: ['FEDEX'] }),
+      carrierCode: Type.String({ minLength: 1, description: 'a carrier of GET /openapi/carriers, or AUTO to detect it from the tracking number; trimmed and upper-cased', examples: ['FEDEX'] }),
       trackingNumber: Type.String({ minLength: 1, maxLength: TRACKING_NUMBER_MAX, description: 'trimmed; no whitespace or control characters inside', examples: ['794843185271'] }),
       callbackUrl: Type.String({ format: 'uri', maxLength: CALLBACK_URL_MAX, description: 'an absolute http or https URL', examples: ['https://shop.example/webhooks/tracking'] }),
       externalReferenceNo: Type.Optional(
@@ -59,6 +58,7 @@ const BatchItemResult = component(
     taskId: Type.Integer({ minimum: 0, description: '0 for a failed item' }),
     result: stringEnum(BATCH_RESULTS),
     message: Type.String(),
+    candidates: Type.Optional(Type.Array(ref(CarrierCandidate), { description: 'with carrier_not_detected: what detection found, best first' })),
   }),
 )
 

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox'
-import { SUPPORTED_CARRIERS } from '../../domain/carriers'
 import { EVENT_TYPES } from '../../domain/event-types'
 import { WEBHOOK_STATUSES } from '../../domain/statuses'
 import { CALLBACK_URL_MAX } from '../../domain/subscription-input'
@@ -16,7 +15,7 @@ const fields = {
   url: Type.String({ format: 'uri', maxLength: CALLBACK_URL_MAX, description: 'an absolute http or https URL; the callbackUrl rules and SSRF policy apply' }),
   eventTypes: Type.Array(ref(EventType), { minItems: 1, uniqueItems: true, description: 'the event types sent to it' }),
   description: Type.String({ maxLength: ENDPOINT_DESCRIPTION_MAX }),
-  carrierCodes: Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { uniqueItems: true, description: `only tasks of these carriers (${SUPPORTED_CARRIERS.join(', ')}); empty: every carrier` }),
+  carrierCodes: Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { uniqueItems: true, description: 'only tasks of these carriers (codes of GET /openapi/carriers); empty: every carrier' }),
   milestones: Type.Array(ref(Milestone), { uniqueItems: true, description: "only tasks whose milestone (after the change) is one of these; empty: every milestone" }),
   enabled: Type.Boolean({ description: 'a disabled endpoint is sent nothing; disabling fails its waiting deliveries (replayable)' }),
 }

@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:http'
+import pg from 'pg'
+import { carrierOf, createCarrierSimulator } from '../src/carriers/registry'
+import { startService, type ServiceProcess } from '../test/support/service-process'
+import { simulatorEnv } from '../test/support/simulator-env'
+import { warmLoad } from './load'
+
+/**
+ * Issue 22's figures. Per carrier: numbers fetched and applied per second by one worker process
+ * (FedEx at 30 a request, UPS at 1), beside that carrier's fetch ceiling. A carrier outage
+ * (PostgreSQL): with `outageTasks` FedEx tasks due and FedEx refusing connections, the rows the
+ * worker writes for it per second once its circuit is open, and the API's query throughput beside
+ * the same data served by ROLE=api; then FedEx comes back and every due task must be fetched
+ * within (due tasks ÷ FedEx's throughput) + 60 s.
+ */
+
+type Row = (db: string, figure: string, value: string, ceiling: string, ratio: string, target: string) => void
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+
+/** A carrier's (or several carriers') adapters alone against the simulator, in a child process (bench/fetch-ceiling.ts). */
+export async function fetchCeiling(sim: ReturnType<typeof createCarrierSimulator>, codes: string[], seconds: number): Promise<number> {
+  const urls = Object.fromEntries(codes.map((code) => [carrierOf(code)!.env.apiUrl.variable, sim.urlOf(carrierOf(code)!.simulator)]))
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/fetch-ceiling.ts'], {
+    env: { ...process.env, ...urls, CARRIERS: codes.join(','), SECONDS: String(Math.min(seconds, 5)) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let output = ''
+  child.stdout.on('data', (d) => (output += d))
+  await new Promise((resolve) => child.on('exit', resolve))
+  return (JSON.parse(output) as { numbersPerSecond: number }).numbersPerSecond
+}
+
+async function startReceiver() {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => res.writeHead(200).end('ok'))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, close: () => server.close() }
+}
+
+async function until(client: pg.Client, sql: string, params: unknown[]): Promise<void> {
+  for (;;) {
+    if ((await client.query<{ done: boolean }>(sql, params)).rows[0]!.done) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+export async function carrierFigures(options: { kind: string; env: Record<string, string>; dbUrl: () => string; adminToken: string; row: Row; seconds: number; outageTasks: number }): Promise<void> {
+  const { kind, env, dbUrl, adminToken, row, seconds } = options
+  const sim = createCarrierSimulator({ stepMs: 0 })
+  await sim.start()
+  const receiver = await startReceiver()
+  const client = new pg.Client({ connectionString: dbUrl() })
+  await client.connect()
+  const budgets = { FEDEX_REQUESTS_PER_SECOND: '1000', UPARCEL_REQUESTS_PER_SECOND: '1000', UPS_REQUESTS_PER_SECOND: '1000', REFRESH_CLAIM_LIMIT: '1000' }
+  const common = { ...env, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', ...simulatorEnv(sim), ...budgets, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_ADDRESS: '0' }
+  const [{ id: userId }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('carriers', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`)).rows as [{ id: number }]
+  let fedexRate = 0
+  try {
+    // Per carrier, one at a time: its tasks made due at once, fetched and applied by one worker.
+    const worker = await startService({ ...common, ROLE: kind === 'embedded' ? 'all' : 'worker' })
+    try {
+      for (const [code, tasks] of [
+        ['FEDEX', 6000],
+        ['UPS', 3000],
+      ] as const) {
+        const carrier = carrierOf(code)!
+        await client.query(
+          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
+           SELECT $1, $2, $3 || g, $4, NULL FROM generate_series(1, $5::int) g`,
+          [userId, code, `DLR${code}`, receiver.url, tasks],
+        )
+        const ceiling = await fetchCeiling(sim, [code], seconds)
+        const started = Date.now()
+        await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1 AND carrier_code = $2`, [userId, code])
+        await until(client, `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1 AND carrier_code = $2`, [userId, code])
+        const rate = tasks / ((Date.now() - started) / 1000)
+        if (code === 'FEDEX') fedexRate = rate
+        row(kind, `refresh ${carrier.name} alone: numbers /s (${carrier.numbersPerRequest} a request)`, fmt(rate), fmt(ceiling), `${(rate / ceiling).toFixed(2)}×`, '')
+        await until(client, `SELECT count(*) FILTER (WHERE status NOT IN ('success', 'failed')) = 0 AS done FROM webhook_deliveries WHERE user_id = $1`, [userId])
+      }
+    } finally {
+      await worker.stop()
+    }
+    if (kind === 'postgres') await outage({ ...options, client, common, userId, receiverUrl: receiver.url, fedexRate })
+  } finally {
+    await client.end()
+    receiver.close()
+    await sim.stop()
+  }
+}
+
+async function outage(o: {
+  kind: string
+  row: Row
+  seconds: number
+  outageTasks: number
+  adminToken: string
+  client: pg.Client
+  common: Record<string, string>
+  userId: number
+  receiverUrl: string
+  fedexRate: number
+}): Promise<void> {
+  const { kind, row, seconds, client, userId, outageTasks } = o
+  const down = createCarrierSimulator({ stepMs: 0, down: [carrierOf('FEDEX')!.simulator.path] })
+  await down.start()
+  const env = { ...o.common, ...simulatorEnv(down) }
+  try {
+    const { rows } = await client.query<{ min: string; max: string }>(
+      `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
+                  SELECT $1, 'FEDEX', 'DLO' || g, $2, now() FROM generate_series(1, $3::int) g RETURNING id)
+       SELECT min(id), max(id) FROM t`,
+      [userId, o.receiverUrl, outageTasks],
+    )
+    await client.query('VACUUM ANALYZE tracking_tasks')
+    const [min, max] = [Number(rows[0]!.min), Number(rows[0]!.max)]
+    const query = async (service: ServiceProcess) => {
+      const res = await fetch(`${service.baseUrl}/admin/api-users/${userId}/tokens`, { method: 'POST', headers: { authorization: `Bearer ${o.adminToken}`, 'content-type': 'application/json' }, body: '{}' })
+      const token = ((await res.json()) as { data: { token: string } }).data.token
+      const randomId = () => min + Math.floor(Math.random() * (max - min + 1))
+      return warmLoad({ url: service.baseUrl, connections: 50, seconds, headers: { authorization: `Bearer ${token}` }, path: () => `/openapi/tracking-subscriptions?taskId=${randomId()}` })
+    }
+
+    // The same data served by an API process alone.
+    const api = await startService({ ...env, ROLE: 'api' })
+    const alone = await query(api).finally(() => api.stop())
+
+    // API and worker in one process, FedEx refusing every connection.
+    const all = await startService({ ...env, ROLE: 'all' })
+    try {
+      const circuitOf = async () => ((await (await fetch(`${all.baseUrl}/readyz`)).json()) as { data: { carriers: Record<string, { state: string }> } }).data.carriers.FEDEX!.state
+      const openedFrom = Date.now()
+      while ((await circuitOf()) !== 'open') await new Promise((r) => setTimeout(r, 100))
+      const openAfter = Date.now() - openedFrom
+      const window = Math.max(seconds, 30)
+      const [{ xid }] = (await client.query<{ xid: string }>(`SELECT (txid_current() % 4294967296)::text AS xid`)).rows as [{ xid: string }]
+      const windowFrom = Date.now()
+      const during = await query(all)
+      const left = window * 1000 - (Date.now() - windowFrom)
+      if (left > 0) await new Promise((r) => setTimeout(r, left))
+      const [{ written }] = (
+        await client.query<{ written: number }>(`SELECT count(*)::int AS written FROM tracking_tasks WHERE carrier_code = 'FEDEX' AND user_id = $1 AND xmin::text::bigint >= $2::bigint`, [userId, xid])
+      ).rows as [{ written: number }]
+      const writesPerSecond = written / ((Date.now() - windowFrom) / 1000)
+      row(kind, `FedEx down, ${fmt(outageTasks)} due: its task rows written /s once the circuit is open (opened after ${fmt(openAfter)} ms)`, writesPerSecond.toFixed(1), '', '', '≤ 10/s')
+      row(kind, 'FedEx down: query by taskId, ROLE=all vs ROLE=api on the same data', `${fmt(during.requestsPerSecond)} req/s, p99 ${during.p99Ms} ms`, `${fmt(alone.requestsPerSecond)} req/s, p99 ${alone.p99Ms} ms`, `${(during.requestsPerSecond / alone.requestsPerSecond).toFixed(2)}×`, '≥ 0.95×')
+
+      // FedEx is back: every due task fetched within (due ÷ FedEx's throughput) + 60 s.
+      down.setDown(carrierOf('FEDEX')!.simulator, false)
+      const backFrom = Date.now()
+      await until(client, `SELECT count(*) = 0 AS done FROM tracking_tasks WHERE user_id = $1 AND carrier_code = 'FEDEX' AND last_fetched_at IS NULL`, [userId])
+      const recovery = (Date.now() - backFrom) / 1000
+      const allowed = outageTasks / o.fedexRate + 60
+      row(kind, `FedEx back: ${fmt(outageTasks)} due tasks all fetched`, `${fmt(recovery)} s`, `${fmt(allowed)} s allowed`, `${(recovery / allowed).toFixed(2)}×`, '≤ due ÷ throughput + 60 s')
+    } finally {
+      await all.stop()
+    }
+  } finally {
+    await down.stop()
+  }
+}

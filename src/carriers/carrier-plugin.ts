@@ -1,0 +1,52 @@
+import type { CarrierAdapter } from './carrier'
+import type { StatusTable } from './status-table'
+import type { SimulatedCarrier } from '../simulator/simulated-carrier'
+
+/**
+ * Everything the service knows about one carrier, held in that carrier's folder. The registry
+ * (registry.ts) lists them; nothing else spells a carrier's code. Adding a carrier is a folder
+ * exporting one of these plus one line in the registry (docs/carriers.md, "Adding a carrier").
+ */
+export interface CarrierPlugin {
+  /** The code API users send: upper-case letters and digits. */
+  readonly code: string
+  readonly name: string
+  /** How many tracking numbers one request may carry. */
+  readonly numbersPerRequest: number
+  readonly formats: readonly TrackingFormat[]
+  /** The carrier's status codes by milestone; every code its simulator emits must be in it. */
+  readonly statusTable: StatusTable
+  readonly env: CarrierEnvironment
+  createAdapter(connection: CarrierConnection): CarrierAdapter
+  /** The carrier's half of the project's simulator: its wire format and its story stages. */
+  readonly simulator: SimulatedCarrier
+}
+
+/** A tracking-number format, matched against the trimmed, upper-cased number. */
+export interface TrackingFormat {
+  readonly name: string
+  readonly pattern: RegExp
+  /** True when the number's check digit holds; absent when the format has none. */
+  readonly checkDigit?: (number: string) => boolean
+  readonly example: string
+}
+
+/** The environment variables of a carrier, read by config.ts. */
+export interface CarrierEnvironment {
+  readonly apiUrl: { variable: string; fallback: string }
+  /** Credential field → its variable. All set: the carrier is live; none set: simulated. */
+  readonly credentials: Readonly<Record<string, string>>
+  readonly requestsPerSecond: { variable: string; fallback: number }
+  /**
+   * With NODE_ENV=production, a missing credential is a start-up error for a required carrier;
+   * an optional one is then simply unavailable.
+   */
+  readonly requiredInProduction: boolean
+}
+
+/** Where and how an adapter reaches its carrier (the real API or the simulator). */
+export interface CarrierConnection {
+  baseUrl: string
+  credentials: Readonly<Record<string, string>>
+  timeoutMs: number
+}

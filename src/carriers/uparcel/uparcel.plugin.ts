@@ -1,0 +1,21 @@
+import type { CarrierPlugin } from '../carrier-plugin'
+import { UparcelClient } from './uparcel.client'
+import { UPARCEL_MAX_BATCH, UPARCEL_STATUSES } from './uparcel.format'
+import { uparcelSimulator } from './uparcel.simulator'
+
+export const UPARCEL: CarrierPlugin = {
+  code: 'UPARCEL',
+  name: 'uParcel',
+  numbersPerRequest: UPARCEL_MAX_BATCH,
+  // ASSUMED (uparcel.format.ts): UP + 10 digits, no check digit, so a match is never certain.
+  formats: [{ name: 'uParcel (UP + 10 digits)', pattern: /^UP[0-9]{10}$/, example: 'UP2411220001' }],
+  statusTable: UPARCEL_STATUSES,
+  env: {
+    apiUrl: { variable: 'UPARCEL_API_URL', fallback: 'https://www.uparcel.sg/' },
+    credentials: { apiKey: 'UPARCEL_API_KEY', secretKey: 'UPARCEL_SECRET_KEY' },
+    requestsPerSecond: { variable: 'UPARCEL_REQUESTS_PER_SECOND', fallback: 10 },
+    requiredInProduction: true,
+  },
+  createAdapter: ({ baseUrl, credentials, timeoutMs }) => new UparcelClient({ baseUrl, apiKey: credentials.apiKey!, secretKey: credentials.secretKey!, timeoutMs }),
+  simulator: uparcelSimulator(),
+}

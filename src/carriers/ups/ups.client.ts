@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto'
+import { CarrierError, type CarrierAdapter, type CarrierLookup } from '../carrier'
+import { CarrierHttp, failureForStatus, type CarrierResponse } from '../carrier-http'
+import { isInvalidNumberError, lookupFromAnswer } from './ups.mapper'
+
+export interface UpsConfig {
+  /** The origin: https://onlinetools.ups.com (test: https://wwwcie.ups.com). */
+  baseUrl: string
+  clientId: string
+  clientSecret: string
+  timeoutMs: number
+}
+
+/** Renew a token this long before UPS says it expires (about 4 h), so none expires in flight. */
+const TOKEN_MARGIN_MS = 5 * 60_000
+
+/**
+ * UPS Track API v1: an OAuth client-credentials token shared by all requests (UPS answers 429 to
+ * callers that ask for one per call), then GET /api/track/v1/details/{number}, one number a
+ * request. A 401 on a track call renews the token once.
+ */
+export class UpsClient implements CarrierAdapter {
+  static readonly maxBatchSize = 1
+  readonly maxBatchSize = UpsClient.maxBatchSize
+  private readonly http: CarrierHttp
+  private token: { value: string; expiresAt: number } | undefined
+  private pendingToken: Promise<string> | undefined
+
+  constructor(
+    private readonly config: UpsConfig,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.http = new CarrierHttp({ timeoutMs: config.timeoutMs })
+  }
+
+  async fetch(trackingNumbers: string[]): Promise<Map<string, CarrierLookup>> {
+    const lookups = new Map<string, CarrierLookup>()
+    for (const number of trackingNumbers) {
+      const lookup = await this.fetchOne(number)
+      if (lookup) lookups.set(number, lookup)
+    }
+    return lookups
+  }
+
+  private async fetchOne(trackingNumber: string): Promise<CarrierLookup | undefined> {
+    let response = await this.track(trackingNumber, await this.accessToken())
+    if (response.status === 401) {
+      this.token = undefined
+      response = await this.track(trackingNumber, await this.accessToken())
+    }
+    // The documented not-found (404) and an invalid number (400 TV1002) will never be found.
+    if (response.status === 404) return { found: false, reason: 'HTTP 404' }
+    if (response.status === 400 && isInvalidNumberError(response.json)) return { found: false, reason: 'TV1002' }
+    if (response.status !== 200) throw failureForStatus('UPS', response)
+    if (typeof response.json !== 'object' || response.json === null || !('trackResponse' in response.json)) {
+      throw new CarrierError('bad_response', 'UPS answer has no trackResponse')
+    }
+    return lookupFromAnswer(trackingNumber, response.json)
+  }
+
+  private track(trackingNumber: string, token: string): Promise<CarrierResponse> {
+    const query = 'locale=en_US&returnSignature=false&returnMilestones=false&returnPOD=false'
+    return this.http.get(`${this.config.baseUrl}/api/track/v1/details/${encodeURIComponent(trackingNumber)}?${query}`, {
+      headers: { authorization: `Bearer ${token}`, transId: randomUUID().replaceAll('-', ''), transactionSrc: 'tracking-service' },
+    })
+  }
+
+  private async accessToken(): Promise<string> {
+    if (this.token && this.token.expiresAt > this.now()) return this.token.value
+    this.pendingToken ??= this.requestToken().finally(() => (this.pendingToken = undefined))
+    return this.pendingToken
+  }
+
+  private async requestToken(): Promise<string> {
+    const response = await this.http.post(`${this.config.baseUrl}/security/v1/oauth/token`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${this.config.clientId}:${this.config.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    })
+    if (response.status !== 200) throw failureForStatus('UPS OAuth', response)
+    const json = response.json as { access_token?: unknown; expires_in?: unknown } | undefined
+    if (typeof json?.access_token !== 'string' || !json.access_token) throw new CarrierError('bad_response', 'UPS OAuth answer has no access_token')
+    // expires_in is a string ("14399") in UPS's answers.
+    const seconds = Number(json.expires_in)
+    const lifetimeMs = (Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000
+    this.token = { value: json.access_token, expiresAt: this.now() + Math.max(lifetimeMs - TOKEN_MARGIN_MS, lifetimeMs / 2) }
+    return json.access_token
+  }
+
+  close(): Promise<void> {
+    return this.http.close()
+  }
+}

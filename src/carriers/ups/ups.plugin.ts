@@ -1,0 +1,27 @@
+import type { CarrierPlugin } from '../carrier-plugin'
+import { mod10 } from '../check-digits'
+import { UpsClient } from './ups.client'
+import { UPS_STATUSES } from './ups.statuses'
+import { upsSimulator } from './ups.simulator'
+
+export const UPS: CarrierPlugin = {
+  code: 'UPS',
+  name: 'UPS',
+  numbersPerRequest: UpsClient.maxBatchSize,
+  formats: [
+    // 1Z + shipper (6) + service (2) + package (7) + check digit over the 15 characters after 1Z.
+    { name: 'UPS (1Z + 16)', pattern: /^1Z[A-Z0-9]{15}[0-9]$/, checkDigit: (n) => mod10(n.slice(2, 17), n.slice(17), 1, 2), example: '1Z5R89390357567127' },
+  ],
+  statusTable: UPS_STATUSES,
+  env: {
+    apiUrl: { variable: 'UPS_API_URL', fallback: 'https://onlinetools.ups.com' },
+    credentials: { clientId: 'UPS_CLIENT_ID', clientSecret: 'UPS_CLIENT_SECRET' },
+    // UPS publishes no rate limit; one number a request, so the budget is requests (= numbers) a second.
+    requestsPerSecond: { variable: 'UPS_REQUESTS_PER_SECOND', fallback: 10 },
+    // Added after the original interface: without credentials in production it is unavailable.
+    requiredInProduction: false,
+  },
+  createAdapter: ({ baseUrl, credentials, timeoutMs }) =>
+    new UpsClient({ baseUrl: baseUrl.replace(/\/+$/, ''), clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs }),
+  simulator: upsSimulator(),
+}

@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox'
+import { TRACKING_NUMBER_MAX } from '../../domain/subscription-input'
+import { CarrierCandidate, component, envelope, ref } from './common.schema'
+
+/** The carriers and detection (docs/api.md, "Carriers"). */
+
+const Carrier = component(
+  'Carrier',
+  Type.Object({
+    carrierCode: Type.String({ examples: ['FEDEX'] }),
+    name: Type.String({ examples: ['FedEx'] }),
+    available: Type.Boolean({ description: 'false when the carrier has neither credentials nor the simulator here: subscribing it is unsupported_carrier' }),
+    numbersPerRequest: Type.Integer({ minimum: 1, description: 'tracking numbers one carrier request carries' }),
+    formats: Type.Array(Type.Object({ name: Type.String(), example: Type.String() }), { description: 'the tracking-number formats detection knows' }),
+  }),
+)
+
+export const CarrierList = envelope(Type.Object({ carriers: Type.Array(ref(Carrier)) }), 'every carrier of the registry')
+
+export const DetectQuery = Type.Object({
+  trackingNumber: Type.String({ minLength: 1, maxLength: TRACKING_NUMBER_MAX, description: 'trimmed before matching; any case' }),
+})
+
+export const Detection = envelope(
+  Type.Object({
+    trackingNumber: Type.String({ description: 'the trimmed number' }),
+    candidates: Type.Array(ref(CarrierCandidate), { description: 'every carrier whose formats match, best first; empty when none does' }),
+  }),
+  'the carriers the number may belong to',
+)

@@ -1,0 +1,133 @@
+import { Registry } from 'prom-client'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { FEDEX } from '../carriers/fedex/fedex.plugin'
+import { createCarrierSimulator } from '../carriers/registry'
+import { UPARCEL } from '../carriers/uparcel/uparcel.plugin'
+import { RefreshRepository } from '../db/refresh.repository'
+import { CircuitBreaker } from '../domain/circuit-breaker'
+import { ServiceMetrics } from '../observability/metrics'
+import { createTestApp, type TestApp } from '../../test/support/test-app'
+import { waitFor } from '../../test/support/wait-for'
+import { CarrierBudget } from './carrier-budget'
+import { RefreshService, type CarrierChannel } from './refresh.service'
+
+// A carrier that is down costs nothing: its circuit opens, none of its tasks is claimed or
+// rewritten while it is open, the other carriers go on, and once it is back its due tasks are
+// fetched. Real database, real adapters, the simulator refusing one carrier's connections.
+let t: TestApp
+let userId: number
+const sim = createCarrierSimulator({ stepMs: 0, timeoutDelayMs: 3000 })
+let channels: Map<string, CarrierChannel>
+let service: RefreshService
+let registry: Registry
+
+beforeAll(async () => {
+  t = await createTestApp()
+  userId = (await t.createUser()).userId
+  await sim.start()
+  const channel = (plugin: typeof FEDEX): CarrierChannel => ({
+    adapter: plugin.createAdapter({ baseUrl: sim.urlOf(plugin.simulator), credentials: Object.fromEntries(Object.keys(plugin.env.credentials).map((f) => [f, 'x'])), timeoutMs: 1000 }),
+    budget: new CarrierBudget(1000),
+    circuit: new CircuitBreaker({ failureThreshold: 3, baseOpenMs: 300, maxOpenMs: 600 }),
+  })
+  channels = new Map([
+    ['FEDEX', channel(FEDEX)],
+    ['UPARCEL', channel(UPARCEL)],
+  ])
+  registry = new Registry()
+  service = new RefreshService(
+    new RefreshRepository(t.db),
+    channels,
+    { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 300, retryBaseMs: 50, retryMaxMs: 100 },
+    new ServiceMetrics(registry),
+  )
+})
+afterAll(async () => {
+  for (const channel of channels.values()) await channel.adapter.close()
+  await sim.stop()
+  await t.close()
+})
+beforeEach(async () => {
+  await t.db.query('UPDATE tracking_tasks SET next_refresh_at = NULL')
+  sim.setDown(FEDEX.simulator, false)
+})
+
+let seq = 0
+async function subscribeMany(count: number, carrierCode: string, prefix = 'DL'): Promise<number[]> {
+  const items = Array.from({ length: count }, () => ({ carrierCode, trackingNumber: `${prefix}${Date.now()}${++seq}`, callbackUrl: 'https://shop.example/hook' }))
+  return (await t.services.subscriptions.subscribeBatch(userId, { items })).map((r) => r.taskId)
+}
+
+/** Every column a refresh could rewrite, and the row version: equal fingerprints, untouched rows. */
+async function fingerprint(ids: number[]): Promise<string> {
+  const rows = await t.db.query(`SELECT id, xmin::text, next_refresh_at, refresh_failures, refresh_lease_owner FROM tracking_tasks WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids])
+  return JSON.stringify(rows)
+}
+
+async function allDue(ids: number[]): Promise<void> {
+  await waitFor(
+    async () => {
+      const [row] = await t.db.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM tracking_tasks WHERE id = ANY($1::bigint[]) AND next_refresh_at > now()`, [ids])
+      return row!.waiting === 0 || undefined
+    },
+    { what: 'the tasks to be due again' },
+  )
+}
+
+describe('a carrier that is down', () => {
+  it('opens its circuit, then claims and rewrites none of its tasks while the other carrier goes on', async () => {
+    const fedexTasks = await subscribeMany(90, 'FEDEX')
+    sim.setDown(FEDEX.simulator, true)
+    const first = await service.runRound('FEDEX')
+    expect(first).toMatchObject({ claimed: 90, failed: 90 })
+    expect(service.circuits().FEDEX).toMatchObject({ state: 'open', failures: 3 })
+    expect((await registry.getSingleMetricAsString('carrier_circuit_open'))).toContain('carrier_circuit_open{carrier="FEDEX"} 0')
+
+    // Due again (their retry backoff is 50 ms here), but the circuit is open: nothing is read or written.
+    await allDue(fedexTasks)
+    const before = await fingerprint(fedexTasks)
+    const uparcelTasks = await subscribeMany(10, 'UPARCEL')
+    for (let i = 0; i < 20; i++) expect(await service.runRound('FEDEX')).toMatchObject({ claimed: 0 })
+    expect(await fingerprint(fedexTasks)).toBe(before)
+    expect(await registry.getSingleMetricAsString('carrier_circuit_open')).toContain('carrier_circuit_open{carrier="FEDEX"} 1')
+    expect(await service.runRound('UPARCEL')).toMatchObject({ claimed: 10, applied: 10 })
+    expect(uparcelTasks).toHaveLength(10)
+
+    // Half open: one request's worth probes the carrier, still down: open again, for longer.
+    await waitFor(async () => service.circuits().FEDEX!.state === 'half_open' || undefined, { what: 'the circuit to half-open' })
+    expect(await service.runRound('FEDEX')).toMatchObject({ claimed: 30, failed: 30 })
+    expect(service.circuits().FEDEX!.state).toBe('open')
+
+    // Back: the next probe succeeds, the circuit closes, and every due task is fetched.
+    sim.setDown(FEDEX.simulator, false)
+    await waitFor(async () => service.circuits().FEDEX!.state === 'half_open' || undefined, { what: 'the circuit to half-open again' })
+    await allDue(fedexTasks)
+    expect(await service.runRound('FEDEX')).toMatchObject({ claimed: 30, applied: 30 })
+    expect(service.circuits().FEDEX).toMatchObject({ state: 'closed', failures: 0 })
+    expect(await service.runRound('FEDEX')).toMatchObject({ claimed: 60, applied: 60 })
+    const [row] = await t.db.query<{ delivered: number }>(`SELECT count(*)::int AS delivered FROM tracking_tasks WHERE id = ANY($1::bigint[]) AND standard_status = 'delivered'`, [fedexTasks])
+    expect(row!.delivered).toBe(90)
+  })
+
+  it('never opens for numbers the carrier does not know', async () => {
+    await subscribeMany(30, 'UPARCEL', 'NF')
+    for (let i = 0; i < 5; i++) {
+      await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE tracking_number LIKE 'NF%'`)
+      expect(await service.runRound('UPARCEL')).toMatchObject({ claimed: 30, applied: 30 })
+    }
+    expect(service.circuits().UPARCEL!.state).toBe('closed')
+  })
+
+  it('does not delay another carrier: a round of one waits only for its own requests', async () => {
+    await subscribeMany(1, 'FEDEX', 'FTIMEOUT')
+    await subscribeMany(5, 'UPARCEL')
+    let fedexDone = false
+    const fedexRound = service.runRound('FEDEX').then((r) => {
+      fedexDone = true
+      return r
+    })
+    expect(await service.runRound('UPARCEL')).toMatchObject({ claimed: 5, applied: 5 })
+    expect(fedexDone).toBe(false)
+    expect(await fedexRound).toMatchObject({ claimed: 1, failed: 1 })
+  })
+})
