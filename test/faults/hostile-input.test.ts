@@ -179,6 +179,9 @@ function corpus(): HostileRequest[] {
       const body = { ...window, [field]: value, ...(field === 'status' ? {} : { status: 'success' }) }
       requests.push({ name: `replay ${field}=${String(value).slice(0, 20)}`, method: 'POST', path: '/openapi/webhook-deliveries/redeliver', headers: { ...json, ...auth() }, body: JSON.stringify(body) })
     }
+    // Detection and AUTO: a hostile number is a 4xx, or for a well-formed one, an answer (no 5xx).
+    requests.push({ name: `detect ${String(value).slice(0, 20)}`, method: 'GET', path: `/openapi/carriers/detect?trackingNumber=${enc(String(value))}`, headers: auth(), mayAnswer: true })
+    requests.push({ name: `AUTO subscribe ${String(value).slice(0, 20)}`, method: 'POST', path: subscribe, headers: { ...json, ...auth() }, body: JSON.stringify({ ...VALID, carrierCode: 'AUTO', trackingNumber: value }) })
     // Every list parameter, alone: a 4xx, or for an exact filter on text, a valid (empty) page.
     for (const param of LIST_PARAMETERS) {
       requests.push({ name: `list ${param}=${String(value).slice(0, 20)}`, method: 'GET', path: `${subscribe}/list?${param}=${enc(String(value))}`, headers: auth(), mayAnswer: true })

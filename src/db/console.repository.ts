@@ -1,0 +1,150 @@
+import type { Database } from './database'
+
+/**
+ * What the operator console reads across users. Every query is bounded: the counts are one pass
+ * over the tasks (the console service caches them), the last 24 h and the search go user by user
+ * through each user's own indexes, lists stop at a page.
+ */
+
+export interface TaskCountRow {
+  standard_status: string | null
+  milestone: string | null
+  carrier_code: string | null
+  tasks: number
+}
+
+export interface HourRow {
+  hour: Date
+  status_changes: number
+  deliveries: number
+  succeeded: number
+  failed: number
+}
+
+export interface ConsoleTaskRow {
+  id: number
+  user_id: number
+  user_name: string
+  carrier_code: string
+  tracking_number: string
+  external_reference_no: string
+  standard_status: string
+  milestone: string
+  updated_at: Date
+}
+
+export interface FailingDeliveryRow {
+  id: number
+  user_id: number
+  user_name: string
+  task_id: number
+  webhook_id: string
+  event_type: string
+  status: string
+  attempt_count: number
+  created_at: Date
+  last_error: string
+  last_status_code: number
+}
+
+const TASK_COLUMNS = `t.id, t.user_id, u.name AS user_name, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status, t.milestone, t.updated_at`
+
+export class ConsoleRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Tasks by status, by milestone and by carrier, in one pass. */
+  taskCounts(): Promise<TaskCountRow[]> {
+    return this.db.query<TaskCountRow>(
+      `SELECT standard_status, milestone, carrier_code, count(*)::int AS tasks
+         FROM tracking_tasks
+        GROUP BY GROUPING SETS ((standard_status), (milestone), (carrier_code))`,
+    )
+  }
+
+  /** The last 24 hours by hour, user by user through each user's index on (user_id, created_at). */
+  lastDay(): Promise<HourRow[]> {
+    return this.db.query<HourRow>(
+      `SELECT h.hour,
+              count(d.id) FILTER (WHERE d.endpoint_id IS NULL)::int AS status_changes,
+              count(d.id)::int AS deliveries,
+              count(d.id) FILTER (WHERE d.status = 'success')::int AS succeeded,
+              count(d.id) FILTER (WHERE d.status = 'failed')::int AS failed
+         FROM generate_series(date_trunc('hour', now()) - interval '23 hours', date_trunc('hour', now()), interval '1 hour') AS h (hour)
+         LEFT JOIN (SELECT d.id, d.endpoint_id, d.status, d.created_at
+                      FROM api_users u
+                      CROSS JOIN LATERAL (SELECT id, endpoint_id, status, created_at FROM webhook_deliveries
+                                           WHERE user_id = u.id AND created_at >= date_trunc('hour', now()) - interval '23 hours') d) d
+           ON date_trunc('hour', d.created_at) = h.hour
+        GROUP BY h.hour
+        ORDER BY h.hour`,
+    )
+  }
+
+  /** Due tasks per carrier (each through the refresh index), and the oldest one's wait. */
+  refreshBacklog(carrierCodes: readonly string[]): Promise<{ carrier_code: string; due: number; oldest_seconds: number | null }[]> {
+    return this.db.query(
+      `SELECT c.carrier_code,
+              (SELECT count(*)::int FROM tracking_tasks t WHERE t.carrier_code = c.carrier_code AND t.next_refresh_at <= now()) AS due,
+              (SELECT EXTRACT(EPOCH FROM now() - min(t.next_refresh_at))::float8 FROM tracking_tasks t WHERE t.carrier_code = c.carrier_code AND t.next_refresh_at <= now()) AS oldest_seconds
+         FROM unnest($1::text[]) AS c (carrier_code)`,
+      [carrierCodes],
+    )
+  }
+
+  /**
+   * Tasks across users, newest first: those whose tracking number or external reference is
+   * `search` (each user's own indexes), or all, filtered by status and carrier, a page after `beforeId`.
+   */
+  searchTasks(filters: { search?: string; standardStatus?: string; carrierCode?: string; beforeId?: number; limit: number }): Promise<ConsoleTaskRow[]> {
+    const params: unknown[] = [filters.limit]
+    const where: string[] = []
+    const add = (value: unknown) => `$${params.push(value)}`
+    if (filters.standardStatus) where.push(`t.standard_status = ${add(filters.standardStatus)}`)
+    if (filters.carrierCode) where.push(`t.carrier_code = ${add(filters.carrierCode)}`)
+    if (filters.beforeId) where.push(`t.id < ${add(filters.beforeId)}`)
+    const and = where.length > 0 ? `AND ${where.join(' AND ')}` : ''
+    if (filters.search) {
+      const search = add(filters.search)
+      return this.db.query<ConsoleTaskRow>(
+        `SELECT ${TASK_COLUMNS}
+           FROM api_users u
+           CROSS JOIN LATERAL (
+             SELECT * FROM tracking_tasks t WHERE t.user_id = u.id AND t.tracking_number = ${search}
+             UNION
+             SELECT * FROM tracking_tasks t WHERE t.user_id = u.id AND t.external_reference_no = ${search} AND t.external_reference_no <> '') t
+          WHERE true ${and}
+          ORDER BY t.id DESC
+          LIMIT $1`,
+        params,
+      )
+    }
+    return this.db.query<ConsoleTaskRow>(`SELECT ${TASK_COLUMNS} FROM tracking_tasks t JOIN api_users u ON u.id = t.user_id WHERE true ${and} ORDER BY t.id DESC LIMIT $1`, params)
+  }
+
+  /** The user a task belongs to; undefined for no such task. */
+  async ownerOf(taskId: number): Promise<number | undefined> {
+    const [row] = await this.db.query<{ user_id: number }>('SELECT user_id FROM tracking_tasks WHERE id = $1', [taskId])
+    return row?.user_id
+  }
+
+  /**
+   * Deliveries failing now across users: waiting for a retry after a failed attempt, or failed
+   * for good in the last 24 hours; newest first, user by user through the due index and each
+   * user's failed index.
+   */
+  failingDeliveries(limit: number): Promise<FailingDeliveryRow[]> {
+    return this.db.query<FailingDeliveryRow>(
+      `SELECT d.id, d.user_id, u.name AS user_name, d.task_id, d.webhook_id, d.event_type, d.status, d.attempt_count, d.created_at,
+              COALESCE(a.error_message, '') AS last_error, COALESCE(a.response_status_code, 0) AS last_status_code
+         FROM (SELECT * FROM webhook_deliveries WHERE status = 'retry_wait'
+               UNION ALL
+               SELECT f.* FROM api_users fu
+               CROSS JOIN LATERAL (SELECT * FROM webhook_deliveries WHERE user_id = fu.id AND status = 'failed' AND created_at >= now() - interval '24 hours') f) d
+         JOIN api_users u ON u.id = d.user_id
+         LEFT JOIN LATERAL (SELECT error_message, response_status_code FROM webhook_attempts WHERE delivery_id = d.id ORDER BY attempt_number DESC LIMIT 1) a ON true
+        ORDER BY d.created_at DESC, d.id DESC
+        LIMIT $1`,
+      [limit],
+    )
+  }
+}

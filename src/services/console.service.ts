@@ -1,0 +1,106 @@
+import type { ConsoleRepository, ConsoleTaskRow, FailingDeliveryRow, HourRow } from '../db/console.repository'
+import type { CircuitView } from '../domain/circuit-breaker'
+import { AppError } from '../domain/errors'
+import type { CarrierCatalogService, CarrierInfo, CarrierMode } from './carrier-catalog.service'
+import type { TaskService } from './task.service'
+import type { WebhookHistoryService } from './webhook-history.service'
+
+/** How long the overview's counts are kept: one pass over the tasks per this at most. */
+const OVERVIEW_TTL_MS = 30_000
+
+export interface Overview {
+  byStatus: Record<string, number>
+  byMilestone: Record<string, number>
+  byCarrier: Record<string, number>
+  lastDay: HourRow[]
+  backlog: { carrierCode: string; due: number; oldestSeconds: number | null }[]
+  /** Of the last 24 h's deliveries that are settled, the share that succeeded; null when none. */
+  successRate: number | null
+  takenAt: Date
+}
+
+export interface ConsoleCarrier extends CarrierInfo {
+  mode: CarrierMode
+  requestsPerSecond: number
+  /** In this process; undefined where it does not refresh (ROLE=api). */
+  circuit: CircuitView | undefined
+}
+
+/**
+ * What the operator console shows across users, and its actions, which go through the services
+ * the API uses (the same rules: a task's actions are its owner's).
+ */
+export class ConsoleService {
+  private overview: { value: Overview; until: number } | undefined
+
+  constructor(
+    private readonly console: ConsoleRepository,
+    private readonly tasks: TaskService,
+    private readonly webhooks: WebhookHistoryService,
+    private readonly carriers: CarrierCatalogService,
+    private readonly carrierState: { modes: Readonly<Record<string, CarrierMode>>; requestsPerSecond: Readonly<Record<string, number>>; circuits: () => Record<string, CircuitView> },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async getOverview(): Promise<Overview> {
+    if (this.overview && this.overview.until > this.now()) return this.overview.value
+    const [counts, lastDay, backlog] = await Promise.all([this.console.taskCounts(), this.console.lastDay(), this.console.refreshBacklog(this.carriers.list().map((c) => c.carrierCode))])
+    const group = (key: 'standard_status' | 'milestone' | 'carrier_code') =>
+      Object.fromEntries(counts.filter((r) => r[key] !== null && (key === 'standard_status' || r.standard_status === null)).map((r) => [r[key]!, r.tasks]))
+    const settled = lastDay.reduce((sum, h) => sum + h.succeeded + h.failed, 0)
+    const value: Overview = {
+      byStatus: group('standard_status'),
+      byMilestone: Object.fromEntries(counts.filter((r) => r.milestone !== null).map((r) => [r.milestone!, r.tasks])),
+      byCarrier: Object.fromEntries(counts.filter((r) => r.carrier_code !== null).map((r) => [r.carrier_code!, r.tasks])),
+      lastDay,
+      backlog: backlog.map((b) => ({ carrierCode: b.carrier_code, due: b.due, oldestSeconds: b.oldest_seconds })),
+      successRate: settled === 0 ? null : lastDay.reduce((sum, h) => sum + h.succeeded, 0) / settled,
+      takenAt: new Date(this.now()),
+    }
+    this.overview = { value, until: this.now() + OVERVIEW_TTL_MS }
+    return value
+  }
+
+  searchTasks(filters: { search?: string; standardStatus?: string; carrierCode?: string; beforeId?: number }, limit = 50): Promise<ConsoleTaskRow[]> {
+    return this.console.searchTasks({ ...filters, limit })
+  }
+
+  /** A task with its owner, its full document and its deliveries with every attempt. */
+  async task(taskId: number) {
+    const userId = await this.ownerOf(taskId)
+    const [document, deliveries] = await Promise.all([this.tasks.get(userId, taskId), this.webhooks.list(userId, taskId)])
+    return { userId, task: JSON.parse(document) as Record<string, unknown>, deliveries }
+  }
+
+  async refreshTask(taskId: number) {
+    return this.tasks.refresh(await this.ownerOf(taskId), taskId)
+  }
+
+  async stopTask(taskId: number) {
+    return this.tasks.stop(await this.ownerOf(taskId), taskId)
+  }
+
+  async redeliver(taskId: number, webhookId: string) {
+    return this.webhooks.redeliver(await this.ownerOf(taskId), taskId, webhookId)
+  }
+
+  failingDeliveries(limit = 100): Promise<FailingDeliveryRow[]> {
+    return this.console.failingDeliveries(limit)
+  }
+
+  listCarriers(): ConsoleCarrier[] {
+    const circuits = this.carrierState.circuits()
+    return this.carriers.list().map((c) => ({
+      ...c,
+      mode: this.carrierState.modes[c.carrierCode] ?? 'unavailable',
+      requestsPerSecond: this.carrierState.requestsPerSecond[c.carrierCode] ?? 0,
+      circuit: circuits[c.carrierCode],
+    }))
+  }
+
+  private async ownerOf(taskId: number): Promise<number> {
+    const userId = await this.console.ownerOf(taskId)
+    if (userId === undefined) throw new AppError('not_found', `no task ${taskId}`)
+    return userId
+  }
+}
