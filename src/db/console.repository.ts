@@ -18,6 +18,8 @@ export interface HourRow {
   status_changes: number
   deliveries: number
   succeeded: number
+  /** Waiting for a retry after a failed attempt. */
+  retrying: number
   failed: number
 }
 
@@ -68,6 +70,7 @@ export class ConsoleRepository {
               count(d.id) FILTER (WHERE d.endpoint_id IS NULL)::int AS status_changes,
               count(d.id)::int AS deliveries,
               count(d.id) FILTER (WHERE d.status = 'success')::int AS succeeded,
+              count(d.id) FILTER (WHERE d.status = 'retry_wait')::int AS retrying,
               count(d.id) FILTER (WHERE d.status = 'failed')::int AS failed
          FROM generate_series(date_trunc('hour', now()) - interval '23 hours', date_trunc('hour', now()), interval '1 hour') AS h (hour)
          LEFT JOIN (SELECT d.id, d.endpoint_id, d.status, d.created_at
@@ -95,12 +98,13 @@ export class ConsoleRepository {
    * Tasks across users, newest first: those whose tracking number or external reference is
    * `search` (each user's own indexes), or all, filtered by status and carrier, a page after `beforeId`.
    */
-  searchTasks(filters: { search?: string; standardStatus?: string; carrierCode?: string; beforeId?: number; limit: number }): Promise<ConsoleTaskRow[]> {
+  searchTasks(filters: { search?: string; standardStatus?: string; carrierCode?: string; userId?: number; beforeId?: number; limit: number }): Promise<ConsoleTaskRow[]> {
     const params: unknown[] = [filters.limit]
     const where: string[] = []
     const add = (value: unknown) => `$${params.push(value)}`
     if (filters.standardStatus) where.push(`t.standard_status = ${add(filters.standardStatus)}`)
     if (filters.carrierCode) where.push(`t.carrier_code = ${add(filters.carrierCode)}`)
+    if (filters.userId) where.push(`t.user_id = ${add(filters.userId)}`)
     if (filters.beforeId) where.push(`t.id < ${add(filters.beforeId)}`)
     const and = where.length > 0 ? `AND ${where.join(' AND ')}` : ''
     if (filters.search) {
@@ -109,9 +113,10 @@ export class ConsoleRepository {
         `SELECT ${TASK_COLUMNS}
            FROM api_users u
            CROSS JOIN LATERAL (
-             SELECT * FROM tracking_tasks t WHERE t.user_id = u.id AND t.tracking_number = ${search}
+             SELECT id FROM tracking_tasks WHERE user_id = u.id AND tracking_number = ${search}
              UNION
-             SELECT * FROM tracking_tasks t WHERE t.user_id = u.id AND t.external_reference_no = ${search} AND t.external_reference_no <> '') t
+             SELECT id FROM tracking_tasks WHERE user_id = u.id AND external_reference_no = ${search} AND external_reference_no <> '') found
+           JOIN tracking_tasks t ON t.id = found.id
           WHERE true ${and}
           ORDER BY t.id DESC
           LIMIT $1`,

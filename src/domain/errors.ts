@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'unsupported_carrier',
   'carrier_not_detected',
   'unauthorized',
+  'forbidden',
   'not_found',
   'limit_reached',
   'payload_too_large',

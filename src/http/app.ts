@@ -13,6 +13,8 @@ import type { SettingsService } from '../services/settings.service'
 import type { SubscriptionService } from '../services/subscription.service'
 import type { TaskService } from '../services/task.service'
 import type { CarrierCatalogService } from '../services/carrier-catalog.service'
+import type { ConsoleSessionService } from '../services/console-session.service'
+import type { ConsoleService } from '../services/console.service'
 import type { DeliveryLogService } from '../services/delivery-log.service'
 import type { WebhookEndpointService } from '../services/webhook-endpoint.service'
 import type { WebhookHistoryService } from '../services/webhook-history.service'
@@ -23,6 +25,7 @@ import { installRateLimits, type RateLimitOptions } from './rate-limit'
 import { adminRoutes } from './routes/admin.routes'
 import { healthRoutes } from './routes/health.routes'
 import { apiRoutes } from './routes/api.routes'
+import { consoleRoutes } from './console/console.routes'
 import { openapiOptions } from './openapi'
 import { parameterCompiler } from './parameters'
 import { registerComponents } from './schemas/components'
@@ -38,6 +41,8 @@ export interface AppServices {
   endpoints: WebhookEndpointService
   deliveryLog: DeliveryLogService
   carriers: CarrierCatalogService
+  consoleSessions: ConsoleSessionService
+  console: ConsoleService
 }
 
 export interface AppOptions {
@@ -143,6 +148,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(apiRoutes, { auth: services.auth, subscriptions: services.subscriptions, tasks: services.tasks, webhooks: services.webhooks, endpoints: services.endpoints, deliveryLog: services.deliveryLog, carriers: services.carriers })
   if (options.adminToken) {
     await app.register(adminRoutes, { adminToken: options.adminToken, users: services.users, settings: services.settings })
+    await app.register(consoleRoutes, {
+      prefix: '/console',
+      adminToken: options.adminToken,
+      sessions: services.consoleSessions,
+      console: services.console,
+      users: services.users,
+      settings: services.settings,
+      tasks: services.tasks,
+      endpoints: services.endpoints,
+    })
   }
   return app
 }

@@ -8,6 +8,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   unsupported_carrier: 400,
   carrier_not_detected: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   limit_reached: 409,
   payload_too_large: 413,

@@ -14,6 +14,10 @@ import { AuthService } from '../services/auth.service'
 import { CARRIER_CODES } from '../carriers/registry'
 import type { CircuitView } from '../domain/circuit-breaker'
 import { CarrierCatalogService } from '../services/carrier-catalog.service'
+import { ConsoleRepository } from '../db/console.repository'
+import { ConsoleSessionRepository } from '../db/console-session.repository'
+import { ConsoleSessionService } from '../services/console-session.service'
+import { ConsoleService } from '../services/console.service'
 import { HealthService, type CarrierModes } from '../services/health.service'
 import { SettingsService } from '../services/settings.service'
 import { SubscriptionService } from '../services/subscription.service'
@@ -36,6 +40,10 @@ export interface ServiceDeps {
   carrierModes?: CarrierModes
   /** The refresh workers' carrier circuits, said by /readyz. */
   carrierCircuits?: () => Record<string, CircuitView>
+  /** Each carrier's request budget in this process (the console's carrier page). */
+  carrierBudgets?: Record<string, number>
+  /** How long the console's overview counts are kept (default 30 s; tests want them fresh). */
+  consoleOverviewTtlMs?: number
   wakeups?: Wakeups
   /** The client of the endpoints' test calls (the deliveries' SSRF policy and timeout); its owner closes it. */
   webhookHttp?: WebhookHttp
@@ -50,15 +58,20 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
   // Without modes (tests), every carrier is served by the simulator.
   const carrierModes = deps.carrierModes ?? Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const]))
   const carriers = new CarrierCatalogService(carrierModes)
+  const tasks = new TaskService(new TaskLifecycleRepository(db), secrets, () => wakeups.tasksDue(), () => wakeups.deliveriesDue())
+  const webhooks = new WebhookHistoryService(new WebhookDeliveryRepository(db), () => wakeups.deliveriesDue())
+  const carrierCircuits = deps.carrierCircuits ?? (() => ({}))
   return {
     auth: new AuthService(users, config.tokenCacheTtlMs),
     subscriptions: new SubscriptionService(new TaskRepository(db), settings, carriers, () => wakeups.tasksDue()),
-    tasks: new TaskService(new TaskLifecycleRepository(db), secrets, () => wakeups.tasksDue(), () => wakeups.deliveriesDue()),
+    tasks,
     users: new ApiUserService(users),
     settings: new SettingsService(settings),
-    health: new HealthService(db, carrierModes, deps.carrierCircuits),
+    health: new HealthService(db, carrierModes, carrierCircuits),
+    consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db)),
+    console: new ConsoleService(new ConsoleRepository(db), tasks, webhooks, carriers, { modes: carrierModes, requestsPerSecond: deps.carrierBudgets ?? {}, circuits: carrierCircuits }, deps.consoleOverviewTtlMs),
     carriers,
-    webhooks: new WebhookHistoryService(new WebhookDeliveryRepository(db), () => wakeups.deliveriesDue()),
+    webhooks,
     endpoints: new WebhookEndpointService(new WebhookEndpointRepository(db), deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false })),
     deliveryLog: new DeliveryLogService(new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue()),
   }

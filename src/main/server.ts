@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   const services = createServices(db, config, {
     carrierModes: carriers?.modes ?? carrierModes(config),
     carrierCircuits: workers ? () => workers.carrierCircuits() : undefined,
+    carrierBudgets: Object.fromEntries(Object.entries(config.carriers).map(([code, settings]) => [code, settings.requestsPerSecond])),
     webhookHttp,
     wakeups: {
       tasksDue() {
@@ -122,6 +123,12 @@ async function main(): Promise<void> {
     throw error
   }
   await workers?.start()
+  if (config.adminToken && config.role !== 'worker') {
+    const address = app.server.address()
+    const port = typeof address === 'object' && address ? address.port : config.port
+    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
+    app.log.info({ console: `http://${host}:${port}/console` }, `operator console: http://${host}:${port}/console (sign in with ADMIN_TOKEN)`)
+  }
 }
 
 /** A start that cannot go on, for a reason the operator can fix: said in one line. */

@@ -28,20 +28,19 @@ export class ConsoleSessionService {
 
   constructor(
     private readonly sessions: ConsoleSessionRepository,
-    private readonly adminToken: string,
     private readonly options: ConsoleSessionOptions = CONSOLE_SESSION_DEFAULTS,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** A new session's cookie value, or `unauthorized` / `rate_limited`. */
-  async signIn(token: unknown, address: string): Promise<{ cookie: string; maxAgeSeconds: number }> {
+  async signIn(token: unknown, adminToken: string, address: string): Promise<{ cookie: string; maxAgeSeconds: number }> {
     const now = this.now()
     const record = this.failures.get(address)
     if (record && record.resetAt > now && record.count >= this.options.failuresPerWindow) {
       const retryAfterSeconds = Math.ceil((record.resetAt - now) / 1000)
       throw new AppError('rate_limited', `too many failed sign-ins from this address; try again in ${Math.ceil(retryAfterSeconds / 60)} min`, [], retryAfterSeconds)
     }
-    if (typeof token !== 'string' || token.length === 0 || token.length > 512 || !secretsEqual(token, this.adminToken)) {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 512 || !secretsEqual(token, adminToken)) {
       const current = record && record.resetAt > now ? record : { count: 0, resetAt: now + this.options.windowMs }
       current.count++
       this.failures.set(address, current)

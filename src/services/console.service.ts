@@ -5,8 +5,8 @@ import type { CarrierCatalogService, CarrierInfo, CarrierMode } from './carrier-
 import type { TaskService } from './task.service'
 import type { WebhookHistoryService } from './webhook-history.service'
 
-/** How long the overview's counts are kept: one pass over the tasks per this at most. */
-const OVERVIEW_TTL_MS = 30_000
+/** How long the overview's counts are kept by default: one pass over the tasks per this at most. */
+export const OVERVIEW_TTL_MS = 30_000
 
 export interface Overview {
   byStatus: Record<string, number>
@@ -14,7 +14,7 @@ export interface Overview {
   byCarrier: Record<string, number>
   lastDay: HourRow[]
   backlog: { carrierCode: string; due: number; oldestSeconds: number | null }[]
-  /** Of the last 24 h's deliveries that are settled, the share that succeeded; null when none. */
+  /** Of the last 24 h's deliveries that were attempted (succeeded, retrying, failed), the share that succeeded; null when none. */
   successRate: number | null
   takenAt: Date
 }
@@ -39,6 +39,7 @@ export class ConsoleService {
     private readonly webhooks: WebhookHistoryService,
     private readonly carriers: CarrierCatalogService,
     private readonly carrierState: { modes: Readonly<Record<string, CarrierMode>>; requestsPerSecond: Readonly<Record<string, number>>; circuits: () => Record<string, CircuitView> },
+    private readonly overviewTtlMs: number = OVERVIEW_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -47,7 +48,7 @@ export class ConsoleService {
     const [counts, lastDay, backlog] = await Promise.all([this.console.taskCounts(), this.console.lastDay(), this.console.refreshBacklog(this.carriers.list().map((c) => c.carrierCode))])
     const group = (key: 'standard_status' | 'milestone' | 'carrier_code') =>
       Object.fromEntries(counts.filter((r) => r[key] !== null && (key === 'standard_status' || r.standard_status === null)).map((r) => [r[key]!, r.tasks]))
-    const settled = lastDay.reduce((sum, h) => sum + h.succeeded + h.failed, 0)
+    const settled = lastDay.reduce((sum, h) => sum + h.succeeded + h.retrying + h.failed, 0)
     const value: Overview = {
       byStatus: group('standard_status'),
       byMilestone: Object.fromEntries(counts.filter((r) => r.milestone !== null).map((r) => [r.milestone!, r.tasks])),
@@ -57,11 +58,11 @@ export class ConsoleService {
       successRate: settled === 0 ? null : lastDay.reduce((sum, h) => sum + h.succeeded, 0) / settled,
       takenAt: new Date(this.now()),
     }
-    this.overview = { value, until: this.now() + OVERVIEW_TTL_MS }
+    this.overview = { value, until: this.now() + this.overviewTtlMs }
     return value
   }
 
-  searchTasks(filters: { search?: string; standardStatus?: string; carrierCode?: string; beforeId?: number }, limit = 50): Promise<ConsoleTaskRow[]> {
+  searchTasks(filters: { search?: string; standardStatus?: string; carrierCode?: string; userId?: number; beforeId?: number }, limit = 50): Promise<ConsoleTaskRow[]> {
     return this.console.searchTasks({ ...filters, limit })
   }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp, type AppServices } from '../../src/http/app'
+import { CARRIERS } from '../../src/carriers/registry'
 import { createServices, type Wakeups } from '../../src/main/container'
 import type { CarrierModes } from '../../src/services/health.service'
 import type { Database } from '../../src/db/database'
@@ -51,7 +52,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const wakeups = new RecordingWakeups()
   // Test receivers listen on loopback.
   const webhookHttp = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
-  const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 }, { carrierModes: options.carrierModes, wakeups, webhookHttp })
+  const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 }, { carrierModes: options.carrierModes, wakeups, webhookHttp, consoleOverviewTtlMs: 0, carrierBudgets: Object.fromEntries(CARRIERS.map((c) => [c.code, c.env.requestsPerSecond.fallback])) })
   const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN })
   await app.ready()
   return {

@@ -1,0 +1,90 @@
+/** The console's stylesheet and its one script (copy buttons), served from /console/assets. */
+
+export const CONSOLE_CSS = `
+:root { --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --bg: #f6f8fa; --card: #fff; --accent: #0b5cad; --ok: #1a7f37; --bad: #b42318; --warn: #9a6700; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
+.skip { position: absolute; left: -999px; } .skip:focus { left: 8px; top: 8px; background: #fff; padding: 8px; z-index: 10; }
+header.top { background: #0d1b2a; color: #fff; padding: 10px 16px; display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
+header.top .brand { font-weight: 700; margin-right: auto; color: #fff; text-decoration: none; }
+nav.main { display: flex; flex-wrap: wrap; gap: 4px; }
+nav.main a { color: #e6edf3; text-decoration: none; padding: 6px 10px; border-radius: 6px; }
+nav.main a[aria-current="page"] { background: #1f6feb; color: #fff; }
+header.top form { margin: 0; }
+header.top button { background: transparent; color: #e6edf3; border: 1px solid #57606a; }
+main { max-width: 1200px; margin: 0 auto; padding: 16px; }
+h1 { font-size: 1.6rem; margin: 8px 0 16px; } h2 { font-size: 1.2rem; margin: 24px 0 8px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 16px; margin-bottom: 16px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 16px; min-width: 0; }
+.card h2 { margin-top: 0; font-size: 1.05rem; }
+.stat { font-size: 2rem; font-weight: 700; }
+.muted { color: var(--muted); }
+table { width: 100%; border-collapse: collapse; background: var(--card); }
+th, td { text-align: left; padding: 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: .85rem; color: var(--muted); font-weight: 600; }
+.table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 8px; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: .85rem; background: #eaeef2; }
+.badge.delivered, .badge.success, .badge.closed, .badge.live { background: #dafbe1; color: #116329; }
+.badge.exception, .badge.failed, .badge.open, .badge.unavailable, .badge.returned { background: #ffebe9; color: #a40e26; }
+.badge.retry_wait, .badge.half_open, .badge.simulator, .badge.pending { background: #fff8c5; color: #7d4e00; }
+.badge.in_transit, .badge.sending { background: #ddf4ff; color: #0a3069; }
+form.inline { display: inline; }
+form.row { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin: 8px 0 16px; }
+label { display: block; font-weight: 600; font-size: .9rem; }
+input, select { font: inherit; padding: 6px 8px; border: 1px solid #8c959f; border-radius: 6px; background: #fff; color: var(--ink); min-width: 0; }
+button, .button { font: inherit; padding: 6px 12px; border-radius: 6px; border: 1px solid #1f6feb; background: #1f6feb; color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
+button.secondary { background: #fff; color: var(--accent); border-color: #8c959f; }
+button.danger { background: var(--bad); border-color: var(--bad); }
+.notice { padding: 12px 16px; border-radius: 8px; margin: 0 0 16px; border: 1px solid; }
+.notice.ok { background: #dafbe1; border-color: #4ac26b; } .notice.error { background: #ffebe9; border-color: #ff8182; }
+.secret { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 8px 0; }
+.secret code { background: #fff; border: 1px solid var(--line); padding: 6px 8px; border-radius: 6px; word-break: break-all; }
+.empty { padding: 24px; text-align: center; color: var(--muted); background: var(--card); border: 1px dashed var(--line); border-radius: 8px; }
+.timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--line); }
+.timeline li { margin: 0 0 12px 12px; position: relative; }
+.timeline li::before { content: ""; position: absolute; left: -20px; top: 6px; width: 11px; height: 11px; border-radius: 50%; background: var(--accent); }
+.bars { display: grid; gap: 6px; }
+.bar-row { display: grid; grid-template-columns: minmax(6rem, 38%) 1fr auto; gap: 8px; align-items: center; font-size: .9rem; }
+.bar-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+svg.bar { width: 100%; height: 14px; display: block; }
+.bar-value { font-variant-numeric: tabular-nums; min-width: 3ch; text-align: right; }
+figure.hourly { margin: 0; }
+svg.columns { width: 100%; height: 160px; display: block; border-bottom: 1px solid var(--line); }
+.axis { display: flex; justify-content: space-between; font-size: .8rem; color: var(--muted); }
+figure.hourly figcaption { margin-top: 6px; font-size: .9rem; }
+.key { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; }
+.key.a { background: #1f6feb; } .key.b { background: #1a7f37; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
+dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-word; }
+details summary { overflow-wrap: anywhere; }
+details { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; margin: 8px 0; }
+pre { white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
+.signin { max-width: 420px; margin: 10vh auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 24px; }
+.signin input { width: 100%; margin: 4px 0 16px; }
+@media (max-width: 600px) { main { padding: 12px; } th, td { padding: 6px; } .hide-narrow { display: none; } }
+`
+
+export const CONSOLE_JS = `
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  button.addEventListener('click', async () => {
+    const target = document.getElementById(button.dataset.copy)
+    try {
+      await navigator.clipboard.writeText(target.textContent)
+      button.textContent = 'Copied'
+    } catch {
+      const range = document.createRange()
+      range.selectNodeContents(target)
+      getSelection().removeAllRanges()
+      getSelection().addRange(range)
+      button.textContent = 'Selected: press Ctrl+C'
+    }
+  })
+}
+for (const form of document.querySelectorAll('form[data-confirm]')) {
+  form.addEventListener('submit', (event) => {
+    if (!confirm(form.dataset.confirm)) event.preventDefault()
+  })
+}
+`

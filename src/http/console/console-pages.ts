@@ -1,0 +1,126 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { AppError } from '../../domain/errors'
+import { STANDARD_STATUSES } from '../../domain/statuses'
+import { formOf, sendPage, type ConsoleOptions } from './console.routes'
+import { overviewView } from './overview.view'
+import { carriersView, deliveriesView, settingsView } from './operations.view'
+import { page, type PageContext } from './layout'
+import { taskView, tasksView, type TaskSearch } from './tasks.view'
+import { userView, usersView, type ShownSecrets } from './users.view'
+
+/** Notices a redirect may name (`?notice=`): fixed texts, never data. */
+const NOTICES = {
+  refreshed: 'The carrier will be asked within seconds.',
+  stopped: 'Tracking stopped. A refresh starts it again.',
+  redelivered: 'The webhook is queued again: a new cycle of the retry schedule, the same webhook-id.',
+  revoked: 'The token is revoked: requests with it are refused within seconds.',
+} as const
+
+const PAGE_SIZE = 50
+
+function context(request: FastifyRequest, notice?: PageContext['notice']): PageContext {
+  const key = (request.query as Record<string, string> | undefined)?.notice
+  const fromRedirect = key && key in NOTICES ? { kind: 'ok' as const, text: NOTICES[key as keyof typeof NOTICES] } : undefined
+  return { csrfToken: request.consoleSession!.csrfToken, notice: notice ?? fromRedirect }
+}
+
+/** A path id: digits only, else the page does not exist. */
+function id(value: unknown): number {
+  if (typeof value !== 'string' || !/^[1-9][0-9]{0,14}$/.test(value)) throw new AppError('not_found', 'There is no such page in the console.')
+  return Number(value)
+}
+
+const query = (request: FastifyRequest) => (request.query ?? {}) as Record<string, string | undefined>
+const hide = { schema: { hide: true } }
+
+export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Promise<void> {
+  app.get('/', hide, async (request, reply) => sendPage(reply, page('overview', 'Overview', context(request), overviewView(await o.console.getOverview()))))
+
+  // API users.
+  const usersPage = async (request: FastifyRequest, secrets: ShownSecrets = {}, notice?: PageContext['notice']) => page('users', 'API users', context(request, notice), usersView(await o.users.list(), context(request), secrets))
+  app.get('/users', hide, async (request, reply) => sendPage(reply, await usersPage(request)))
+  app.post('/users', hide, async (request, reply) => {
+    try {
+      const created = await o.users.create(formOf(request).name)
+      return sendPage(reply, await usersPage(request, { token: created.token, webhookSecret: created.webhookSecret }, { kind: 'ok', text: `API user "${created.name}" created (id ${created.userId}).` }))
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
+      return sendPage(reply, await usersPage(request, {}, { kind: 'error', text: `Not created: ${error.message}` }), 400)
+    }
+  })
+  const userPage = async (request: FastifyRequest, userId: number, secrets: ShownSecrets = {}, notice?: PageContext['notice']) => {
+    const user = (await o.users.list()).find((u) => u.id === userId)
+    if (!user) throw new AppError('not_found', `There is no API user ${userId}.`)
+    const [tokens, endpoints, tasks] = await Promise.all([o.users.listTokens(userId), o.endpoints.list(userId), o.tasks.list(userId, { limit: 10 })])
+    const shown = tasks.items.map((t) => JSON.parse(t) as Record<string, unknown>)
+    return page('users', `API user: ${user.name}`, context(request, notice), userView(user, tokens, endpoints, shown, context(request), secrets))
+  }
+  app.get('/users/:userId', hide, async (request, reply) => sendPage(reply, await userPage(request, id((request.params as Record<string, string>).userId))))
+  app.post('/users/:userId/tokens', hide, async (request, reply) => {
+    const userId = id((request.params as Record<string, string>).userId)
+    const { token, tokenId } = await o.users.issueToken(userId)
+    return sendPage(reply, await userPage(request, userId, { token }, { kind: 'ok', text: `Token ${tokenId} issued.` }))
+  })
+  app.post('/users/:userId/tokens/:tokenId/revoke', hide, async (request, reply) => {
+    const params = request.params as Record<string, string>
+    await o.users.revokeToken(id(params.userId), id(params.tokenId))
+    return reply.code(303).header('location', `/console/users/${id(params.userId)}?notice=revoked`).send()
+  })
+  app.post('/users/:userId/webhook-secret/rotate', hide, async (request, reply) => {
+    const userId = id((request.params as Record<string, string>).userId)
+    const { webhookSecret } = await o.users.rotateWebhookSecret(userId)
+    return sendPage(reply, await userPage(request, userId, { webhookSecret }, { kind: 'ok', text: 'Webhook secret rotated; the previous one keeps signing for 24 hours.' }))
+  })
+
+  // Tasks across users.
+  app.get('/tasks', hide, async (request, reply) => {
+    const q = query(request)
+    const search: TaskSearch = { q: (q.q ?? '').trim().slice(0, 128), status: q.status ?? '', carrier: q.carrier ?? '', userId: q.userId && /^\d{1,15}$/.test(q.userId) ? q.userId : '' }
+    const status = (STANDARD_STATUSES as readonly string[]).includes(search.status) ? search.status : undefined
+    const carriers = o.console.listCarriers().map((c) => c.carrierCode)
+    const carrier = carriers.includes(search.carrier) ? search.carrier : undefined
+    const before = q.before && /^\d{1,15}$/.test(q.before) ? Number(q.before) : undefined
+    const rows = await o.console.searchTasks({ search: search.q || undefined, standardStatus: status, carrierCode: carrier, userId: search.userId ? Number(search.userId) : undefined, beforeId: before }, PAGE_SIZE + 1)
+    const shown = rows.slice(0, PAGE_SIZE)
+    return sendPage(reply, page('tasks', 'Tasks', context(request), tasksView(shown, search, { statuses: STANDARD_STATUSES, carriers, nextBeforeId: rows.length > PAGE_SIZE ? shown.at(-1)!.id : undefined })))
+  })
+  app.get('/tasks/:taskId', hide, async (request, reply) => {
+    const taskId = id((request.params as Record<string, string>).taskId)
+    const { userId, task, deliveries } = await o.console.task(taskId)
+    return sendPage(reply, page('tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, context(request), taskView(userId, task, deliveries, context(request))))
+  })
+  app.post('/tasks/:taskId/refresh', hide, async (request, reply) => {
+    const taskId = id((request.params as Record<string, string>).taskId)
+    await o.console.refreshTask(taskId)
+    return reply.code(303).header('location', `/console/tasks/${taskId}?notice=refreshed`).send()
+  })
+  app.post('/tasks/:taskId/stop', hide, async (request, reply) => {
+    const taskId = id((request.params as Record<string, string>).taskId)
+    await o.console.stopTask(taskId)
+    return reply.code(303).header('location', `/console/tasks/${taskId}?notice=stopped`).send()
+  })
+  app.post('/tasks/:taskId/webhooks/:webhookId/redeliver', hide, async (request, reply) => {
+    const params = request.params as Record<string, string>
+    const taskId = id(params.taskId)
+    await o.console.redeliver(taskId, params.webhookId ?? '')
+    const back = formOf(request).back === 'deliveries' ? '/console/deliveries' : `/console/tasks/${taskId}`
+    return reply.code(303).header('location', `${back}?notice=redelivered`).send()
+  })
+
+  // Operations.
+  app.get('/deliveries', hide, async (request, reply) => sendPage(reply, page('deliveries', 'Failing deliveries', context(request), deliveriesView(await o.console.failingDeliveries(), context(request)))))
+  app.get('/carriers', hide, async (request, reply) => sendPage(reply, page('carriers', 'Carriers', context(request), carriersView(o.console.listCarriers()))))
+  app.get('/settings', hide, async (request, reply) => sendPage(reply, page('settings', 'Settings', context(request), settingsView(await o.settings.get(), context(request)))))
+  app.post('/settings', hide, async (request, reply) => {
+    const form = formOf(request)
+    // The form sends text: each setting as the integer it spells, else as given (the service says what is wrong).
+    const patch = Object.fromEntries(['batchMaxItems', 'retentionDays'].filter((k) => k in form).map((k) => [k, /^-?\d{1,10}$/.test(form[k]!.trim()) ? Number(form[k]) : form[k]]))
+    try {
+      const saved = await o.settings.update(patch)
+      return sendPage(reply, page('settings', 'Settings', context(request, { kind: 'ok', text: 'Settings saved.' }), settingsView(saved, context(request))))
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
+      return sendPage(reply, page('settings', 'Settings', context(request, { kind: 'error', text: `Not saved: ${error.message}` }), settingsView(await o.settings.get(), context(request))), 400)
+    }
+  })
+}

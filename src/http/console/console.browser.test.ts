@@ -1,0 +1,231 @@
+import { existsSync } from 'node:fs'
+import { Registry } from 'prom-client'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ADMIN_TOKEN, createTestApp, type TestApp } from '../../../test/support/test-app'
+import { waitFor } from '../../../test/support/wait-for'
+import { WebhookReceiver } from '../../../test/support/webhook-receiver'
+import { CARRIERS, createCarrierSimulator } from '../../carriers/registry'
+import { RefreshRepository } from '../../db/refresh.repository'
+import { WebhookDeliveryRepository } from '../../db/webhook-delivery.repository'
+import { ServiceMetrics } from '../../observability/metrics'
+import { CarrierBudget } from '../../services/carrier-budget'
+import { RefreshService } from '../../services/refresh.service'
+import { WebhookDeliveryService } from '../../services/webhook-delivery.service'
+import { WebhookHttp } from '../../webhooks/webhook-http'
+
+// The operator console in a real browser (Debian's chromium driven by playwright-core): an operator
+// signs in, creates an API user, finds a parcel, reads its timeline, redelivers a webhook that
+// failed; and the security cases. Every page is photographed at 390 and 1440 px into docs/console/.
+const CHROMIUM = '/usr/bin/chromium'
+const SHOTS = new URL('../../../docs/console/', import.meta.url).pathname
+
+let t: TestApp
+let base: string
+let browser: Browser
+const sim = createCarrierSimulator({ stepMs: 0 })
+const receiver = new WebhookReceiver()
+let http: WebhookHttp
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`)
+  t = await createTestApp()
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
+  await sim.start()
+  await receiver.start()
+  http = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+})
+afterAll(async () => {
+  await browser?.close()
+  await http?.close()
+  await receiver.stop()
+  await sim.stop()
+  await t?.close()
+})
+
+async function newPage(width = 1440): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } })
+  // A missing element fails the test in seconds, naming the element.
+  context.setDefaultTimeout(5000)
+  return { context, page: await context.newPage() }
+}
+
+async function signIn(page: Page, token = ADMIN_TOKEN): Promise<void> {
+  await page.goto(`${base}/console`)
+  await page.getByLabel('Admin token').fill(token)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  if (token === ADMIN_TOKEN) await page.getByRole('heading', { name: 'Overview' }).waitFor()
+}
+
+/** The parcel's carrier fetch and its webhook attempt, as the workers would make them. */
+async function refreshAndDeliver(): Promise<void> {
+  const channels = new Map(
+    CARRIERS.map((c) => [
+      c.code,
+      { adapter: c.createAdapter({ baseUrl: sim.urlOf(c.simulator), credentials: Object.fromEntries(Object.keys(c.env.credentials).map((f) => [f, 'x'])), timeoutMs: 2000 }), budget: new CarrierBudget(1000) },
+    ]),
+  )
+  const refresh = new RefreshService(
+    new RefreshRepository(t.db),
+    channels,
+    { pollIntervalMs: 3_600_000, expireAfterMs: 30 * 86_400_000, leaseMs: 30_000, claimLimit: 100, retryBaseMs: 100, retryMaxMs: 200 },
+    new ServiceMetrics(new Registry()),
+  )
+  await refresh.runRound()
+  for (const channel of channels.values()) await channel.adapter.close()
+  const delivery = new WebhookDeliveryService(new WebhookDeliveryRepository(t.db), http, { scheduleMs: [3_600_000], leaseMs: 10_000, concurrency: 4, hostConcurrency: 4 }, new ServiceMetrics(new Registry()), {
+    warn: () => {},
+  })
+  await delivery.runRound()
+  await delivery.drain()
+}
+
+describe('the console in a browser', () => {
+  let userToken = ''
+  let taskId = 0
+
+  it('signs in, creates an API user with its secrets shown once, finds a task, reads its timeline and redelivers its webhook', async () => {
+    const { context, page } = await newPage()
+    await signIn(page)
+    await expect(page.getByRole('heading', { name: 'Overview' })).toBeTruthy()
+    expect(await page.title()).toBe('Overview · Tracking console')
+    const cookies = await context.cookies()
+    expect(cookies.find((c) => c.name === 'console_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' })
+
+    await page.getByRole('link', { name: 'API users' }).click()
+    await page.getByLabel('New API user').fill('Shop 1001')
+    await page.getByRole('button', { name: 'Create user' }).click()
+    await page.getByText('API user "Shop 1001" created').waitFor()
+    userToken = (await page.locator('#secret-token').textContent())!
+    expect(userToken).toMatch(/^trk_/)
+    expect(await page.locator('#secret-webhook').textContent()).toMatch(/^whsec_/)
+    // Shown once: the list does not show them again.
+    await page.reload({ waitUntil: 'load' }).catch(() => {})
+    await page.goto(`${base}/console/users`)
+    expect(await page.locator('#secret-token').count()).toBe(0)
+
+    // The shop subscribes order 1001's parcel; its receiver is down, so the webhook fails.
+    const callbackUrl = receiver.on('/shop-1001', () => ({ status: 503, body: 'maintenance' }))
+    const res = await fetch(`${base}/openapi/tracking-subscriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ carrierCode: 'FEDEX', trackingNumber: 'FA1001', callbackUrl, externalReferenceNo: 'order-1001' }),
+    })
+    taskId = ((await res.json()) as { data: { taskId: number } }).data.taskId
+    // Other parcels of the shop, for the overview: every carrier, several stories, a broken receiver.
+    const broken = receiver.on('/broken', () => ({ status: 500, body: 'upstream error' }))
+    const items = [
+      { carrierCode: 'FEDEX', trackingNumber: 'HP2002', callbackUrl },
+      { carrierCode: 'UPS', trackingNumber: '1ZEX0000000003', callbackUrl: broken },
+      { carrierCode: 'UPARCEL', trackingNumber: 'UP2411220001', callbackUrl },
+      { carrierCode: 'FEDEX', trackingNumber: 'NF4004', callbackUrl },
+      { carrierCode: 'UPS', trackingNumber: '1ZHP0000000005', callbackUrl },
+    ]
+    await fetch(`${base}/openapi/tracking-subscriptions/batch`, { method: 'POST', headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ items }) })
+    await refreshAndDeliver()
+
+    // "Where is order 1001's parcel, and did the shop get told?"
+    await page.getByRole('link', { name: 'Tasks' }).click()
+    await page.getByLabel('Tracking number or external reference').fill('order-1001')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByRole('link', { name: 'FA1001', exact: true }).click()
+    await page.getByRole('heading', { name: `Task ${taskId}: FA1001` }).waitFor()
+    const timeline = page.locator('ol.timeline li')
+    expect(await timeline.count()).toBe(7)
+    expect(await timeline.first().textContent()).toContain('Delivered')
+    await page.getByText('failed_attempt'.replaceAll('_', ' ')).first().waitFor()
+    const summary = page.locator('details summary').first()
+    expect(await summary.textContent()).toContain('retry wait')
+    await summary.click()
+    expect(await page.locator('details table').first().textContent()).toContain('503')
+
+    // The shop is back: redeliver.
+    receiver.on('/shop-1001', () => ({ status: 200 }))
+    await page.getByRole('button', { name: 'Redeliver' }).first().click()
+    await page.getByText('The webhook is queued again').waitFor()
+    await refreshAndDeliver()
+    await waitFor(() => receiver.requests('/shop-1001').some((r) => r.headers['webhook-id']) && receiver.requests('/shop-1001').length >= 2, { what: 'the redelivery' })
+    await context.close()
+  })
+
+  it('refuses what it must: no cookie, an ended session, a forged form, a wrong token', async () => {
+    // No cookie: every page sends to the sign-in; a POST does nothing.
+    const anonymous = await fetch(`${base}/console/users`, { redirect: 'manual' })
+    expect(anonymous.status).toBe(303)
+    expect(anonymous.headers.get('location')).toBe('/console/sign-in')
+    const before = (await t.services.users.list()).length
+    const forgedAnonymous = await fetch(`${base}/console/users`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Evil' })
+    expect(forgedAnonymous.status).toBe(303)
+
+    // A wrong token: the page says so, 401, no cookie.
+    const { context, page } = await newPage()
+    await signIn(page, 'not-the-admin-token')
+    await page.getByText('That is not the admin token').waitFor()
+    expect((await context.cookies()).length).toBe(0)
+
+    // A forged form: a session cookie but no CSRF token (another site cannot read it).
+    await signIn(page)
+    const cookie = (await context.cookies()).find((c) => c.name === 'console_session')!.value
+    const forged = await fetch(`${base}/console/users`, { method: 'POST', redirect: 'manual', headers: { cookie: `console_session=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Evil' })
+    expect(forged.status).toBe(403)
+    expect(await forged.text()).toContain('did not come from this console session')
+    const wrongToken = await fetch(`${base}/console/users`, { method: 'POST', redirect: 'manual', headers: { cookie: `console_session=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Evil&_csrf=guess' })
+    expect(wrongToken.status).toBe(403)
+    expect((await t.services.users.list()).length).toBe(before)
+
+    // An ended session (expired, or signed out): back to the sign-in, saying so.
+    await t.db.query('UPDATE console_sessions SET expires_at = now() - interval \'1 second\'')
+    await page.goto(`${base}/console/settings`)
+    await page.getByText('Your session has ended').waitFor()
+    await signIn(page)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    const afterSignOut = await fetch(`${base}/console`, { redirect: 'manual', headers: { cookie: `console_session=${cookie}` } })
+    expect(afterSignOut.headers.get('location')).toBe('/console/sign-in?ended=1')
+    await context.close()
+
+  })
+
+  it.each([1440, 390])('shows every page readably at %i px (screenshots in docs/console/)', async (width) => {
+    const { context, page } = await newPage(width)
+    await signIn(page)
+    for (const [name, path] of [
+      ['overview', '/console'],
+      ['users', '/console/users'],
+      ['user', '/console/users/1'],
+      ['tasks', '/console/tasks'],
+      ['task', `/console/tasks/${taskId}`],
+      ['deliveries', '/console/deliveries'],
+      ['carriers', '/console/carriers'],
+      ['settings', '/console/settings'],
+    ]) {
+      const response = await page.goto(`${base}${path}`)
+      expect(response?.status(), path).toBe(200)
+      // Nothing wider than the screen but the tables, which scroll inside their frame.
+      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')
+      expect(Number(overflow), `${path} at ${width}px`).toBeLessThanOrEqual(0)
+      await page.screenshot({ path: `${SHOTS}${name}-${width}.png`, fullPage: true })
+    }
+    await page.goto(`${base}/console/sign-in`)
+    await page.screenshot({ path: `${SHOTS}sign-in-${width}.png` })
+    await context.close()
+  })
+
+  // Last: it locks this address out of signing in for a quarter of an hour.
+  it('limits sign-in attempts per address', async () => {
+    const statuses: number[] = []
+    for (let i = 0; i < 7; i++) {
+      const r = await fetch(`${base}/console/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=wrong' })
+      statuses.push(r.status)
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429])
+    const locked = await fetch(`${base}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${ADMIN_TOKEN}` })
+    expect(locked.status).toBe(429)
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800)
+    expect(await locked.text()).toContain('too many failed sign-ins')
+  })
+})

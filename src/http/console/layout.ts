@@ -1,0 +1,102 @@
+import { html, type Html } from './html'
+
+export const NAV = [
+  ['overview', 'Overview', '/console'],
+  ['users', 'API users', '/console/users'],
+  ['tasks', 'Tasks', '/console/tasks'],
+  ['deliveries', 'Failing deliveries', '/console/deliveries'],
+  ['carriers', 'Carriers', '/console/carriers'],
+  ['settings', 'Settings', '/console/settings'],
+] as const
+
+export type Section = (typeof NAV)[number][0]
+
+export interface PageContext {
+  csrfToken: string
+  notice?: { kind: 'ok' | 'error'; text: string }
+}
+
+function document(title: string, body: Html): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title} · Tracking console</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+<script src="/console/assets/console.js" defer></script>
+</head>
+<body>
+${body}
+</body>
+</html>`
+}
+
+/** A page of the signed-in console: the navigation, a sign-out form, the notice, the content. */
+export function page(section: Section, title: string, context: PageContext, content: Html): Html {
+  return document(
+    title,
+    html`<a class="skip" href="#content">Skip to content</a>
+<header class="top">
+  <a class="brand" href="/console">Tracking console</a>
+  <nav class="main" aria-label="Console">
+    ${NAV.map(([key, label, href]) => html`<a href="${href}"${key === section ? html` aria-current="page"` : ''}>${label}</a>`)}
+  </nav>
+  <form method="post" action="/console/sign-out"><input type="hidden" name="_csrf" value="${context.csrfToken}"><button type="submit">Sign out</button></form>
+</header>
+<main id="content">
+  <h1>${title}</h1>
+  ${context.notice ? html`<div class="notice ${context.notice.kind}" role="${context.notice.kind === 'error' ? 'alert' : 'status'}">${context.notice.text}</div>` : ''}
+  ${content}
+</main>`,
+  )
+}
+
+export function signInPage(message?: string): Html {
+  return document(
+    'Sign in',
+    html`<main id="content">
+  <form class="signin" method="post" action="/console/sign-in">
+    <h1>Tracking console</h1>
+    <p class="muted">Sign in with the service's admin token (the <code>ADMIN_TOKEN</code> it was started with).</p>
+    ${message ? html`<div class="notice error" role="alert">${message}</div>` : ''}
+    <label for="token">Admin token</label>
+    <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+    <button type="submit">Sign in</button>
+  </form>
+</main>`,
+  )
+}
+
+/** A page for a person, not a program: what went wrong and where to go. */
+export function errorPage(status: number, message: string, signedIn: boolean): Html {
+  return document(
+    `Error ${status}`,
+    html`<main id="content" class="signin">
+  <h1>${status === 404 ? 'Not found' : 'Something went wrong'}</h1>
+  <p>${message}</p>
+  <p><a href="${signedIn ? '/console' : '/console/sign-in'}">${signedIn ? 'Back to the overview' : 'Sign in'}</a></p>
+</main>`,
+  )
+}
+
+/** A secret shown once, with a copy button. */
+export function secretBlock(id: string, label: string, value: string): Html {
+  return html`<div class="secret"><span>${label}</span><code id="${id}">${value}</code><button type="button" class="secondary" data-copy="${id}">Copy</button></div>`
+}
+
+/** A POST form of one button, with the CSRF token. */
+export function actionButton(action: string, label: string, context: PageContext, options: { confirm?: string; kind?: 'secondary' | 'danger'; fields?: Record<string, string> } = {}): Html {
+  return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}><input type="hidden" name="_csrf" value="${context.csrfToken}">${Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit"${options.kind ? html` class="${options.kind}"` : ''}>${label}</button></form>`
+}
+
+export function badge(value: string): Html {
+  return html`<span class="badge ${value}">${value.replaceAll('_', ' ')}</span>`
+}
+
+export function when(date: Date | string | null | undefined): Html {
+  if (!date) return html`<span class="muted">—</span>`
+  const iso = typeof date === 'string' ? date : date.toISOString()
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
+}

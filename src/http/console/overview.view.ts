@@ -1,0 +1,31 @@
+import type { Overview } from '../../services/console.service'
+import { barChart, hourlyChart } from './charts'
+import { html, type Html } from './html'
+import { when } from './layout'
+
+export function overviewView(o: Overview): Html {
+  const total = Object.values(o.byStatus).reduce((a, b) => a + b, 0)
+  const due = o.backlog.reduce((sum, b) => sum + b.due, 0)
+  const deliveries = o.lastDay.reduce((sum, h) => sum + h.deliveries, 0)
+  const failed = o.lastDay.reduce((sum, h) => sum + h.failed, 0)
+  const retrying = o.lastDay.reduce((sum, h) => sum + h.retrying, 0)
+  return html`
+<div class="cards">
+  <section class="card" aria-labelledby="c-tasks"><h2 id="c-tasks">Tasks</h2><div class="stat">${total.toLocaleString('en-US')}</div><p class="muted">across every API user</p></section>
+  <section class="card" aria-labelledby="c-rate"><h2 id="c-rate">Webhook success, last 24 h</h2><div class="stat">${o.successRate === null ? '—' : `${(o.successRate * 100).toFixed(1)} %`}</div><p class="muted">${deliveries.toLocaleString('en-US')} ${deliveries === 1 ? 'delivery' : 'deliveries'}, ${retrying.toLocaleString('en-US')} waiting for a retry, ${failed.toLocaleString('en-US')} failed for good${
+    retrying + failed > 0 ? html` (<a href="/console/deliveries">see them</a>)` : ''
+  }</p></section>
+  <section class="card" aria-labelledby="c-backlog"><h2 id="c-backlog">Refresh backlog</h2><div class="stat">${due.toLocaleString('en-US')}</div><p class="muted">tasks due now${o.backlog
+    .filter((b) => b.due > 0)
+    .map((b) => html`; ${b.carrierCode} ${b.due.toLocaleString('en-US')}, oldest waiting ${Math.round(b.oldestSeconds ?? 0)} s`)}</p></section>
+</div>
+<div class="cards">
+  <section class="card" aria-labelledby="c-status"><h2 id="c-status">Tasks by status</h2>${barChart('Tasks by status', Object.entries(o.byStatus))}</section>
+  <section class="card" aria-labelledby="c-milestone"><h2 id="c-milestone">Tasks by milestone</h2>${barChart('Tasks by milestone', Object.entries(o.byMilestone))}</section>
+  <section class="card" aria-labelledby="c-carrier"><h2 id="c-carrier">Tasks by carrier</h2>${barChart('Tasks by carrier', Object.entries(o.byCarrier))}</section>
+</div>
+<section class="card" aria-labelledby="c-day"><h2 id="c-day">The last 24 hours, by hour (UTC)</h2>
+${hourlyChart('Status changes and webhook deliveries', o.lastDay.map((h) => ({ hour: h.hour, a: h.status_changes, b: h.deliveries })), ['status changes', 'webhook deliveries'])}
+</section>
+<p class="muted">Counts as of ${when(o.takenAt)}; they are refreshed at most every 30 s. Carrier outages: see <a href="/console/carriers">Carriers</a>.</p>`
+}

@@ -1,0 +1,105 @@
+import type { ConsoleService } from '../../services/console.service'
+import type { DeliveryRecord } from '../../domain/webhook-record'
+import { html, type Html } from './html'
+
+type ConsoleTaskRow = Awaited<ReturnType<ConsoleService['searchTasks']>>[number]
+import { actionButton, badge, when, type PageContext } from './layout'
+
+export interface TaskSearch {
+  q: string
+  status: string
+  carrier: string
+  userId: string
+}
+
+export function tasksView(rows: ConsoleTaskRow[], search: TaskSearch, options: { statuses: readonly string[]; carriers: readonly string[]; nextBeforeId?: number }): Html {
+  const query = (extra: Record<string, string>) => new URLSearchParams(Object.entries({ q: search.q, status: search.status, carrier: search.carrier, userId: search.userId, ...extra }).filter(([, v]) => v)).toString()
+  return html`<form class="row" method="get" action="/console/tasks" role="search">
+  <div><label for="q">Tracking number or external reference</label><input id="q" name="q" value="${search.q}" maxlength="128" placeholder="794843185271 or order-1001"></div>
+  <div><label for="status">Status</label><select id="status" name="status"><option value="">any</option>${options.statuses.map((s) => html`<option value="${s}"${s === search.status ? html` selected` : ''}>${s.replaceAll('_', ' ')}</option>`)}</select></div>
+  <div><label for="carrier">Carrier</label><select id="carrier" name="carrier"><option value="">any</option>${options.carriers.map((c) => html`<option${c === search.carrier ? html` selected` : ''}>${c}</option>`)}</select></div>
+  ${search.userId ? html`<input type="hidden" name="userId" value="${search.userId}">` : ''}
+  <button type="submit">Search</button>
+</form>
+${search.userId ? html`<p>Tasks of API user <a href="/console/users/${search.userId}">${search.userId}</a> · <a href="/console/tasks">all users</a></p>` : ''}
+${
+  rows.length === 0
+    ? html`<p class="empty">${search.q || search.status || search.carrier ? 'No task matches. A tracking number or reference must match exactly (case counts).' : 'No tasks yet.'}</p>`
+    : html`<div class="table-wrap"><table><thead><tr><th scope="col">Task</th><th scope="col">API user</th><th scope="col">Carrier</th><th scope="col">Tracking number</th><th scope="col" class="hide-narrow">Reference</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Updated</th></tr></thead><tbody>
+${rows.map(
+  (t) =>
+    html`<tr><td>${t.id}</td><td><a href="/console/users/${t.user_id}">${t.user_name}</a></td><td>${t.carrier_code}</td><td><a href="/console/tasks/${t.id}">${t.tracking_number}</a></td><td class="hide-narrow">${t.external_reference_no}</td><td>${badge(t.standard_status)}${
+      t.milestone !== t.standard_status ? html` <span class="muted">${t.milestone.replaceAll('_', ' ')}</span>` : ''
+    }</td><td class="hide-narrow">${when(t.updated_at)}</td></tr>`,
+)}
+</tbody></table></div>`
+}
+${options.nextBeforeId ? html`<p><a class="button" href="/console/tasks?${query({ before: String(options.nextBeforeId) })}">Next page</a></p>` : ''}`
+}
+
+type Json = Record<string, unknown>
+const text = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : String(value))
+const address = (value: unknown) => {
+  const a = value as Json | null
+  return a ? [a.address, a.city, a.state, a.postalCode, a.country].filter(Boolean).join(', ') || '—' : '—'
+}
+
+export function taskView(userId: number, task: Json, deliveries: DeliveryRecord[], context: PageContext): Html {
+  const id = String(task.taskId)
+  const events = [...((task.events as Json[] | undefined) ?? [])].reverse()
+  return html`<p>${actionButton(`/console/tasks/${id}/refresh`, 'Refresh now', context)} ${
+    task.active ? actionButton(`/console/tasks/${id}/stop`, 'Stop tracking', context, { kind: 'danger', confirm: 'Stop tracking this parcel? Its carrier is not asked again until a refresh.' }) : ''
+  }</p>
+<div class="cards">
+<section class="card" aria-labelledby="t-facts"><h2 id="t-facts">The task</h2><dl class="facts">
+  <dt>API user</dt><dd><a href="/console/users/${userId}">API user ${userId}</a></dd>
+  <dt>Carrier</dt><dd>${text(task.carrierCode)}</dd>
+  <dt>Tracking number</dt><dd>${text(task.trackingNumber)}</dd>
+  <dt>Reference</dt><dd>${text(task.externalReferenceNo)}</dd>
+  <dt>Status</dt><dd>${badge(String(task.standardStatus))}${task.milestone !== task.standardStatus ? html` <span class="muted">${String(task.milestone).replaceAll('_', ' ')}</span>` : ''}</dd>
+  <dt>Carrier says</dt><dd>${text(task.carrierStatus)}</dd>
+  <dt>Estimated delivery</dt><dd>${when(task.estimatedDeliveryAt as string | null)}</dd>
+  <dt>From</dt><dd>${address(task.originAddress)}</dd>
+  <dt>To</dt><dd>${address(task.destinationAddress)}</dd>
+  <dt>Callback URL</dt><dd>${text(task.callbackUrl)}</dd>
+  <dt>Tracking</dt><dd>${
+    task.active ? html`active; next check ${when(task.nextCheckAt as string | null)}` : task.stoppedAt ? html`stopped ${when(task.stoppedAt as string)}` : 'finished: its status is final'
+  }</dd>
+  <dt>Last checked</dt><dd>${when(task.lastCheckedAt as string | null)}</dd>
+  <dt>Created</dt><dd>${when(task.createdAt as string)}</dd>
+</dl></section>
+<section class="card" aria-labelledby="t-events"><h2 id="t-events">Timeline</h2>
+${
+  events.length === 0
+    ? html`<p class="empty">No events yet: the carrier has not been asked, or knows nothing of this number.</p>`
+    : html`<ol class="timeline">${events.map(
+        (e) =>
+          html`<li><strong>${text(e.description) === '—' ? text(e.statusInfo) : text(e.description)}</strong><br><span class="muted">${when(e.eventTime as string)} · ${text(e.eventCode)} · ${String(e.milestone || e.status || 'unknown code').replaceAll('_', ' ')}${
+            e.city ? ` · ${String(e.city)}` : ''
+          }</span>${e.exceptionDescription ? html`<br>${String(e.exceptionDescription)}` : ''}</li>`,
+      )}</ol>`
+}
+</section>
+</div>
+<h2>Webhook deliveries</h2>
+${
+  deliveries.length === 0
+    ? html`<p class="empty">No webhook yet: one is made at each status change.</p>`
+    : deliveries.map(
+        (d) => html`<details>
+  <summary>${badge(d.status)} <strong>${d.type}</strong> · ${d.webhookId} · ${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'} · ${when(d.createdAt)}${d.nextRetryAt ? html` · next try ${when(d.nextRetryAt)}` : ''}</summary>
+  <p>${actionButton(`/console/tasks/${id}/webhooks/${d.webhookId}/redeliver`, 'Redeliver', context, { kind: 'secondary' })}</p>
+  ${
+    d.attempts.length === 0
+      ? html`<p class="muted">Not attempted yet.</p>`
+      : html`<div class="table-wrap"><table><thead><tr><th scope="col">#</th><th scope="col">Started</th><th scope="col">HTTP</th><th scope="col">Took</th><th scope="col">Error</th><th scope="col">Answer (excerpt)</th></tr></thead><tbody>
+  ${d.attempts.map(
+    (a) =>
+      html`<tr><td>${a.attemptNumber}</td><td>${when(a.startedAt)}</td><td>${a.responseStatusCode || '—'}</td><td>${a.durationMs} ms</td><td>${a.errorMessage || '—'}</td><td><pre>${a.responseBody.slice(0, 300) || '—'}</pre></td></tr>`,
+  )}
+  </tbody></table></div>`
+  }
+</details>`,
+      )
+}`
+}
