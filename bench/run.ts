@@ -12,6 +12,7 @@ import { freePort, startService, type ServiceProcess } from '../test/support/ser
 import { simulatorEnv } from '../test/support/simulator-env'
 import { burstFigures } from './burst-figures'
 import { carrierFigures, fetchCeiling } from './carrier-figures'
+import { consoleFigures } from './console-figures'
 import { endpointFigures } from './endpoint-figures'
 import { load, warmLoad } from './load'
 
@@ -21,7 +22,7 @@ import { load, warmLoad } from './load'
  * in time. Prints a markdown table (docs/performance.md keeps the latest).
  *
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
- *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x] [--only subscribe,batch,query,list]
+ *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x] [--only subscribe,batch,query,list,console]
  *                    [--outage-tasks 500000]
  */
 
@@ -31,7 +32,7 @@ const DBS = (args.get('db') ?? 'both') === 'both' ? ['postgres', 'embedded'] : [
 const LARGE = Number(args.get('large') ?? 1_000_000)
 // The API figures to measure (all by default): for a quick look at one of them.
 const ONLY = args.get('only')?.split(',')
-const measures = (figure: 'subscribe' | 'batch' | 'query' | 'list') => !ONLY || ONLY.includes(figure)
+const measures = (figure: 'subscribe' | 'batch' | 'query' | 'list' | 'console') => !ONLY || ONLY.includes(figure)
 const ADMIN_TOKEN = 'bench-admin-token-0000'
 const rows: string[][] = []
 
@@ -197,7 +198,7 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
     if (measures('batch')) await batchFigures(kind, service, headers, dbUrl)
     sample()
     // 3. Query, at 10,000 tasks and at the large size.
-    if (measures('query') || measures('list')) await queryFigures(kind, service, dbUrl, ceilingPort)
+    if (measures('query') || measures('list') || measures('console')) await queryFigures(kind, service, dbUrl, ceilingPort)
     sample()
     row(kind, `PSS idle / after every load (service${embedded ? ' + server' : ''})`, `${fmt(idle)} / ${fmt(peak)} MiB`, '', '', '')
   } finally {
@@ -282,6 +283,7 @@ async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => 
     row(kind, `query by trackingNumber, ${label}`, `${fmt(byNumber.requestsPerSecond)} req/s, p99 ${byNumber.p99Ms} ms`, '', '', 'p99 < 20 ms')
   }
   if (measures('list')) await listFigures(kind, service, token, seeded)
+  if (measures('console')) await consoleFigures(kind, service, ADMIN_TOKEN, seeded, row)
   // The tasks the API figures made are not the refresh benchmark's: park them so the worker leaves
   // them be (the seeded active ones are due in a day already).
   await client.query(`UPDATE tracking_tasks SET next_refresh_at = NULL WHERE next_refresh_at < now() + interval '1 hour'`)

@@ -75,8 +75,9 @@ export class ConsoleRepository {
          FROM generate_series(date_trunc('hour', now()) - interval '23 hours', date_trunc('hour', now()), interval '1 hour') AS h (hour)
          LEFT JOIN (SELECT d.id, d.endpoint_id, d.status, d.created_at
                       FROM api_users u
+                      -- OFFSET 0 keeps the subquery per user (an index range each), whatever the table's size.
                       CROSS JOIN LATERAL (SELECT id, endpoint_id, status, created_at FROM webhook_deliveries
-                                           WHERE user_id = u.id AND created_at >= date_trunc('hour', now()) - interval '23 hours') d) d
+                                           WHERE user_id = u.id AND created_at >= date_trunc('hour', now()) - interval '23 hours' OFFSET 0) d) d
            ON date_trunc('hour', d.created_at) = h.hour
         GROUP BY h.hour
         ORDER BY h.hour`,
@@ -144,7 +145,7 @@ export class ConsoleRepository {
          FROM (SELECT * FROM webhook_deliveries WHERE status = 'retry_wait'
                UNION ALL
                SELECT f.* FROM api_users fu
-               CROSS JOIN LATERAL (SELECT * FROM webhook_deliveries WHERE user_id = fu.id AND status = 'failed' AND created_at >= now() - interval '24 hours') f) d
+               CROSS JOIN LATERAL (SELECT * FROM webhook_deliveries WHERE user_id = fu.id AND status = 'failed' AND created_at >= now() - interval '24 hours' OFFSET 0) f) d
          JOIN api_users u ON u.id = d.user_id
          LEFT JOIN LATERAL (SELECT error_message, response_status_code FROM webhook_attempts WHERE delivery_id = d.id ORDER BY attempt_number DESC LIMIT 1) a ON true
         ORDER BY d.created_at DESC, d.id DESC

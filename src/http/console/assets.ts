@@ -88,3 +88,6 @@ for (const form of document.querySelectorAll('form[data-confirm]')) {
   })
 }
 `
+
+/** A parcel, in the console's blue. */
+export const CONSOLE_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0d1b2a"/><path d="M8 11l8-4 8 4v10l-8 4-8-4z" fill="none" stroke="#58a6ff" stroke-width="2" stroke-linejoin="round"/><path d="M8 11l8 4 8-4M16 15v10" fill="none" stroke="#58a6ff" stroke-width="2"/></svg>`

@@ -34,7 +34,7 @@ const query = (request: FastifyRequest) => (request.query ?? {}) as Record<strin
 const hide = { schema: { hide: true } }
 
 export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Promise<void> {
-  app.get('/', hide, async (request, reply) => sendPage(reply, page('overview', 'Overview', context(request), overviewView(await o.console.getOverview()))))
+  app.get('/', hide, async (request, reply) => sendPage(reply, page('overview', 'Overview', context(request), overviewView(await o.console.getOverview(), o.console.listCarriers()))))
 
   // API users.
   const usersPage = async (request: FastifyRequest, secrets: ShownSecrets = {}, notice?: PageContext['notice']) => page('users', 'API users', context(request, notice), usersView(await o.users.list(), context(request), secrets))

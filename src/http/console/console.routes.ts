@@ -7,7 +7,7 @@ import type { SettingsService } from '../../services/settings.service'
 import type { TaskService } from '../../services/task.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import { classify, HTTP_STATUS } from '../error-handler'
-import { CONSOLE_CSS, CONSOLE_JS } from './assets'
+import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets'
 import { clearSessionCookie, cookieOf, setSessionCookie } from './console-session'
 import { consolePages } from './console-pages'
 import type { Html } from './html'
@@ -63,6 +63,8 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
 
   app.get('/assets/console.css', { schema: { hide: true } }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_CSS))
   app.get('/assets/console.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_JS))
+
+  app.get('/assets/icon.svg', { schema: { hide: true } }, async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=3600').send(CONSOLE_ICON))
 
   app.get('/sign-in', { schema: { hide: true } }, async (request, reply) => {
     const ended = (request.query as Record<string, string>).ended === '1'

@@ -24,6 +24,7 @@ function document(title: string, body: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title} · Tracking console</title>
+<link rel="icon" href="/console/assets/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>

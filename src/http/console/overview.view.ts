@@ -1,9 +1,10 @@
-import type { Overview } from '../../services/console.service'
+import type { ConsoleCarrier, Overview } from '../../services/console.service'
 import { barChart, hourlyChart } from './charts'
 import { html, type Html } from './html'
 import { when } from './layout'
 
-export function overviewView(o: Overview): Html {
+export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
+  const troubled = carriers.filter((c) => c.mode === 'unavailable' || (c.circuit && c.circuit.state !== 'closed'))
   const total = Object.values(o.byStatus).reduce((a, b) => a + b, 0)
   const due = o.backlog.reduce((sum, b) => sum + b.due, 0)
   const deliveries = o.lastDay.reduce((sum, h) => sum + h.deliveries, 0)
@@ -15,6 +16,11 @@ export function overviewView(o: Overview): Html {
   <section class="card" aria-labelledby="c-rate"><h2 id="c-rate">Webhook success, last 24 h</h2><div class="stat">${o.successRate === null ? '—' : `${(o.successRate * 100).toFixed(1)} %`}</div><p class="muted">${deliveries.toLocaleString('en-US')} ${deliveries === 1 ? 'delivery' : 'deliveries'}, ${retrying.toLocaleString('en-US')} waiting for a retry, ${failed.toLocaleString('en-US')} failed for good${
     retrying + failed > 0 ? html` (<a href="/console/deliveries">see them</a>)` : ''
   }</p></section>
+  <section class="card" aria-labelledby="c-carriers"><h2 id="c-carriers">Carriers</h2><div class="stat">${troubled.length === 0 ? 'All well' : `${troubled.length} in trouble`}</div><p class="muted">${
+    troubled.length === 0
+      ? carriers.map((c) => `${c.name} ${c.mode}`).join(', ')
+      : troubled.map((c) => html`${c.name}: ${c.mode === 'unavailable' ? 'unavailable (no credentials)' : `circuit ${c.circuit!.state.replace('_', ' ')}${c.circuit!.lastError ? `, ${c.circuit!.lastError}` : ''}`}; `)
+  } <a href="/console/carriers">details</a></p></section>
   <section class="card" aria-labelledby="c-backlog"><h2 id="c-backlog">Refresh backlog</h2><div class="stat">${due.toLocaleString('en-US')}</div><p class="muted">tasks due now${o.backlog
     .filter((b) => b.due > 0)
     .map((b) => html`; ${b.carrierCode} ${b.due.toLocaleString('en-US')}, oldest waiting ${Math.round(b.oldestSeconds ?? 0)} s`)}</p></section>
@@ -27,5 +33,5 @@ export function overviewView(o: Overview): Html {
 <section class="card" aria-labelledby="c-day"><h2 id="c-day">The last 24 hours, by hour (UTC)</h2>
 ${hourlyChart('Status changes and webhook deliveries', o.lastDay.map((h) => ({ hour: h.hour, a: h.status_changes, b: h.deliveries })), ['status changes', 'webhook deliveries'])}
 </section>
-<p class="muted">Counts as of ${when(o.takenAt)}; they are refreshed at most every 30 s. Carrier outages: see <a href="/console/carriers">Carriers</a>.</p>`
+<p class="muted">Counts as of ${when(o.takenAt)}; they are refreshed at most every 30 s. </p>`
 }

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
+import { ConsoleRepository } from './console.repository'
+import type { Database } from './database'
+import { RefreshRepository } from './refresh.repository'
+
+// The console's reads and the per-carrier claim go through indexes, never a scan of every task or
+// delivery (but the overview's counts, one pass cached for 30 s): their plans over 200,000 tasks of
+// 40 users and 100,000 deliveries over 60 days, as ANALYZE sees them.
+
+let database: TestDatabase
+/** The repositories' own statements, explained instead of run. */
+let explained: string[]
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  const db = database.db
+  await db.query(`INSERT INTO api_users (name, webhook_secret) SELECT 'u' || g, 'whsec_x' FROM generate_series(1, 40) g`)
+  await db.query(
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone, next_refresh_at)
+     SELECT 1 + g % 40, CASE g % 3 WHEN 0 THEN 'FEDEX' WHEN 1 THEN 'UPARCEL' ELSE 'UPS' END, 'PLAN' || g, 'https://a.example/',
+            CASE WHEN g % 2 = 0 THEN 'order-' || g ELSE '' END,
+            CASE WHEN g % 100 < 80 THEN 'delivered' ELSE 'in_transit' END, CASE WHEN g % 100 < 80 THEN 'delivered' ELSE 'in_transit' END,
+            CASE WHEN g % 100 < 80 THEN NULL WHEN g % 100 < 82 THEN now() - interval '1 minute' ELSE now() + interval '1 hour' END
+       FROM generate_series(1, 200000) g`,
+  )
+  await db.query(
+    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, next_attempt_at, created_at)
+     SELECT t.id, t.user_id, 'msg_plan' || t.id, '{}', CASE WHEN t.id % 100 = 0 THEN 'failed' WHEN t.id % 100 = 1 THEN 'retry_wait' ELSE 'success' END,
+            CASE WHEN t.id % 100 = 1 THEN now() + interval '1 hour' END, now() - make_interval(mins => (t.id % 86400)::int)
+       FROM tracking_tasks t WHERE t.id % 2 = 0`,
+  )
+  await db.query('ANALYZE')
+  const explaining = {
+    query: async (text: string, values?: unknown[]) => {
+      const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)
+      explained.push(rows.map((r) => r['QUERY PLAN']).join('\n'))
+      return []
+    },
+  } as unknown as Database
+  explain = async (run) => {
+    explained = []
+    await run(new ConsoleRepository(explaining), new RefreshRepository(explaining))
+    return explained.join('\n')
+  }
+}, 120_000)
+afterAll(() => database.close())
+
+let explain: (run: (console: ConsoleRepository, refresh: RefreshRepository) => Promise<unknown>) => Promise<string>
+
+describe('plans', () => {
+  it('finds a tracking number or a reference across users through each user’s own indexes', async () => {
+    const plan = await explain((c) => c.searchTasks({ search: 'order-1234', limit: 51 }))
+    expect(plan).toMatch(/tracking_tasks_user_number_carrier_key/)
+    expect(plan).toMatch(/tracking_tasks_user_reference_idx/)
+    expect(plan).not.toMatch(/Seq Scan on tracking_tasks/)
+  })
+
+  it('pages all tasks newest first by the primary key', async () => {
+    const plan = await explain((c) => c.searchTasks({ beforeId: 150000, limit: 51 }))
+    expect(plan).toMatch(/Index Scan Backward using tracking_tasks_pkey/)
+    expect(plan).not.toMatch(/Seq Scan on tracking_tasks/)
+  })
+
+  it('reads the last 24 h and the failed deliveries user by user through their indexes', async () => {
+    const lastDay = await explain((c) => c.lastDay())
+    expect(lastDay).toMatch(/webhook_deliveries_user_idx/)
+    expect(lastDay).not.toMatch(/Seq Scan on webhook_deliveries/)
+    const failing = await explain((c) => c.failingDeliveries(100))
+    expect(failing).toMatch(/webhook_deliveries_user_failed_idx/)
+    expect(failing).toMatch(/webhook_deliveries_due_idx/)
+    expect(failing).not.toMatch(/Seq Scan on webhook_deliveries/)
+  })
+
+  it('counts the backlog, and claims and measures the lag, of each carrier through (carrier_code, next_refresh_at)', async () => {
+    for (const plan of [await explain((c) => c.refreshBacklog(['FEDEX', 'UPS'])), await explain((_c, r) => r.claimDue('UPS', 300, 60_000)), await explain((_c, r) => r.refreshLagSeconds(['FEDEX', 'UPARCEL', 'UPS']))]) {
+      expect(plan).toMatch(/tracking_tasks_refresh_due_by_carrier_idx/)
+      expect(plan).not.toMatch(/Seq Scan on tracking_tasks/)
+    }
+  })
+})

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest'
+import type { ConsoleCarrier } from '../../services/console.service'
+import { html } from './html'
+import { carriersView } from './operations.view'
+import { overviewView } from './overview.view'
+
+const carrier = (code: string, circuit: ConsoleCarrier['circuit']): ConsoleCarrier => ({
+  carrierCode: code,
+  name: code,
+  available: true,
+  numbersPerRequest: 30,
+  formats: [{ name: `${code} format`, example: '1' }],
+  mode: 'live',
+  requestsPerSecond: 50,
+  circuit,
+})
+
+describe('console views', () => {
+  it('escape every value', () => {
+    const evil = '<script>alert(1)</script>"\''
+    expect(html`<p title="${evil}">${evil}</p>`.text).toBe('<p title="&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;">&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;</p>')
+  })
+
+  it('show a carrier outage on the carriers page and on the overview', () => {
+    const carriers = [carrier('FEDEX', { state: 'open', failures: 5, retryAt: '2026-11-24T10:00:30.000Z', lastError: 'could not reach the carrier: connect ECONNREFUSED' }), carrier('UPS', { state: 'closed', failures: 0, retryAt: null, lastError: null })]
+    const page = carriersView(carriers).text
+    expect(page).toContain('<span class="badge open">open</span> until <time datetime="2026-11-24T10:00:30.000Z">')
+    expect(page).toContain('connect ECONNREFUSED')
+    const overview = overviewView({ byStatus: {}, byMilestone: {}, byCarrier: {}, lastDay: [], backlog: [], successRate: null, takenAt: new Date() }, carriers).text
+    expect(overview).toContain('1 in trouble')
+    expect(overview).toContain('FEDEX: circuit open, could not reach the carrier')
+  })
+})
