@@ -1,4 +1,5 @@
 import { CarrierError, type CarrierAdapter, type CarrierLookup } from '../carrier'
+import { CachedToken } from '../cached-token'
 import { CarrierHttp, failureForStatus } from '../carrier-http'
 import { mapTrackResponse } from './fedex.mapper'
 
@@ -9,9 +10,6 @@ export interface FedexConfig {
   timeoutMs: number
 }
 
-/** Renew a token this long before FedEx says it expires (3599 s), so none expires in flight. */
-const TOKEN_MARGIN_MS = 5 * 60_000
-
 /**
  * FedEx Track API: OAuth client credentials (a token an hour; the token endpoint locks out callers
  * that ask too often), then POST /track/v1/trackingnumbers with up to 30 numbers and detailed
@@ -21,15 +19,14 @@ export class FedexClient implements CarrierAdapter {
   static readonly maxBatchSize = 30
   readonly maxBatchSize = FedexClient.maxBatchSize
   private readonly http: CarrierHttp
-  private token: { value: string; expiresAt: number } | undefined
-  // Concurrent requests that find no token share one token request.
-  private pendingToken: Promise<string> | undefined
+  private readonly token: CachedToken
 
   constructor(
     private readonly config: FedexConfig,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
     this.http = new CarrierHttp({ timeoutMs: config.timeoutMs })
+    this.token = new CachedToken(() => this.requestToken(), now)
   }
 
   async fetch(trackingNumbers: string[]): Promise<Map<string, CarrierLookup>> {
@@ -37,10 +34,10 @@ export class FedexClient implements CarrierAdapter {
       includeDetailedScans: true,
       trackingInfo: trackingNumbers.map((trackingNumber) => ({ trackingNumberInfo: { trackingNumber } })),
     })
-    let response = await this.track(body, await this.accessToken())
+    let response = await this.track(body, await this.token.get())
     if (response.status === 401) {
-      this.token = undefined
-      response = await this.track(body, await this.accessToken())
+      this.token.forget()
+      response = await this.track(body, await this.token.get())
     }
     if (response.status !== 200) throw failureForStatus('FedEx', response)
     const output = (response.json as { output?: { completeTrackResults?: unknown } } | undefined)?.output
@@ -55,13 +52,7 @@ export class FedexClient implements CarrierAdapter {
     })
   }
 
-  private async accessToken(): Promise<string> {
-    if (this.token && this.token.expiresAt > this.now()) return this.token.value
-    this.pendingToken ??= this.requestToken().finally(() => (this.pendingToken = undefined))
-    return this.pendingToken
-  }
-
-  private async requestToken(): Promise<string> {
+  private async requestToken(): Promise<{ value: string; lifetimeMs: number }> {
     const response = await this.http.post(`${this.config.baseUrl}/oauth/token`, {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: this.config.clientId, client_secret: this.config.clientSecret }).toString(),
@@ -69,9 +60,8 @@ export class FedexClient implements CarrierAdapter {
     if (response.status !== 200) throw failureForStatus('FedEx OAuth', response)
     const json = response.json as { access_token?: unknown; expires_in?: unknown } | undefined
     if (typeof json?.access_token !== 'string' || !json.access_token) throw new CarrierError('bad_response', 'FedEx OAuth answer has no access_token')
-    const lifetimeMs = (typeof json.expires_in === 'number' && json.expires_in > 0 ? json.expires_in : 3599) * 1000
-    this.token = { value: json.access_token, expiresAt: this.now() + Math.max(lifetimeMs - TOKEN_MARGIN_MS, lifetimeMs / 2) }
-    return json.access_token
+    // FedEx's tokens live 3599 s.
+    return { value: json.access_token, lifetimeMs: (typeof json.expires_in === 'number' && json.expires_in > 0 ? json.expires_in : 3599) * 1000 }
   }
 
   close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { CarrierError, type CarrierAdapter, type CarrierLookup } from '../carrier'
+import { CachedToken } from '../cached-token'
 import { CarrierHttp, failureForStatus } from '../carrier-http'
 import { UPARCEL_MAX_BATCH, isTrackingAnswer, mapTrackingAnswer } from './uparcel.format'
 
@@ -18,8 +19,8 @@ export class UparcelClient implements CarrierAdapter {
   readonly maxBatchSize = UPARCEL_MAX_BATCH
   private readonly http: CarrierHttp
   private readonly base: string
-  private token: string | undefined
-  private pendingToken: Promise<string> | undefined
+  // Its lifetime is not documented: kept until a 401.
+  private readonly token = new CachedToken(() => this.requestToken())
 
   constructor(private readonly config: UparcelConfig) {
     this.http = new CarrierHttp({ timeoutMs: config.timeoutMs })
@@ -27,10 +28,10 @@ export class UparcelClient implements CarrierAdapter {
   }
 
   async fetch(trackingNumbers: string[]): Promise<Map<string, CarrierLookup>> {
-    let response = await this.track(trackingNumbers, await this.accessToken())
+    let response = await this.track(trackingNumbers, await this.token.get())
     if (response.status === 401) {
-      this.token = undefined
-      response = await this.track(trackingNumbers, await this.accessToken())
+      this.token.forget()
+      response = await this.track(trackingNumbers, await this.token.get())
     }
     if (response.status !== 200) throw failureForStatus('uParcel', response)
     if (!isTrackingAnswer(response.json)) throw new CarrierError('bad_response', 'uParcel answer is not a SUCCESS envelope with data.parcels')
@@ -44,13 +45,7 @@ export class UparcelClient implements CarrierAdapter {
     })
   }
 
-  private accessToken(): Promise<string> {
-    if (this.token) return Promise.resolve(this.token)
-    this.pendingToken ??= this.requestToken().finally(() => (this.pendingToken = undefined))
-    return this.pendingToken
-  }
-
-  private async requestToken(): Promise<string> {
+  private async requestToken(): Promise<{ value: string; lifetimeMs: undefined }> {
     const response = await this.http.post(`${this.base}api/merchant/auth/`, {
       headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${this.config.apiKey}:`).toString('base64')}` },
       body: JSON.stringify({ api_key: this.config.apiKey, secret_key: this.config.secretKey, api_platform: 'Open', domain_info: '' }),
@@ -58,8 +53,7 @@ export class UparcelClient implements CarrierAdapter {
     if (response.status !== 200) throw failureForStatus('uParcel auth', response)
     const token = (response.json as { data?: { access_token?: unknown } } | undefined)?.data?.access_token
     if (typeof token !== 'string' || !token) throw new CarrierError('bad_response', 'uParcel auth answer has no data.access_token')
-    this.token = token
-    return token
+    return { value: token, lifetimeMs: undefined }
   }
 
   close(): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { CarrierError, type CarrierAdapter, type CarrierLookup } from '../carrier'
+import { CachedToken } from '../cached-token'
 import { CarrierHttp, failureForStatus, type CarrierResponse } from '../carrier-http'
 import { isInvalidNumberError, lookupFromAnswer } from './ups.mapper'
 
@@ -11,9 +12,6 @@ export interface UpsConfig {
   timeoutMs: number
 }
 
-/** Renew a token this long before UPS says it expires (about 4 h), so none expires in flight. */
-const TOKEN_MARGIN_MS = 5 * 60_000
-
 /**
  * UPS Track API v1: an OAuth client-credentials token shared by all requests (UPS answers 429 to
  * callers that ask for one per call), then GET /api/track/v1/details/{number}, one number a
@@ -23,14 +21,14 @@ export class UpsClient implements CarrierAdapter {
   static readonly maxBatchSize = 1
   readonly maxBatchSize = UpsClient.maxBatchSize
   private readonly http: CarrierHttp
-  private token: { value: string; expiresAt: number } | undefined
-  private pendingToken: Promise<string> | undefined
+  private readonly token: CachedToken
 
   constructor(
     private readonly config: UpsConfig,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
     this.http = new CarrierHttp({ timeoutMs: config.timeoutMs })
+    this.token = new CachedToken(() => this.requestToken(), now)
   }
 
   async fetch(trackingNumbers: string[]): Promise<Map<string, CarrierLookup>> {
@@ -43,10 +41,10 @@ export class UpsClient implements CarrierAdapter {
   }
 
   private async fetchOne(trackingNumber: string): Promise<CarrierLookup | undefined> {
-    let response = await this.track(trackingNumber, await this.accessToken())
+    let response = await this.track(trackingNumber, await this.token.get())
     if (response.status === 401) {
-      this.token = undefined
-      response = await this.track(trackingNumber, await this.accessToken())
+      this.token.forget()
+      response = await this.track(trackingNumber, await this.token.get())
     }
     // The documented not-found (404) and an invalid number (400 TV1002) will never be found.
     if (response.status === 404) return { found: false, reason: 'HTTP 404' }
@@ -65,13 +63,7 @@ export class UpsClient implements CarrierAdapter {
     })
   }
 
-  private async accessToken(): Promise<string> {
-    if (this.token && this.token.expiresAt > this.now()) return this.token.value
-    this.pendingToken ??= this.requestToken().finally(() => (this.pendingToken = undefined))
-    return this.pendingToken
-  }
-
-  private async requestToken(): Promise<string> {
+  private async requestToken(): Promise<{ value: string; lifetimeMs: number }> {
     const response = await this.http.post(`${this.config.baseUrl}/security/v1/oauth/token`, {
       headers: {
         authorization: `Basic ${Buffer.from(`${this.config.clientId}:${this.config.clientSecret}`).toString('base64')}`,
@@ -84,9 +76,7 @@ export class UpsClient implements CarrierAdapter {
     if (typeof json?.access_token !== 'string' || !json.access_token) throw new CarrierError('bad_response', 'UPS OAuth answer has no access_token')
     // expires_in is a string ("14399") in UPS's answers.
     const seconds = Number(json.expires_in)
-    const lifetimeMs = (Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000
-    this.token = { value: json.access_token, expiresAt: this.now() + Math.max(lifetimeMs - TOKEN_MARGIN_MS, lifetimeMs / 2) }
-    return json.access_token
+    return { value: json.access_token, lifetimeMs: (Number.isFinite(seconds) && seconds > 0 ? seconds : 3600) * 1000 }
   }
 
   close(): Promise<void> {
