@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ADMIN_TOKEN, createTestApp, type TestApp } from '../../../test/support/test-app'
+
+// The console against hostile and malformed requests, over HTTP without a browser: every answer
+// is a page with a 4xx (never a 5xx), nothing is written, nothing unescaped comes back.
+let t: TestApp
+let cookie: string
+let csrf: string
+
+beforeAll(async () => {
+  t = await createTestApp()
+  const signIn = await t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${ADMIN_TOKEN}` })
+  cookie = /console_session=[^;]+/.exec(String(signIn.headers['set-cookie']))![0]
+  const page = await t.app.inject({ method: 'GET', url: '/console/users', headers: { cookie } })
+  csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!
+})
+afterAll(() => t.close())
+
+const form = (fields: Record<string, string>) => new URLSearchParams({ _csrf: csrf, ...fields }).toString()
+const post = (url: string, payload: string, contentType = 'application/x-www-form-urlencoded') =>
+  t.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': contentType }, payload })
+
+describe('the console under hostile input', () => {
+  it.each([
+    ['a sign-in as text/plain', () => t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'text/plain' }, payload: 'token=x' }), 415],
+    ['a sign-in of JSON with a number for a token', () => t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'application/json' }, payload: '{"token": 123}' }), 401],
+    ['a form over 16 KiB', () => post('/console/users', form({ name: 'x'.repeat(20_000) })), 413],
+    ['a user name with control characters', () => post('/console/users', form({ name: 'a\u0000b' })), 400],
+    ['an empty user name', () => post('/console/users', form({ name: '' })), 400],
+    ['a task id of letters', () => t.app.inject({ method: 'GET', url: '/console/tasks/abc', headers: { cookie } }), 404],
+    ['a task id past 2^53', () => t.app.inject({ method: 'GET', url: '/console/tasks/99999999999999999999', headers: { cookie } }), 404],
+    ['a task that does not exist', () => t.app.inject({ method: 'GET', url: '/console/tasks/424242', headers: { cookie } }), 404],
+    ['a user 0', () => t.app.inject({ method: 'GET', url: '/console/users/0', headers: { cookie } }), 404],
+    ['a refresh of a missing task', () => post('/console/tasks/424242/refresh', form({})), 404],
+    ['a redeliver of a webhook id of garbage', () => post('/console/tasks/424242/webhooks/%00%3Cx%3E/redeliver', form({})), 404],
+    ['settings of text', () => post('/console/settings', form({ batchMaxItems: 'many', retentionDays: '1' })), 400],
+    ['settings past their bounds', () => post('/console/settings', form({ batchMaxItems: '99999999999', retentionDays: '-1' })), 400],
+    ['a path outside the console', () => t.app.inject({ method: 'GET', url: '/console/../admin/settings', headers: { cookie } }), 401],
+  ])('%s: a %i page', async (_name, request, status) => {
+    const res = await request()
+    expect(res.statusCode).toBe(status)
+    expect(res.statusCode).toBeLessThan(500)
+    if (res.headers['content-type']?.toString().startsWith('text/html')) expect(res.body).toContain('</html>')
+  })
+
+  it('escapes what it echoes, ignores unknown filters and clips long searches', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/console/tasks?q=${encodeURIComponent('<script>alert(1)</script>')}&status=%3Cb%3E&carrier=DHL&before=-1&x=1`, headers: { cookie } })
+    expect(res.statusCode).toBe(200)
+    expect(res.body).not.toContain('<script>alert(1)</script>')
+    expect(res.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')
+    const long = await t.app.inject({ method: 'GET', url: `/console/tasks?q=${'9'.repeat(10_000)}`, headers: { cookie } })
+    expect(long.statusCode).toBe(200)
+    expect((await t.services.users.list()).length).toBe(0)
+  })
+
+  it('sends its pages with the security headers', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/console', headers: { cookie } })
+    expect(res.headers).toMatchObject({
+      'content-security-policy': expect.stringContaining("default-src 'none'"),
+      'x-frame-options': 'DENY',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+    })
+  })
+
+  it('does not exist without ADMIN_TOKEN', async () => {
+    const bare = await createTestApp({ adminToken: undefined, database: t.database })
+    try {
+      expect((await bare.app.inject({ method: 'GET', url: '/console' })).statusCode).toBe(404)
+      expect((await bare.app.inject({ method: 'GET', url: '/console/sign-in' })).statusCode).toBe(404)
+    } finally {
+      await bare.close()
+    }
+  })
+})
