@@ -18,6 +18,7 @@ import { ConsoleRepository } from '../db/console.repository'
 import { ConsoleSessionRepository } from '../db/console-session.repository'
 import { ConsoleSessionService } from '../services/console-session.service'
 import { ConsoleService } from '../services/console.service'
+import type { HostView } from '../services/webhook-delivery.service'
 import { HealthService, type CarrierModes } from '../services/health.service'
 import { SettingsService } from '../services/settings.service'
 import { SubscriptionService } from '../services/subscription.service'
@@ -42,6 +43,8 @@ export interface ServiceDeps {
   carrierCircuits?: () => Record<string, CircuitView>
   /** Each carrier's request budget in this process (the console's carrier page). */
   carrierBudgets?: Record<string, number>
+  /** The webhook receivers' adaptive limits in this process (the console's deliveries page). */
+  webhookHosts?: () => HostView[]
   /** How long the console's overview counts are kept (default 30 s; tests want them fresh). */
   consoleOverviewTtlMs?: number
   wakeups?: Wakeups
@@ -69,7 +72,7 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     settings: new SettingsService(settings),
     health: new HealthService(db, carrierModes, carrierCircuits),
     consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db)),
-    console: new ConsoleService(new ConsoleRepository(db), tasks, webhooks, carriers, { modes: carrierModes, requestsPerSecond: deps.carrierBudgets ?? {}, circuits: carrierCircuits }, deps.consoleOverviewTtlMs),
+    console: new ConsoleService(new ConsoleRepository(db), tasks, webhooks, carriers, { modes: carrierModes, requestsPerSecond: deps.carrierBudgets ?? {}, circuits: carrierCircuits, webhookHosts: deps.webhookHosts ?? (() => []) }, deps.consoleOverviewTtlMs),
     carriers,
     webhooks,
     endpoints: new WebhookEndpointService(new WebhookEndpointRepository(db), deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false })),

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   const services = createServices(db, config, {
     carrierModes: carriers?.modes ?? carrierModes(config),
     carrierCircuits: workers ? () => workers.carrierCircuits() : undefined,
+    webhookHosts: workers ? () => workers.webhookHosts() : undefined,
     carrierBudgets: Object.fromEntries(Object.entries(config.carriers).map(([code, settings]) => [code, settings.requestsPerSecond])),
     webhookHttp,
     wakeups: {

@@ -9,7 +9,7 @@ import { TaskLifecycleRepository } from '../db/task-lifecycle.repository'
 import type { CircuitView } from '../domain/circuit-breaker'
 import { RefreshService } from '../services/refresh.service'
 import { RetentionService } from '../services/retention.service'
-import { WebhookDeliveryService } from '../services/webhook-delivery.service'
+import { WebhookDeliveryService, type HostView } from '../services/webhook-delivery.service'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { WorkLoop } from '../workers/work-loop'
 import type { Carriers } from './carriers'
@@ -22,6 +22,8 @@ export interface Workers {
   wakeRefresh(): void
   /** Each carrier's circuit breaker, for /readyz. */
   carrierCircuits(): Record<string, CircuitView>
+  /** The webhook receivers' adaptive limits in this process, for the console. */
+  webhookHosts(): HostView[]
   /** Deliveries were made due in this process: send them now. */
   wakeWebhooks(): void
   /** Stops claiming, then waits for the rounds and attempts in flight. */
@@ -107,6 +109,7 @@ export function createWorkers(
   return {
     wakeRefresh,
     carrierCircuits: () => refresh.circuits(),
+    webhookHosts: () => delivery.hosts(),
     wakeWebhooks: () => webhookLoop.wake(),
     async start() {
       await webhookLoop.start()

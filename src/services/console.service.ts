@@ -3,6 +3,7 @@ import type { CircuitView } from '../domain/circuit-breaker'
 import { AppError } from '../domain/errors'
 import type { CarrierCatalogService, CarrierInfo, CarrierMode } from './carrier-catalog.service'
 import type { TaskService } from './task.service'
+import type { HostView } from './webhook-delivery.service'
 import type { WebhookHistoryService } from './webhook-history.service'
 
 /** How long the overview's counts are kept by default: one pass over the tasks per this at most. */
@@ -38,7 +39,12 @@ export class ConsoleService {
     private readonly tasks: TaskService,
     private readonly webhooks: WebhookHistoryService,
     private readonly carriers: CarrierCatalogService,
-    private readonly carrierState: { modes: Readonly<Record<string, CarrierMode>>; requestsPerSecond: Readonly<Record<string, number>>; circuits: () => Record<string, CircuitView> },
+    private readonly carrierState: {
+      modes: Readonly<Record<string, CarrierMode>>
+      requestsPerSecond: Readonly<Record<string, number>>
+      circuits: () => Record<string, CircuitView>
+      webhookHosts: () => HostView[]
+    },
     private readonly overviewTtlMs: number = OVERVIEW_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {}
@@ -87,6 +93,11 @@ export class ConsoleService {
 
   failingDeliveries(limit = 100): Promise<FailingDeliveryRow[]> {
     return this.console.failingDeliveries(limit)
+  }
+
+  /** The receiving hosts' adaptive limits in this process; empty where it sends no webhooks (ROLE=api). */
+  webhookHosts(): HostView[] {
+    return this.carrierState.webhookHosts()
   }
 
   listCarriers(): ConsoleCarrier[] {

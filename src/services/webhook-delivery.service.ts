@@ -43,6 +43,13 @@ export interface DeliveryHooks {
  * delivery whose host has no room when its turn comes (its limit shrank, or it was paused) is given
  * back unattempted. No transaction is open while a receiver is being called.
  */
+export interface HostView {
+  host: string
+  limit: number
+  sending: number
+  pausedUntil: Date | null
+}
+
 export class WebhookDeliveryService {
   private inFlight = 0
   /** Claimed deliveries per host (sending or waiting for the host's gate): decides saturation. */
@@ -164,6 +171,14 @@ export class WebhookDeliveryService {
 
   private verdict(facts: AttemptFacts): AttemptVerdict {
     return afterAttempt(facts, { scheduleMs: this.options.scheduleMs, now: this.now(), random: this.random() })
+  }
+
+  /** Each receiving host this process knows: its learned limit, what it is sending now, its pause (the console's deliveries page). */
+  hosts(): HostView[] {
+    const now = this.now().getTime()
+    return [...this.limits]
+      .map(([host, limit]) => ({ host, limit: limit.limit, sending: this.perHost.get(host) ?? 0, pausedUntil: limit.open(now) ? null : new Date(limit.pausedUntil) }))
+      .sort((a, b) => b.sending - a.sending || a.host.localeCompare(b.host))
   }
 
   /** Past HOSTS_KEPT hosts, the limits of hosts with nothing in flight and no pause are forgotten (they start afresh). */

@@ -108,7 +108,7 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   })
 
   // Operations.
-  app.get('/deliveries', hide, async (request, reply) => sendPage(reply, page('deliveries', 'Failing deliveries', context(request), deliveriesView(await o.console.failingDeliveries(), context(request)))))
+  app.get('/deliveries', hide, async (request, reply) => sendPage(reply, page('deliveries', 'Failing deliveries', context(request), deliveriesView(await o.console.failingDeliveries(), o.console.webhookHosts(), context(request)))))
   app.get('/carriers', hide, async (request, reply) => sendPage(reply, page('carriers', 'Carriers', context(request), carriersView(o.console.listCarriers()))))
   app.get('/settings', hide, async (request, reply) => sendPage(reply, page('settings', 'Settings', context(request), settingsView(await o.settings.get(), context(request)))))
   app.post('/settings', hide, async (request, reply) => {

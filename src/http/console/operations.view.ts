@@ -1,11 +1,25 @@
 import { SETTINGS, type Settings } from '../../domain/settings'
 import type { ConsoleCarrier, ConsoleService } from '../../services/console.service'
+import type { HostView } from '../../services/webhook-delivery.service'
 import { html, type Html } from './html'
 import { actionButton, badge, when, type PageContext } from './layout'
 
 type FailingDeliveryRow = Awaited<ReturnType<ConsoleService['failingDeliveries']>>[number]
 
-export function deliveriesView(rows: FailingDeliveryRow[], context: PageContext): Html {
+export function deliveriesView(rows: FailingDeliveryRow[], hosts: HostView[], context: PageContext): Html {
+  return html`${failingTable(rows, context)}
+<h2>Receiving hosts</h2>
+${
+  hosts.length === 0
+    ? html`<p class="empty">This process has sent no webhook yet (or does not send them: ROLE=api).</p>`
+    : html`<p class="muted">Attempts each host may get at once in this process: it grows while the host answers 2xx quickly and shrinks on timeouts, 5xx, 429 and rising latency (docs/webhooks.md).</p>
+<div class="table-wrap"><table><thead><tr><th scope="col">Host</th><th scope="col">Limit</th><th scope="col">Sending now</th><th scope="col">Paused</th></tr></thead><tbody>
+${hosts.map((h) => html`<tr><td>${h.host}</td><td>${h.limit}</td><td>${h.sending}</td><td>${h.pausedUntil ? html`until ${when(h.pausedUntil)}` : '—'}</td></tr>`)}
+</tbody></table></div>`
+}`
+}
+
+function failingTable(rows: FailingDeliveryRow[], context: PageContext): Html {
   if (rows.length === 0) return html`<p class="empty">No delivery is failing: none waits for a retry, and none failed for good in the last 24 hours.</p>`
   return html`<p class="muted">Waiting for a retry after a failed attempt, or failed for good in the last 24 hours; newest first. A redelivery starts a new cycle of the retry schedule with the same webhook-id.</p>
 <div class="table-wrap"><table><thead><tr><th scope="col">Webhook</th><th scope="col">API user</th><th scope="col">Task</th><th scope="col">State</th><th scope="col">Last answer</th><th scope="col" class="hide-narrow">Created</th><th scope="col"><span class="skip">Action</span></th></tr></thead><tbody>

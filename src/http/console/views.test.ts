@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ConsoleCarrier } from '../../services/console.service'
 import { html } from './html'
-import { carriersView } from './operations.view'
+import { carriersView, deliveriesView } from './operations.view'
 import { overviewView } from './overview.view'
 
 const carrier = (code: string, circuit: ConsoleCarrier['circuit']): ConsoleCarrier => ({
@@ -29,5 +29,11 @@ describe('console views', () => {
     const overview = overviewView({ byStatus: {}, byMilestone: {}, byCarrier: {}, lastDay: [], backlog: [], successRate: null, takenAt: new Date() }, carriers).text
     expect(overview).toContain('1 in trouble')
     expect(overview).toContain('FEDEX: circuit open, could not reach the carrier')
+  })
+
+  it("show each receiving host's adaptive limit and its pause on the deliveries page", () => {
+    const page = deliveriesView([], [{ host: 'shop.example', limit: 24, sending: 7, pausedUntil: new Date('2026-11-24T10:00:02.000Z') }], { csrfToken: 't' }).text
+    expect(page).toContain('No delivery is failing')
+    expect(page).toContain('<td>shop.example</td><td>24</td><td>7</td><td>until <time datetime="2026-11-24T10:00:02.000Z">')
   })
 })
