@@ -9,13 +9,11 @@ import type { CarrierPlugin } from './carrier-plugin'
  * returned, best first, and a carrier is picked only when exactly one is certain.
  */
 
-export type Candidate = CarrierCandidate
-
 const RANK: Record<Confidence, number> = { high: 0, medium: 1, low: 2 }
 
-export function detectCarriers(trackingNumber: string, carriers: readonly CarrierPlugin[], isAvailable: (code: string) => boolean): Candidate[] {
+export function detectCarriers(trackingNumber: string, carriers: readonly CarrierPlugin[], isAvailable: (code: string) => boolean): CarrierCandidate[] {
   const number = trackingNumber.trim().toUpperCase()
-  const candidates: Candidate[] = []
+  const candidates: CarrierCandidate[] = []
   for (const carrier of carriers) {
     for (const format of carrier.formats) {
       if (!format.pattern.test(number)) continue
@@ -28,7 +26,7 @@ export function detectCarriers(trackingNumber: string, carriers: readonly Carrie
 }
 
 /** The carrier AUTO picks: the one available candidate at `high`, when there is exactly one. */
-export function autoPick(candidates: readonly Candidate[]): string | undefined {
+export function autoPick(candidates: readonly CarrierCandidate[]): string | undefined {
   const certain = candidates.filter((c) => c.available && c.confidence === 'high')
   return certain.length === 1 ? certain[0]!.carrierCode : undefined
 }

@@ -59,10 +59,7 @@ export interface CarrierSettings {
   apiUrl: string
   /** Every credential the carrier needs, or undefined when any is missing (then it is simulated). */
   credentials: Record<string, string> | undefined
-  /** The names of the credential variables, for messages. */
-  credentialVariables: string[]
   requestsPerSecond: number
-  requiredInProduction: boolean
 }
 
 export class ConfigError extends Error {}
@@ -153,12 +150,9 @@ function carrierSettings(env: NodeJS.ProcessEnv, spec: CarrierEnvironment): Carr
     const value = optional(env, variable)
     if (value !== undefined) credentials[field] = value
   }
-  const variables = Object.values(spec.credentials)
   return {
     apiUrl: optional(env, spec.apiUrl.variable) ?? spec.apiUrl.fallback,
-    credentials: Object.keys(credentials).length === variables.length ? credentials : undefined,
-    credentialVariables: variables,
+    credentials: Object.keys(credentials).length === Object.keys(spec.credentials).length ? credentials : undefined,
     requestsPerSecond: integer(env, spec.requestsPerSecond.variable, spec.requestsPerSecond.fallback, 1, 1000),
-    requiredInProduction: spec.requiredInProduction,
   }
 }

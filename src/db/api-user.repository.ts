@@ -39,6 +39,11 @@ export class ApiUserRepository {
     return this.db.query<ApiUserRow>('SELECT id, name, created_at FROM api_users ORDER BY id')
   }
 
+  async find(userId: number): Promise<ApiUserRow | undefined> {
+    const [row] = await this.db.query<ApiUserRow>('SELECT id, name, created_at FROM api_users WHERE id = $1', [userId])
+    return row
+  }
+
   /** Adds a token; undefined when the user does not exist. */
   async addToken(userId: number, tokenHash: Buffer): Promise<number | undefined> {
     const [row] = await this.db.query<{ id: number }>(

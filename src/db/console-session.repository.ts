@@ -11,12 +11,11 @@ export class ConsoleSessionRepository {
 
   /** Stores a new session, and forgets the expired ones (a handful at most: one operator's). */
   async create(idHash: Buffer, csrfToken: string, lifetimeMs: number): Promise<void> {
-    await this.db.query('DELETE FROM console_sessions WHERE expires_at < now()')
-    await this.db.query(`INSERT INTO console_sessions (id_hash, csrf_token, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3::float8 / 1000))`, [
-      idHash,
-      csrfToken,
-      lifetimeMs,
-    ])
+    await this.db.query(
+      `WITH expired AS (DELETE FROM console_sessions WHERE expires_at < now())
+       INSERT INTO console_sessions (id_hash, csrf_token, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3::float8 / 1000))`,
+      [idHash, csrfToken, lifetimeMs],
+    )
   }
 
   /** The session if it exists and has not expired. */

@@ -87,10 +87,12 @@ export class ConsoleRepository {
   /** Due tasks per carrier (each through the refresh index), and the oldest one's wait. */
   refreshBacklog(carrierCodes: readonly string[]): Promise<{ carrier_code: string; due: number; oldest_seconds: number | null }[]> {
     return this.db.query(
-      `SELECT c.carrier_code,
-              (SELECT count(*)::int FROM tracking_tasks t WHERE t.carrier_code = c.carrier_code AND t.next_refresh_at <= now()) AS due,
-              (SELECT EXTRACT(EPOCH FROM now() - min(t.next_refresh_at))::float8 FROM tracking_tasks t WHERE t.carrier_code = c.carrier_code AND t.next_refresh_at <= now()) AS oldest_seconds
-         FROM unnest($1::text[]) AS c (carrier_code)`,
+      `SELECT c.carrier_code, due.due, due.oldest_seconds
+         FROM unnest($1::text[]) AS c (carrier_code)
+         CROSS JOIN LATERAL (
+           SELECT count(*)::int AS due, EXTRACT(EPOCH FROM now() - min(t.next_refresh_at))::float8 AS oldest_seconds
+             FROM tracking_tasks t
+            WHERE t.carrier_code = c.carrier_code AND t.next_refresh_at <= now()) AS due`,
       [carrierCodes],
     )
   }

@@ -9,7 +9,6 @@ import { CarrierSimulator } from '../simulator/simulator'
 
 export interface Carriers {
   channels: Map<string, CarrierChannel>
-  modes: Record<string, CarrierMode>
   close(): Promise<void>
 }
 
@@ -30,8 +29,8 @@ export function carrierModes(config: Config): Record<string, CarrierMode> {
 /** With NODE_ENV=production a required carrier without credentials is a start-up error, not a simulator. */
 export function assertCarrierCredentials(config: Config): void {
   if (!config.production) return
-  const missing = CARRIERS.map((c) => config.carriers[c.code]!).filter((s) => s.requiredInProduction && !s.credentials)
-  if (missing.length > 0) throw new ConfigError(`NODE_ENV=production needs carrier credentials: ${missing.map((s) => s.credentialVariables.join(' and ')).join(', ')}`)
+  const missing = CARRIERS.filter((c) => c.env.requiredInProduction && !config.carriers[c.code]!.credentials)
+  if (missing.length > 0) throw new ConfigError(`NODE_ENV=production needs carrier credentials: ${missing.map((c) => Object.values(c.env.credentials).join(' and ')).join(', ')}`)
 }
 
 export async function createCarriers(config: Config, log: FastifyBaseLogger): Promise<Carriers> {
@@ -51,7 +50,7 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
     const settings = config.carriers[carrier.code]!
     const mode = modes[carrier.code]
     if (mode === 'unavailable') {
-      log.warn({ carrier: carrier.code, missing: settings.credentialVariables }, `${carrier.name} has no credentials: it is unavailable (subscribing it is unsupported_carrier)`)
+      log.warn({ carrier: carrier.code, missing: Object.values(carrier.env.credentials) }, `${carrier.name} has no credentials: it is unavailable (subscribing it is unsupported_carrier)`)
       continue
     }
     const live = mode === 'live'
@@ -69,7 +68,6 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
   }
   return {
     channels,
-    modes,
     async close() {
       await Promise.all([...channels.values()].map((c) => c.adapter.close()))
       await simulator?.stop()

@@ -72,7 +72,7 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     settings: new SettingsService(settings),
     health: new HealthService(db, carrierModes, carrierCircuits),
     consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db)),
-    console: new ConsoleService(new ConsoleRepository(db), tasks, webhooks, carriers, { modes: carrierModes, requestsPerSecond: deps.carrierBudgets ?? {}, circuits: carrierCircuits, webhookHosts: deps.webhookHosts ?? (() => []) }, deps.consoleOverviewTtlMs),
+    console: new ConsoleService(new ConsoleRepository(db), tasks, webhooks, carriers, { requestsPerSecond: deps.carrierBudgets ?? {}, circuits: carrierCircuits, webhookHosts: deps.webhookHosts ?? (() => []) }, deps.consoleOverviewTtlMs),
     carriers,
     webhooks,
     endpoints: new WebhookEndpointService(new WebhookEndpointRepository(db), deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false })),

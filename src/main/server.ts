@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     webhookQueueDepth: () => deliveryRepository.queueDepth(),
   })
   // Carriers and workers first: the services wake the workers, and /healthz names the carriers' modes.
+  const modes = carrierModes(config)
   const carriers = config.role !== 'api' ? await createCarriers(config, log) : undefined
   // New tasks are refreshed, and due deliveries sent, at once: by this process's workers, and by
   // other processes' workers woken with a NOTIFY (at most one per 100 ms a channel).
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
     : undefined
   const webhookHttp = new WebhookHttp({ timeoutMs: config.webhook.timeoutMs, allowPrivateTargets: config.webhook.allowPrivateTargets })
   const services = createServices(db, config, {
-    carrierModes: carriers?.modes ?? carrierModes(config),
+    carrierModes: modes,
     carrierCircuits: workers ? () => workers.carrierCircuits() : undefined,
     webhookHosts: workers ? () => workers.webhookHosts() : undefined,
     carrierBudgets: Object.fromEntries(Object.entries(config.carriers).map(([code, settings]) => [code, settings.requestsPerSecond])),
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
   })
 
   app.log.info(
-    { role: config.role, database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined, admin: config.adminToken ? 'enabled' : 'disabled', carriers: carriers?.modes },
+    { role: config.role, database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined, admin: config.adminToken ? 'enabled' : 'disabled', carriers: carriers ? modes : undefined },
     'starting tracking subscription service',
   )
 

@@ -30,6 +30,12 @@ export class ApiUserService {
     return this.users.list()
   }
 
+  async get(userId: number): Promise<ApiUserRow> {
+    const user = await this.users.find(userId)
+    if (!user) throw new AppError('not_found', `no API user ${userId}`)
+    return user
+  }
+
   async issueToken(userId: number): Promise<{ tokenId: number; token: string }> {
     const token = newApiToken()
     const tokenId = await this.users.addToken(userId, hashToken(token))

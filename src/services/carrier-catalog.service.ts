@@ -1,6 +1,6 @@
-import { autoPick, detectCarriers, type Candidate } from '../carriers/detection'
+import { autoPick, detectCarriers } from '../carriers/detection'
 import { CARRIERS, carrierOf } from '../carriers/registry'
-import { AUTO_CARRIER, unsupportedCarrierMessage, type CarrierChoice } from '../domain/carriers'
+import { AUTO_CARRIER, unsupportedCarrierMessage, type CarrierCandidate, type CarrierChoice } from '../domain/carriers'
 
 /** live: its credentials; simulator: the built-in simulator; unavailable: neither (production without credentials). */
 export type CarrierMode = 'live' | 'simulator' | 'unavailable'
@@ -21,7 +21,12 @@ export interface CarrierInfo {
 export class CarrierCatalogService {
   constructor(private readonly modes: Readonly<Record<string, CarrierMode>>) {}
 
-  isAvailable = (code: string): boolean => (this.modes[code] ?? 'unavailable') !== 'unavailable'
+  /** How a carrier runs here; a code the registry does not know is unavailable. */
+  mode(code: string): CarrierMode {
+    return this.modes[code] ?? 'unavailable'
+  }
+
+  isAvailable = (code: string): boolean => this.mode(code) !== 'unavailable'
 
   list(): CarrierInfo[] {
     return CARRIERS.map((c) => ({
@@ -33,7 +38,7 @@ export class CarrierCatalogService {
     }))
   }
 
-  detect(trackingNumber: string): Candidate[] {
+  detect(trackingNumber: string): CarrierCandidate[] {
     return detectCarriers(trackingNumber, CARRIERS, this.isAvailable)
   }
 

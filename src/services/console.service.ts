@@ -40,7 +40,6 @@ export class ConsoleService {
     private readonly webhooks: WebhookHistoryService,
     private readonly carriers: CarrierCatalogService,
     private readonly carrierState: {
-      modes: Readonly<Record<string, CarrierMode>>
       requestsPerSecond: Readonly<Record<string, number>>
       circuits: () => Record<string, CircuitView>
       webhookHosts: () => HostView[]
@@ -52,13 +51,13 @@ export class ConsoleService {
   async getOverview(): Promise<Overview> {
     if (this.overview && this.overview.until > this.now()) return this.overview.value
     const [counts, lastDay, backlog] = await Promise.all([this.console.taskCounts(), this.console.lastDay(), this.console.refreshBacklog(this.carriers.list().map((c) => c.carrierCode))])
-    const group = (key: 'standard_status' | 'milestone' | 'carrier_code') =>
-      Object.fromEntries(counts.filter((r) => r[key] !== null && (key === 'standard_status' || r.standard_status === null)).map((r) => [r[key]!, r.tasks]))
+    // Each grouping set's rows have its own column set and the others NULL (the columns are NOT NULL).
+    const group = (key: 'standard_status' | 'milestone' | 'carrier_code') => Object.fromEntries(counts.filter((r) => r[key] !== null).map((r) => [r[key]!, r.tasks]))
     const settled = lastDay.reduce((sum, h) => sum + h.succeeded + h.retrying + h.failed, 0)
     const value: Overview = {
       byStatus: group('standard_status'),
-      byMilestone: Object.fromEntries(counts.filter((r) => r.milestone !== null).map((r) => [r.milestone!, r.tasks])),
-      byCarrier: Object.fromEntries(counts.filter((r) => r.carrier_code !== null).map((r) => [r.carrier_code!, r.tasks])),
+      byMilestone: group('milestone'),
+      byCarrier: group('carrier_code'),
       lastDay,
       backlog: backlog.map((b) => ({ carrierCode: b.carrier_code, due: b.due, oldestSeconds: b.oldest_seconds })),
       successRate: settled === 0 ? null : lastDay.reduce((sum, h) => sum + h.succeeded, 0) / settled,
@@ -104,7 +103,7 @@ export class ConsoleService {
     const circuits = this.carrierState.circuits()
     return this.carriers.list().map((c) => ({
       ...c,
-      mode: this.carrierState.modes[c.carrierCode] ?? 'unavailable',
+      mode: this.carriers.mode(c.carrierCode),
       requestsPerSecond: this.carrierState.requestsPerSecond[c.carrierCode] ?? 0,
       circuit: circuits[c.carrierCode],
     }))

@@ -93,17 +93,15 @@ export class RefreshService {
     this.metrics.carrierCircuitOpen.set({ carrier: carrierCode }, allowed === 0 ? 1 : 0)
     if (allowed === 0) return result
     const probe = allowed !== Infinity
-    // Held while claiming, so that a concurrent round does not probe too.
+    // Taken before claiming, so that a concurrent round does not probe too; given back if there is nothing to ask.
     if (probe) circuit.startProbe()
     // No more than the budget lets through in ten seconds, so that claims do not wait out their lease.
     const limit = probe ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, channel.budget.ratePerSecond * channel.adapter.maxBatchSize * 10)
-    let claims: ClaimedTask[]
-    try {
-      claims = await this.repository.claimDue(carrierCode, limit, this.options.leaseMs)
-    } finally {
+    const claims = await this.repository.claimDue(carrierCode, limit, this.options.leaseMs).catch((error: unknown) => {
       if (probe) circuit.cancelProbe()
-    }
-    if (probe && claims.length > 0) circuit.startProbe()
+      throw error
+    })
+    if (probe && claims.length === 0) circuit.cancelProbe()
     result.claimed = claims.length
     result.more = claims.length === limit
     const requests: Promise<void>[] = []
@@ -134,11 +132,12 @@ export class RefreshService {
     } catch (error) {
       const failure = error instanceof CarrierError ? error : new CarrierError('bad_response', String(error))
       this.metrics.carrierFetches.inc({ carrier, outcome: failure.failure })
-      // A 429 is the carrier answering: its budget pauses, its circuit does not open.
-      if (failure.failure === 'rate_limited') circuit.succeeded()
-      else circuit.failed(this.now().getTime(), failure.message)
       this.metrics.trackingNumbersFetched.inc({ carrier, result: 'failed' }, tasks.length)
-      if (failure.failure === 'rate_limited') channel.budget.pause(failure.retryAfterMs ?? 1000)
+      // A 429 is the carrier answering: its budget pauses, its circuit does not open.
+      if (failure.failure === 'rate_limited') {
+        circuit.succeeded()
+        channel.budget.pause(failure.retryAfterMs ?? 1000)
+      } else circuit.failed(this.now().getTime(), failure.message)
       await this.fail(tasks, failure.retryAfterMs)
       result.failed += tasks.length
       return

@@ -22,6 +22,8 @@ export interface Place {
   country: string
   postalCode: string
   street: string
+  /** The local time's offset from UTC, in minutes: the carriers write local times with it. */
+  offsetMinutes: number
 }
 
 export const STAGE_KINDS = [
@@ -56,9 +58,9 @@ export type Script = { kind: 'story'; story: StoryName; reused: boolean } | { ki
 
 export const FAULT_REPEATS = 2
 
-export const ORIGIN: Place = { city: 'MEMPHIS', state: 'TN', country: 'US', postalCode: '38118', street: '3875 Airways Blvd' }
-export const DESTINATION: Place = { city: 'Singapore', state: '', country: 'SG', postalCode: '079903', street: '10 Anson Rd #12-01' }
-const HUB: Place = { city: 'INDIANAPOLIS', state: 'IN', country: 'US', postalCode: '46241', street: '' }
+export const ORIGIN: Place = { city: 'MEMPHIS', state: 'TN', country: 'US', postalCode: '38118', street: '3875 Airways Blvd', offsetMinutes: -300 }
+export const DESTINATION: Place = { city: 'Singapore', state: '', country: 'SG', postalCode: '079903', street: '10 Anson Rd #12-01', offsetMinutes: 480 }
+const HUB: Place = { city: 'INDIANAPOLIS', state: 'IN', country: 'US', postalCode: '46241', street: '', offsetMinutes: -300 }
 
 const stage = (kind: StageKind, place: Place, exception = ''): Stage => ({ kind, place, exception })
 

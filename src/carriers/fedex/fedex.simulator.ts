@@ -32,10 +32,6 @@ function fedexStage(stage: Stage) {
   return { eventType, derivedStatusCode, derivedStatus, description, statusByLocale }
 }
 
-function offsetOf(place: Place): number {
-  return place.country === 'SG' ? 480 : -300
-}
-
 function address(place: Place) {
   // Real answers: streetLines is [""] when there is none, and most addresses hold no street.
   return { streetLines: [place.street], city: place.city, stateOrProvinceCode: place.state, postalCode: place.postalCode, countryCode: place.country, residential: false }
@@ -44,7 +40,7 @@ function address(place: Place) {
 function scan(stage: Stage, time: Date) {
   const fedex = fedexStage(stage)
   // Pickup scans carry a date without an offset, as some of FedEx's do (read as UTC).
-  const date = fedex.eventType === 'PU' ? time.toISOString().slice(0, 19) : withOffset(time, offsetOf(stage.place))
+  const date = fedex.eventType === 'PU' ? time.toISOString().slice(0, 19) : withOffset(time, stage.place.offsetMinutes)
   return {
     date,
     eventType: fedex.eventType,
@@ -62,7 +58,7 @@ function fedexTrackResult(trackingNumber: string, view: ShipmentView) {
   const latest = view.stages.at(-1)!
   const fedex = fedexStage(latest)
   const dateAndTimes: { type: string; dateTime: string }[] = [{ type: 'SHIP', dateTime: withOffset(view.times[0]!, -360) }]
-  if (!view.final) dateAndTimes.push({ type: 'ESTIMATED_DELIVERY', dateTime: withOffset(view.estimatedDelivery, offsetOf(view.destination)) })
+  if (!view.final) dateAndTimes.push({ type: 'ESTIMATED_DELIVERY', dateTime: withOffset(view.estimatedDelivery, view.destination.offsetMinutes) })
   return {
     trackingNumberInfo: { trackingNumber, trackingNumberUniqueId: `12028~${trackingNumber}~FDEG`, carrierCode: 'FDXG' },
     shipperInformation: { contact: {}, address: { city: view.origin.city, stateOrProvinceCode: view.origin.state, countryCode: view.origin.country, residential: false } },
@@ -93,7 +89,7 @@ function fedexError(code: string, message: string) {
   return { transactionId: crypto.randomUUID(), errors: [{ code, message }] }
 }
 
-function fedexTrack(request: SimulatorRequest, context: SimulationContext, tokens: Map<string, number>): Promise<SimulatorAnswer> | SimulatorAnswer {
+async function fedexTrack(request: SimulatorRequest, context: SimulationContext, tokens: Map<string, number>): Promise<SimulatorAnswer> {
   context.countTrack()
   const token = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1]
   const expiresAt = token ? tokens.get(token) : undefined
@@ -103,10 +99,6 @@ function fedexTrack(request: SimulatorRequest, context: SimulationContext, token
     .filter((n): n is string => typeof n === 'string' && n.length > 0)
   if (!numbers || numbers.length === 0) return { status: 400, body: fedexError('TRACKING.TRACKINGNUMBER.EMPTY', 'Please provide tracking number.') }
   if (numbers.length > FEDEX_MAX) return { status: 400, body: fedexError('TRACKING.TRACKINGNUMBER.LIMIT', `At most ${FEDEX_MAX} tracking numbers per request.`) }
-  return answerTrack(numbers, token, context, tokens)
-}
-
-async function answerTrack(numbers: string[], token: string, context: SimulationContext, tokens: Map<string, number>): Promise<SimulatorAnswer> {
   const fault = await context.fault(numbers)
   if (fault === 'expired_token') {
     tokens.delete(token)
@@ -151,10 +143,10 @@ export function fedexSimulator(): SimulatedCarrier {
     path: 'fedex',
     emittedCodes: Object.fromEntries(Object.entries(STAGES).map(([kind, [eventType]]) => [kind, eventType])) as Record<StageKind, string>,
     errorBody: (status, message) => fedexError(status === 429 ? 'RATE.LIMIT.EXCEEDED' : status >= 500 ? 'INTERNAL.SERVER.ERROR' : 'BAD.REQUEST.ERROR', message),
-    handle(request, context) {
-      if (request.method === 'POST' && request.path === '/oauth/token') return Promise.resolve(fedexToken(request, context, tokens))
-      if (request.method === 'POST' && request.path === '/track/v1/trackingnumbers') return Promise.resolve(fedexTrack(request, context, tokens))
-      return Promise.resolve({ status: 404, body: fedexError('NOT.FOUND.ERROR', 'The resource you requested is no longer available.') })
+    async handle(request, context) {
+      if (request.method === 'POST' && request.path === '/oauth/token') return fedexToken(request, context, tokens)
+      if (request.method === 'POST' && request.path === '/track/v1/trackingnumbers') return fedexTrack(request, context, tokens)
+      return { status: 404, body: fedexError('NOT.FOUND.ERROR', 'The resource you requested is no longer available.') }
     },
   }
 }

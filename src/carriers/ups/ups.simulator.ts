@@ -1,6 +1,7 @@
 import type { SimulatedCarrier, SimulationContext, SimulatorAnswer, SimulatorRequest, ShipmentView } from '../../simulator/simulated-carrier'
 import { simulatedToken } from '../../simulator/simulator'
 import type { Place, Stage, StageKind } from '../../simulator/stories'
+import { offsetText } from '../../simulator/times'
 
 /**
  * UPS's half of the simulator: the OAuth token (Basic auth, `expires_in` as a string) and
@@ -34,29 +35,20 @@ function local(time: Date, offsetMinutes: number): { date: string; time: string 
   return { date: iso.slice(0, 10).replaceAll('-', ''), time: iso.slice(11, 19).replaceAll(':', '') }
 }
 
-function offsetOf(place: Place): number {
-  return place.country === 'SG' ? 480 : -300
-}
-
-function zone(offsetMinutes: number): string {
-  const abs = Math.abs(offsetMinutes)
-  return `${offsetMinutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`
-}
-
 function address(place: Place) {
   return { city: place.city, stateProvince: place.state, postalCode: place.postalCode, countryCode: place.country, country: place.country }
 }
 
 function activity(stage: Stage, time: Date) {
   const [statusCode, type, code, description] = STAGES[stage.kind]
-  const offset = offsetOf(stage.place)
+  const offset = stage.place.offsetMinutes
   const utc = time.toISOString()
   return {
     location: { address: address(stage.place), slic: '9451' },
     status: { type, description, code, statusCode },
     ...local(time, offset),
     gmtDate: utc.slice(0, 10).replaceAll('-', ''),
-    gmtOffset: zone(offset),
+    gmtOffset: offsetText(offset),
     gmtTime: utc.slice(11, 19),
   }
 }
@@ -64,7 +56,7 @@ function activity(stage: Stage, time: Date) {
 function trackAnswer(trackingNumber: string, view: ShipmentView) {
   const latest = view.stages.at(-1)!
   const [statusCode, , , description] = STAGES[latest.kind]
-  const eta = local(view.estimatedDelivery, offsetOf(view.destination))
+  const eta = local(view.estimatedDelivery, view.destination.offsetMinutes)
   return {
     trackResponse: {
       shipment: [
@@ -73,8 +65,8 @@ function trackAnswer(trackingNumber: string, view: ShipmentView) {
           package: [
             {
               trackingNumber,
-              deliveryDate: view.final ? [{ type: 'DEL', date: local(view.times.at(-1)!, offsetOf(latest.place)).date }] : [{ type: latest.slipsEta || view.stages.some((s) => s.slipsEta) ? 'RDD' : 'SDD', date: eta.date }],
-              deliveryTime: view.final ? { type: 'DEL', endTime: local(view.times.at(-1)!, offsetOf(latest.place)).time } : { type: 'EOD', endTime: '200000' },
+              deliveryDate: view.final ? [{ type: 'DEL', date: local(view.times.at(-1)!, latest.place.offsetMinutes).date }] : [{ type: view.stages.some((s) => s.slipsEta) ? 'RDD' : 'SDD', date: eta.date }],
+              deliveryTime: view.final ? { type: 'DEL', endTime: local(view.times.at(-1)!, latest.place.offsetMinutes).time } : { type: 'EOD', endTime: '200000' },
               currentStatus: { description: description.trim(), code: statusCode },
               packageAddress: [
                 { type: 'ORIGIN', address: { city: view.origin.city, stateProvince: view.origin.state, countryCode: view.origin.country, country: view.origin.country } },

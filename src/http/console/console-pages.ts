@@ -4,7 +4,8 @@ import { STANDARD_STATUSES } from '../../domain/statuses'
 import { formOf, sendPage, type ConsoleOptions } from './console.routes'
 import { overviewView } from './overview.view'
 import { carriersView, deliveriesView, settingsView } from './operations.view'
-import { page, type PageContext } from './layout'
+import type { Html } from './html'
+import { page, type PageContext, type Section } from './layout'
 import { taskView, tasksView, type TaskSearch } from './tasks.view'
 import { userView, usersView, type ShownSecrets } from './users.view'
 
@@ -24,6 +25,12 @@ function context(request: FastifyRequest, notice?: PageContext['notice']): PageC
   return { csrfToken: request.consoleSession!.csrfToken, notice: notice ?? fromRedirect }
 }
 
+/** A page of the console: its context (CSRF token, notice) made once, for the layout and the content. */
+function show(request: FastifyRequest, section: Section, title: string, content: (ctx: PageContext) => Html, notice?: PageContext['notice']): Html {
+  const ctx = context(request, notice)
+  return page(section, title, ctx, content(ctx))
+}
+
 /** A path id: digits only, else the page does not exist. */
 function id(value: unknown): number {
   if (typeof value !== 'string' || !/^[1-9][0-9]{0,14}$/.test(value)) throw new AppError('not_found', 'There is no such page in the console.')
@@ -34,10 +41,16 @@ const query = (request: FastifyRequest) => (request.query ?? {}) as Record<strin
 const hide = { schema: { hide: true } }
 
 export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Promise<void> {
-  app.get('/', hide, async (request, reply) => sendPage(reply, page('overview', 'Overview', context(request), overviewView(await o.console.getOverview(), o.console.listCarriers()))))
+  app.get('/', hide, async (request, reply) => {
+    const overview = await o.console.getOverview()
+    return sendPage(reply, show(request, 'overview', 'Overview', () => overviewView(overview, o.console.listCarriers())))
+  })
 
   // API users.
-  const usersPage = async (request: FastifyRequest, secrets: ShownSecrets = {}, notice?: PageContext['notice']) => page('users', 'API users', context(request, notice), usersView(await o.users.list(), context(request), secrets))
+  const usersPage = async (request: FastifyRequest, secrets: ShownSecrets = {}, notice?: PageContext['notice']) => {
+    const users = await o.users.list()
+    return show(request, 'users', 'API users', (ctx) => usersView(users, ctx, secrets), notice)
+  }
   app.get('/users', hide, async (request, reply) => sendPage(reply, await usersPage(request)))
   app.post('/users', hide, async (request, reply) => {
     try {
@@ -49,11 +62,9 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     }
   })
   const userPage = async (request: FastifyRequest, userId: number, secrets: ShownSecrets = {}, notice?: PageContext['notice']) => {
-    const user = (await o.users.list()).find((u) => u.id === userId)
-    if (!user) throw new AppError('not_found', `There is no API user ${userId}.`)
-    const [tokens, endpoints, tasks] = await Promise.all([o.users.listTokens(userId), o.endpoints.list(userId), o.tasks.list(userId, { limit: 10 })])
+    const [user, tokens, endpoints, tasks] = await Promise.all([o.users.get(userId), o.users.listTokens(userId), o.endpoints.list(userId), o.tasks.list(userId, { limit: 10 })])
     const shown = tasks.items.map((t) => JSON.parse(t) as Record<string, unknown>)
-    return page('users', `API user: ${user.name}`, context(request, notice), userView(user, tokens, endpoints, shown, context(request), secrets))
+    return show(request, 'users', `API user: ${user.name}`, (ctx) => userView(user, tokens, endpoints, shown, ctx, secrets), notice)
   }
   app.get('/users/:userId', hide, async (request, reply) => sendPage(reply, await userPage(request, id((request.params as Record<string, string>).userId))))
   app.post('/users/:userId/tokens', hide, async (request, reply) => {
@@ -82,12 +93,12 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     const before = q.before && /^\d{1,15}$/.test(q.before) ? Number(q.before) : undefined
     const rows = await o.console.searchTasks({ search: search.q || undefined, standardStatus: status, carrierCode: carrier, userId: search.userId ? Number(search.userId) : undefined, beforeId: before }, PAGE_SIZE + 1)
     const shown = rows.slice(0, PAGE_SIZE)
-    return sendPage(reply, page('tasks', 'Tasks', context(request), tasksView(shown, search, { statuses: STANDARD_STATUSES, carriers, nextBeforeId: rows.length > PAGE_SIZE ? shown.at(-1)!.id : undefined })))
+    return sendPage(reply, show(request, 'tasks', 'Tasks', () => tasksView(shown, search, { statuses: STANDARD_STATUSES, carriers, nextBeforeId: rows.length > PAGE_SIZE ? shown.at(-1)!.id : undefined })))
   })
   app.get('/tasks/:taskId', hide, async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)
     const { userId, task, deliveries } = await o.console.task(taskId)
-    return sendPage(reply, page('tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, context(request), taskView(userId, task, deliveries, context(request))))
+    return sendPage(reply, show(request, 'tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, (ctx) => taskView(userId, task, deliveries, ctx)))
   })
   app.post('/tasks/:taskId/refresh', hide, async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)
@@ -108,19 +119,26 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   })
 
   // Operations.
-  app.get('/deliveries', hide, async (request, reply) => sendPage(reply, page('deliveries', 'Failing deliveries', context(request), deliveriesView(await o.console.failingDeliveries(), o.console.webhookHosts(), context(request)))))
-  app.get('/carriers', hide, async (request, reply) => sendPage(reply, page('carriers', 'Carriers', context(request), carriersView(o.console.listCarriers()))))
-  app.get('/settings', hide, async (request, reply) => sendPage(reply, page('settings', 'Settings', context(request), settingsView(await o.settings.get(), context(request)))))
+  app.get('/deliveries', hide, async (request, reply) => {
+    const failing = await o.console.failingDeliveries()
+    return sendPage(reply, show(request, 'deliveries', 'Failing deliveries', (ctx) => deliveriesView(failing, o.console.webhookHosts(), ctx)))
+  })
+  app.get('/carriers', hide, async (request, reply) => sendPage(reply, show(request, 'carriers', 'Carriers', () => carriersView(o.console.listCarriers()))))
+  app.get('/settings', hide, async (request, reply) => {
+    const settings = await o.settings.get()
+    return sendPage(reply, show(request, 'settings', 'Settings', (ctx) => settingsView(settings, ctx)))
+  })
   app.post('/settings', hide, async (request, reply) => {
     const form = formOf(request)
     // The form sends text: each setting as the integer it spells, else as given (the service says what is wrong).
     const patch = Object.fromEntries(['batchMaxItems', 'retentionDays'].filter((k) => k in form).map((k) => [k, /^-?\d{1,10}$/.test(form[k]!.trim()) ? Number(form[k]) : form[k]]))
     try {
       const saved = await o.settings.update(patch)
-      return sendPage(reply, page('settings', 'Settings', context(request, { kind: 'ok', text: 'Settings saved.' }), settingsView(saved, context(request))))
+      return sendPage(reply, show(request, 'settings', 'Settings', (ctx) => settingsView(saved, ctx), { kind: 'ok', text: 'Settings saved.' }))
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
-      return sendPage(reply, page('settings', 'Settings', context(request, { kind: 'error', text: `Not saved: ${error.message}` }), settingsView(await o.settings.get(), context(request))), 400)
+      const current = await o.settings.get()
+      return sendPage(reply, show(request, 'settings', 'Settings', (ctx) => settingsView(current, ctx), { kind: 'error', text: `Not saved: ${error.message}` }), 400)
     }
   })
 }
