@@ -63,6 +63,16 @@ function member(field: FullTaskField): string {
  * without its events.
  */
 export function fullTaskDocumentOf(options: { events: boolean; latestWebhook?: boolean }): string {
+  // Written once per kind: a list page built this text anew on every call.
+  const key = `${options.events} ${options.latestWebhook !== false}`
+  let text = DOCUMENTS.get(key)
+  if (text === undefined) DOCUMENTS.set(key, (text = documentOf(options)))
+  return text
+}
+
+const DOCUMENTS = new Map<string, string>()
+
+function documentOf(options: { events: boolean; latestWebhook?: boolean }): string {
   const fields = (Object.keys(FULL_TASK_FIELDS) as FullTaskField[]).filter((f) => (f !== 'events' || options.events) && (f !== 'latestWebhook' || options.latestWebhook !== false))
   return `(SELECT row_to_json(doc)::text FROM (SELECT ${fields.map((f) => `${member(f)} AS "${f}"`).join(', ')}) doc)`
 }

@@ -56,10 +56,24 @@ describe('the list reads an index of the user’s tasks', () => {
     ['inactive tasks', { active: false }, '-createdAt', /tracking_tasks_user_\w+_idx/],
     ['a creation range', { createdFrom: FROM, createdTo: TO }, '-createdAt', /tracking_tasks_user_created_idx/],
     ['a change range', { updatedFrom: FROM, updatedTo: TO }, '-updatedAt', /tracking_tasks_user_updated_idx/],
-    ['a milestone', { milestone: ['out_for_delivery'] }, '-createdAt', /tracking_tasks_user_\w+_idx/],
+    ['a milestone', { milestone: ['out_for_delivery'] }, '-createdAt', /tracking_tasks_user_milestone_created_idx/],
+    // Values no task of the user has: read from their index (nothing), not by walking every task.
+    ['a milestone nobody has', { milestone: ['failed_attempt'] }, '-createdAt', /tracking_tasks_user_milestone_created_idx/],
+    ['a status nobody has', { standardStatus: ['expired'] }, '-updatedAt', /tracking_tasks_user_milestone_updated_idx/],
+    ['a carrier nobody uses', { carrierCode: 'UPS' }, '-createdAt', /tracking_tasks_user_carrier_created_idx/],
+    ['a carrier nobody uses, by change', { carrierCode: 'UPS' }, 'updatedAt', /tracking_tasks_user_carrier_updated_idx/],
   ])('%s', async (_name, filters, sort, index) => {
     const text = await plan(filters, sort)
     expect(text).toMatch(index)
+    expect(text).not.toMatch(/Seq Scan on tracking_tasks/)
+  })
+
+  it('reads each milestone of a status through the milestone index in the page’s order, and merges them', async () => {
+    // in_transit is three milestones (in_transit, out_for_delivery, available_for_pickup), pending two.
+    const text = await plan({ standardStatus: ['in_transit', 'pending'] }, '-createdAt', { key: new Date(Date.now() - 86_400_000).toISOString(), id: 150000 })
+    expect(text).toMatch(/Merge Append/)
+    expect(text.match(/Index Scan Backward using tracking_tasks_user_milestone_created_idx/g)?.length).toBe(5)
+    expect(text).toMatch(/Index Cond: .*ROW\(created_at, id\) < ROW/)
     expect(text).not.toMatch(/Seq Scan on tracking_tasks/)
   })
 

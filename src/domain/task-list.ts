@@ -1,5 +1,5 @@
 import { MUST, type FieldError } from './errors'
-import type { Milestone } from './milestones'
+import { MILESTONE_NAMES, milestonesOf, type Milestone } from './milestones'
 import type { StandardStatus } from './statuses'
 
 /**
@@ -36,6 +36,16 @@ export interface TaskListQuery {
   limit: number
   after: ListPosition | undefined
   includeEvents: boolean
+}
+
+/**
+ * The milestones the status and milestone filters leave (each milestone belongs to one status),
+ * in the milestones' order; undefined when neither filter is given. Empty: nothing can match.
+ */
+export function listedMilestones(filters: TaskListFilters): Milestone[] | undefined {
+  if (!filters.standardStatus && !filters.milestone) return undefined
+  const ofStatuses = filters.standardStatus ? milestonesOf(filters.standardStatus) : MILESTONE_NAMES
+  return ofStatuses.filter((m) => !filters.milestone || filters.milestone.includes(m))
 }
 
 /** Ranges the filters ask for that cannot hold anything. */

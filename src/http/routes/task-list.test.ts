@@ -57,9 +57,10 @@ beforeAll(async () => {
     const minute = i === 11 ? 10 : i
     await t.db.query(
       `UPDATE tracking_tasks SET created_at = '2026-11-01T00:00:00Z'::timestamptz + make_interval(mins => $2), updated_at = '2026-11-02T00:00:00Z'::timestamptz + make_interval(mins => $3),
-              standard_status = $4, next_refresh_at = CASE WHEN $4 IN ('delivered') THEN NULL ELSE next_refresh_at END
+              standard_status = $4, milestone = $5, next_refresh_at = CASE WHEN $4 IN ('delivered') THEN NULL ELSE next_refresh_at END
         WHERE id = $1`,
-      [taskId, minute, (i * 7) % 30, statuses[i % 4]],
+      // Half of the exceptions are failed attempts: a status filter is read as its milestones.
+      [taskId, minute, (i * 7) % 30, statuses[i % 4], i % 8 === 3 ? 'failed_attempt' : statuses[i % 4]],
     )
   }
   for (let i = 0; i < 5; i++) await t.services.subscriptions.subscribe(stranger.userId, { carrierCode: 'FEDEX', trackingNumber: `LIST${i}`, callbackUrl: 'https://x.example/' })
@@ -122,6 +123,21 @@ describe('GET /openapi/tracking-subscriptions/list', () => {
     expect(await numbers('createdFrom=2026-11-01T00:05:00Z&createdTo=2026-11-01T00:08:00Z')).toEqual(['LIST5', 'LIST6', 'LIST7'])
     expect((await numbers('updatedFrom=2026-11-02T00:00:00Z&updatedTo=2026-11-02T00:00:01Z'))).toEqual(['LIST0'])
     expect(await numbers('carrierCode=FEDEX&standardStatus=pending&active=true')).toEqual(['LIST16', 'LIST20', 'LIST28', 'LIST4', 'LIST8'])
+  })
+
+  it('reads a status as its milestones, merged in the page’s order across pages', async () => {
+    const exceptions = Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 4 === 3)
+    for (const sort of ['-createdAt', 'updatedAt'] as const) {
+      const field = sort.endsWith('createdAt') ? 'createdAt' : 'updatedAt'
+      const items = await walk(`standardStatus=exception&sort=${sort}&limit=2`)
+      expect(items.map((i) => i.trackingNumber).sort()).toEqual(exceptions.map((i) => `LIST${i}`).sort())
+      const keys = items.map((i) => i[field])
+      expect(keys).toEqual([...keys].sort((a, b) => (sort.startsWith('-') ? b.localeCompare(a) : a.localeCompare(b))))
+    }
+    expect((await walk('milestone=failed_attempt')).map((i) => i.trackingNumber).sort()).toEqual(['LIST11', 'LIST19', 'LIST27', 'LIST3'])
+    expect((await walk('standardStatus=exception&milestone=exception,delivered')).map((i) => i.trackingNumber).sort()).toEqual(['LIST15', 'LIST23', 'LIST7'])
+    // A status and a milestone of another status: nothing can match.
+    expect(await list('standardStatus=delivered&milestone=failed_attempt')).toMatchObject({ status: 200, body: { data: { items: [], nextCursor: null } } })
   })
 
   it.each([
