@@ -40,7 +40,8 @@ const SORTS = {
  * cursor's position (keyset), so a page costs the same wherever it is. Each row is the task's
  * document as the database writes it (task-document.ts).
  *
- * Status and milestone filters become the milestones they leave (listedMilestones): one is read
+ * Status and milestone filters become the milestones they leave (listedMilestones; a task's
+ * milestone always belongs to its status, domain/milestones.ts): one is read
  * through the user's milestone index in the page's order; several are each read so, up to a
  * page, and merged. A carrier is read through the user's carrier index. Walking the sort's index
  * and skipping what does not match read every task of the user when nothing matched.
@@ -51,7 +52,6 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
   const param = (value: unknown) => `$${values.push(value)}`
   const where = ['t.user_id = $1']
   const { filters } = query
-  if (filters.standardStatus) where.push(`t.standard_status = ANY(${param(filters.standardStatus)}::text[])`)
   if (filters.carrierCode) where.push(`t.carrier_code = ${param(filters.carrierCode)}`)
   if (filters.trackingNumber) where.push(`t.tracking_number = ${param(filters.trackingNumber)}`)
   if (filters.externalReferenceNo !== undefined) where.push(`t.external_reference_no = ${param(filters.externalReferenceNo)}`)

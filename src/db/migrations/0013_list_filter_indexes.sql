@@ -6,3 +6,11 @@ CREATE INDEX tracking_tasks_user_milestone_created_idx ON tracking_tasks (user_i
 CREATE INDEX tracking_tasks_user_milestone_updated_idx ON tracking_tasks (user_id, milestone, updated_at, id);
 CREATE INDEX tracking_tasks_user_carrier_created_idx ON tracking_tasks (user_id, carrier_code, created_at, id);
 CREATE INDEX tracking_tasks_user_carrier_updated_idx ON tracking_tasks (user_id, carrier_code, updated_at, id);
+
+-- A time range on the column a page is not sorted by is read from that time's index and sorted
+-- (task-lifecycle.repository.ts): each time's index carries the other time, so that the read
+-- never visits the table (a day of changes, 2,880 tasks: 1.2 ms with the table, 0.25 without).
+DROP INDEX tracking_tasks_user_created_idx;
+CREATE INDEX tracking_tasks_user_created_idx ON tracking_tasks (user_id, created_at, id) INCLUDE (updated_at);
+DROP INDEX tracking_tasks_user_updated_idx;
+CREATE INDEX tracking_tasks_user_updated_idx ON tracking_tasks (user_id, updated_at, id) INCLUDE (created_at);
