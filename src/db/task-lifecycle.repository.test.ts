@@ -28,7 +28,8 @@ beforeAll(async () => {
        FROM generate_series(1, 220000) g`,
     [USER],
   )
-  await db.query('ANALYZE tracking_tasks')
+  // Vacuumed, as autovacuum leaves a table: its visibility map lets an index serve a read alone.
+  await db.query('VACUUM ANALYZE tracking_tasks')
 }, 120_000)
 afterAll(() => database.close())
 
@@ -77,11 +78,12 @@ describe('the list reads an index of the user’s tasks', () => {
     expect(text).not.toMatch(/Seq Scan on tracking_tasks/)
   })
 
-  it('reads a narrow range of the other time through its own index, and sorts it', async () => {
+  it('reads a narrow range of the other time through an index of that time, and sorts it', async () => {
+    // PostgreSQL 18 may read it through the carrier or milestone index of that time (skip scan).
     const day = { updatedFrom: new Date(Date.now() - 25 * 86_400_000), updatedTo: new Date(Date.now() - 24 * 86_400_000) }
-    expect(await plan(day, '-createdAt', undefined, true)).toMatch(/Sort[\s\S]*tracking_tasks_user_updated_idx/)
+    expect(await plan(day, '-createdAt', undefined, true)).toMatch(/Sort[\s\S]*Scan (using|on) tracking_tasks_user_(\w+_)?updated_idx/)
     const week = { createdFrom: new Date(Date.now() - 30 * 86_400_000), createdTo: new Date(Date.now() - 23 * 86_400_000) }
-    expect(await plan(week, 'updatedAt', undefined, true)).toMatch(/Sort[\s\S]*tracking_tasks_user_created_idx/)
+    expect(await plan(week, 'updatedAt', undefined, true)).toMatch(/Sort[\s\S]*Scan (using|on) tracking_tasks_user_(\w+_)?created_idx/)
   })
 
   it('starts a later page at the cursor’s position in the index', async () => {
