@@ -31,6 +31,9 @@ export class Database {
    * statement whose best plan depends on its values (the claims, with their LIMIT): after five
    * runs PostgreSQL may switch a named one to a generic plan, made for any LIMIT. Named, the
    * webhook claim averaged 88 ms once there were a few hundred thousand tasks; unnamed, a few ms.
+   * A named statement whose LIMIT is the same for any plan (a page size) takes it in its text: as
+   * a parameter, PostgreSQL judged the generic plan dearer and planned every call anew. A text
+   * built per request is named through StatementNames, which bounds the names given out.
    */
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<R[]> {
     try {

@@ -62,15 +62,15 @@ function member(field: FullTaskField): string {
  * The full task of the row `t` (of tracking_tasks, or a CTE of its columns) as JSON text, with or
  * without its events.
  */
+// Each kind of document's text, written once: a list page built it anew on every call.
+const DOCUMENTS = new Map<string, string>()
+
 export function fullTaskDocumentOf(options: { events: boolean; latestWebhook?: boolean }): string {
-  // Written once per kind: a list page built this text anew on every call.
   const key = `${options.events} ${options.latestWebhook !== false}`
   let text = DOCUMENTS.get(key)
   if (text === undefined) DOCUMENTS.set(key, (text = documentOf(options)))
   return text
 }
-
-const DOCUMENTS = new Map<string, string>()
 
 function documentOf(options: { events: boolean; latestWebhook?: boolean }): string {
   const fields = (Object.keys(FULL_TASK_FIELDS) as FullTaskField[]).filter((f) => (f !== 'events' || options.events) && (f !== 'latestWebhook' || options.latestWebhook !== false))

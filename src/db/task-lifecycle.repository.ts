@@ -1,4 +1,4 @@
-import { listedMilestones, type ListPosition, type TaskListQuery } from '../domain/task-list'
+import { LIST_LIMIT, listedMilestones, type ListPosition, type TaskListQuery } from '../domain/task-list'
 import type { EndpointData, EndpointSubscription, PlannedDelivery } from '../domain/task-events'
 import type { Database, Queryable } from './database'
 import { endpointsOf, insertDeliveries, type DeliveryToInsert } from './refresh-writes'
@@ -41,10 +41,10 @@ const SORTS = {
  * document as the database writes it (task-document.ts).
  *
  * Status and milestone filters become the milestones they leave (listedMilestones; a task's
- * milestone always belongs to its status, domain/milestones.ts): one is read
- * through the user's milestone index in the page's order; several are each read so, up to a
- * page, and merged. A carrier is read through the user's carrier index. Walking the sort's index
- * and skipping what does not match read every task of the user when nothing matched.
+ * milestone always belongs to its status, domain/milestones.ts): one is read through the user's
+ * milestone index in the page's order; several are each read so, up to a page, and merged. A
+ * carrier is read through the user's carrier index. Walking the sort's index and skipping what
+ * does not match read every task of the user when nothing matched.
  */
 export function listStatement(query: TaskListQuery, readRange = false): { text: string; values: unknown[] } {
   const sort = SORTS[query.sort]
@@ -75,20 +75,17 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
     if (milestones) where.push(`t.milestone = ANY(${param(milestones)}::text[])`)
     return pageOf(`SELECT t.id FROM tracking_tasks t WHERE ${where.join(' AND ')} ORDER BY t.${sort.column} + interval '0' ${sort.direction}, t.id ${sort.direction} LIMIT ${limit}`)
   }
-  if (milestones && milestones.length !== 1) {
-    if (milestones.length === 0) where.push('false')
-    else {
-      const each = milestones.map((m) => `(SELECT t.id, t.${sort.column} FROM tracking_tasks t WHERE ${[...where, `t.milestone = ${param(m)}`].join(' AND ')} ${order} LIMIT ${limit})`)
-      return pageOf(`SELECT t.id FROM (${each.join(' UNION ALL ')}) t ${order} LIMIT ${limit}`)
-    }
+  if (milestones && milestones.length > 1) {
+    const each = milestones.map((m) => `(SELECT t.id, t.${sort.column} FROM tracking_tasks t WHERE ${[...where, `t.milestone = ${param(m)}`].join(' AND ')} ${order} LIMIT ${limit})`)
+    return pageOf(`SELECT t.id FROM (${each.join(' UNION ALL ')}) t ${order} LIMIT ${limit}`)
   }
-  if (milestones?.length === 1) where.push(`t.milestone = ${param(milestones[0])}`)
+  if (milestones) where.push(milestones.length === 0 ? 'false' : `t.milestone = ${param(milestones[0])}`)
   return { text: `${select} FROM tracking_tasks t WHERE ${where.join(' AND ')} ${order} LIMIT ${limit}`, values }
 }
 
 /** The rows a page reads: its size and one more, as SQL text (a checked integer, never a value from outside). */
 function pageLimit(size: number): string {
-  if (!Number.isInteger(size) || size < 1 || size > 1000) throw new Error(`page size out of range: ${size}`)
+  if (!Number.isInteger(size) || size < LIST_LIMIT.min || size > LIST_LIMIT.max) throw new Error(`page size out of range: ${size}`)
   return String(size + 1)
 }
 
