@@ -184,17 +184,20 @@ export async function insertDeliveries(tx: Queryable, deliveries: DeliveryToInse
     if (written === undefined) texts.set(payload, (written = JSON.stringify(payload)))
     return written
   }
+  // The bodies travel as one text, a line each: JSON.stringify writes no line break, and an array
+  // literal would have every quote in them escaped by pg and unescaped by the server.
   await tx.query(
     `INSERT INTO webhook_deliveries (task_id, user_id, endpoint_id, webhook_id, event_type, payload, status, next_attempt_at)
-     SELECT task_id, user_id, endpoint_id, webhook_id, event_type, payload, 'pending', now()
-       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::json[]) AS d (task_id, user_id, endpoint_id, webhook_id, event_type, payload)`,
+     SELECT task_id, user_id, endpoint_id, webhook_id, event_type, payload::json, 'pending', now()
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], string_to_array($6, E'\\n'))
+            AS d (task_id, user_id, endpoint_id, webhook_id, event_type, payload)`,
     [
-      deliveries.map((d) => d.taskId),
-      deliveries.map((d) => d.userId),
+      intArray(deliveries.map((d) => d.taskId)),
+      intArray(deliveries.map((d) => d.userId)),
       deliveries.map((d) => d.endpointId),
-      deliveries.map(() => `msg_${randomBytes(16).toString('hex')}`),
-      deliveries.map((d) => d.type),
-      deliveries.map((d) => text(d.payload)),
+      textArray(deliveries.map(() => `msg_${randomBytes(16).toString('hex')}`)),
+      textArray(deliveries.map((d) => d.type)),
+      deliveries.map((d) => text(d.payload)).join('\n'),
     ],
     'insert_deliveries',
   )

@@ -46,10 +46,11 @@ interface Completion {
 }
 
 
-// Where a delivery goes: its endpoint's URL, or its task's current callbackUrl.
-const TARGET_URL = 'COALESCE(e.url, t.callback_url)'
-// The host part of the target URL, for per-host concurrency (userinfo and port dropped).
-const HOST_OF_URL = `lower(substring(${TARGET_URL} from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\\[[0-9A-Fa-f:.]*\\]|[^:/?#]*)'))`
+// Where delivery d goes: its endpoint's URL, or its task's current callbackUrl.
+const TARGET_URL = `COALESCE((SELECT e.url FROM webhook_endpoints e WHERE e.id = d.endpoint_id),
+                             (SELECT t.callback_url FROM tracking_tasks t WHERE t.id = d.task_id))`
+// The host part of a URL, for per-host concurrency (userinfo and port dropped).
+const hostOf = (url: string) => `lower(substring(${url} from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\\[[0-9A-Fa-f:.]*\\]|[^:/?#]*)'))`
 
 const LEASE_LOST = 'attempt interrupted: the worker lost its lease'
 
@@ -94,32 +95,43 @@ export class WebhookDeliveryRepository {
       secret: string
       previous_secret: string | null
     }>(
-      // A callback delivery is signed with its user's secrets, an endpoint's with the endpoint's;
+      // The due rows are read in due order, from the outbox alone. The planner may read every due
+      // row and sort them (statistics lag behind a burst), so what a row costs before the sort is
+      // kept small: its target and its host (a regular expression) are looked up only when some
+      // host has no room, and otherwise for the rows taken; secrets for the picked ones. A
+      // callback delivery is signed with its user's secrets, an endpoint's with the endpoint's;
       // a disabled endpoint's deliveries wait (disabling fails the pending ones).
       `WITH due AS (
-         SELECT d.id, d.next_attempt_at, ${TARGET_URL} AS url, ${HOST_OF_URL} AS host,
-                COALESCE(e.secret, u.webhook_secret) AS secret,
-                CASE WHEN e.id IS NOT NULL THEN CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END
-                     WHEN u.previous_webhook_secret_expires_at > now() THEN u.previous_webhook_secret END AS previous_secret
+         SELECT d.id, d.task_id, d.user_id, d.endpoint_id, d.next_attempt_at
            FROM webhook_deliveries d
-           JOIN api_users u ON u.id = d.user_id
-           LEFT JOIN tracking_tasks t ON t.id = d.task_id AND d.endpoint_id IS NULL
-           LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
           WHERE d.status IN ('pending', 'retry_wait')
             AND d.next_attempt_at <= now()
-            AND (d.endpoint_id IS NULL OR e.enabled)
-            AND ${HOST_OF_URL} <> ALL($4::text[])
+            AND (d.endpoint_id IS NULL OR EXISTS (SELECT FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled))
+            AND (cardinality($4::text[]) = 0 OR ${hostOf(TARGET_URL)} <> ALL($4::text[]))
           ORDER BY d.next_attempt_at
           LIMIT $8
-          FOR UPDATE OF d SKIP LOCKED
+          FOR UPDATE SKIP LOCKED
+       ),
+       hosted AS (
+         SELECT d.id, d.user_id, d.endpoint_id, d.next_attempt_at, target.url, ${hostOf('target.url')} AS host
+           FROM due d
+           CROSS JOIN LATERAL (SELECT ${TARGET_URL} AS url) target
        ),
        picked AS (
          SELECT ranked.*
-           FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY next_attempt_at) AS nth FROM due) ranked
+           FROM (SELECT *, row_number() OVER (PARTITION BY host ORDER BY next_attempt_at) AS nth FROM hosted) ranked
            LEFT JOIN unnest($6::text[], $7::int[]) AS r (host, room) ON r.host = ranked.host
           WHERE ranked.nth <= COALESCE(r.room, $3)
           ORDER BY ranked.next_attempt_at
           LIMIT $1
+       ),
+       signed AS (
+         SELECT p.id, p.url, p.host, COALESCE(e.secret, u.webhook_secret) AS secret,
+                CASE WHEN e.id IS NOT NULL THEN CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END
+                     WHEN u.previous_webhook_secret_expires_at > now() THEN u.previous_webhook_secret END AS previous_secret
+           FROM picked p
+           JOIN api_users u ON u.id = p.user_id
+           LEFT JOIN webhook_endpoints e ON e.id = p.endpoint_id
        )
        UPDATE webhook_deliveries d
           SET status = 'sending',
@@ -127,7 +139,7 @@ export class WebhookDeliveryRepository {
               lease_until = now() + make_interval(secs => $2::float8 / 1000),
               attempt_started_at = now(),
               updated_at = now()
-         FROM picked p
+         FROM signed p
         WHERE d.id = p.id
         RETURNING d.id, d.task_id, d.webhook_id, d.payload::text AS payload, p.url, p.host, d.attempt_count,
                   d.cycle_start_attempt, p.secret, p.previous_secret`,

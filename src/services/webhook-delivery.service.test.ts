@@ -268,6 +268,36 @@ describe('adaptive per-host concurrency', () => {
     expect(await registry.metrics()).toMatch(/webhook_host_concurrency_limit\{host="127\.0\.0\.1"\} 12/)
   })
 
+  it('while every host it knows is full, looks for other hosts at most every 250 ms', async () => {
+    const url = receiver.on('/full-host', () => ({ status: 200, delayMs: 300 }))
+    const ids = (await Promise.all(Array.from({ length: 4 }, () => notification(url)))).map((n) => n.webhookId)
+    await only(ids)
+    const claim = repository.claim.bind(repository)
+    let claims = 0
+    repository.claim = (...args) => {
+      claims++
+      return claim(...args)
+    }
+    try {
+      let clock: number | undefined = Date.now()
+      const service = makeService({ concurrency: 8, hostConcurrency: 2, hostConcurrencyMax: 2 }, undefined, { now: () => new Date(clock ?? Date.now()) })
+      // The first round takes the host's two; the host is then full.
+      await service.runRound()
+      for (let i = 0; i < 5; i++) await service.runRound()
+      expect(claims).toBe(2)
+      clock += 249
+      await service.runRound()
+      expect(claims).toBe(2)
+      clock += 2
+      await service.runRound()
+      expect(claims).toBe(3)
+      clock = undefined
+      await sendAll(service, ids)
+    } finally {
+      repository.claim = claim
+    }
+  })
+
   it('gives a receiver slowing to 200 ms no more than its cap at once, and no storm of failures', async () => {
     const url = receiver.on('/slowing', (n) => ({ status: 200, delayMs: n <= 20 ? 5 : 200 }))
     const ids = (await Promise.all(Array.from({ length: 80 }, () => notification(url)))).map((n) => n.webhookId)

@@ -6,6 +6,10 @@ import type { WebhookHttp } from '../webhooks/webhook-http'
 import { webhookHeaders } from '../webhooks/signing'
 
 const REAP_EVERY_MS = 1000
+// A claim made while every host this process knows is full can only find other hosts' deliveries,
+// and walks past every due delivery of the full ones to do it: not more often than this. (Each
+// slot a full host frees makes a claim that looks at every host anyway.)
+const OTHER_HOSTS_CLAIM_EVERY_MS = 250
 /** Receiving hosts whose learned limits are kept however idle. */
 const HOSTS_KEPT = 1000
 
@@ -60,6 +64,7 @@ export class WebhookDeliveryService {
   private readonly limits = new Map<string, HostLimit>()
   private readonly attempts = new Set<Promise<void>>()
   private nextReapAt = 0
+  private nextOtherHostsClaimAt = 0
   private readonly now: () => Date
   private readonly random: () => number
   private readonly onSlotFree: () => void
@@ -94,6 +99,10 @@ export class WebhookDeliveryService {
     const room = new Map<string, number>()
     for (const [host, limit] of this.limits) room.set(host, limit.open(now) ? limit.limit - (this.claimedPerHost.get(host) ?? 0) : 0)
     for (const [host, claimed] of this.claimedPerHost) if (!this.limits.has(host)) room.set(host, this.options.hostConcurrency - claimed)
+    if (room.size > 0 && ![...room.values()].some((n) => n > 0)) {
+      if (now < this.nextOtherHostsClaimAt) return false
+      this.nextOtherHostsClaimAt = now + OTHER_HOSTS_CLAIM_EVERY_MS
+    }
     const claimed = await this.repository.claim(free, this.options.leaseMs, this.options.hostConcurrency, room)
     for (const delivery of claimed) {
       this.inFlight++
