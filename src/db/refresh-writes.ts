@@ -3,10 +3,11 @@ import type { EndpointSubscription, PlannedDelivery } from '../domain/task-event
 import { isTerminal, type CarrierEvent, type TaskUpdate } from '../domain/tracking-update'
 import type { Queryable } from './database'
 import { intArray, textArray } from './array-literal'
+import { RawJson } from '../domain/json-text'
 import { eventsViewOf } from './events-view'
 import { fullTaskDocumentOf } from './task-document'
 import { TASK_VIEW_COLUMNS } from './task.sql'
-import type { TaskRow } from './task.repository'
+import type { TaskViewRow } from './task.repository'
 import type { EventType } from '../domain/event-types'
 import type { Milestone } from '../domain/milestones'
 
@@ -74,7 +75,7 @@ export interface TaskWrite {
 }
 
 /** A task as written: the interface's view (its events as kept) and, when asked, the full task's document. */
-export type WrittenTask = TaskRow & { document: string | null }
+export type WrittenTask = TaskViewRow & { document: string | null }
 
 /**
  * Writes the decided state of every task in one statement, and releases their leases. A task that
@@ -180,6 +181,7 @@ export async function insertDeliveries(tx: Queryable, deliveries: DeliveryToInse
   // One body may serve several endpoints (one event): written once.
   const texts = new Map<object, string>()
   const text = (payload: object) => {
+    if (payload instanceof RawJson) return payload.text
     let written = texts.get(payload)
     if (written === undefined) texts.set(payload, (written = JSON.stringify(payload)))
     return written

@@ -7,7 +7,7 @@ import type { CarrierEvent, TaskRefreshState, TaskUpdate } from '../domain/track
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
 import { endpointsOf, insertDeliveries, insertEvents, updateTasks, type DeliveryToInsert } from './refresh-writes'
-import { toTask } from './task.repository'
+import { toTaskView } from './task.repository'
 
 /**
  * The refresh scheduler's storage. A claim moves a due task's next_refresh_at forward by the
@@ -170,7 +170,7 @@ export class RefreshRepository {
         const full = userEndpoints.length > 0 && after.document ? (JSON.parse(after.document) as EndpointData) : undefined
         // The new events as the full task writes them: only an endpoint reads them.
         const newEvents = full ? added.map((event) => ({ ...eventToJson(event), milestone: event.milestone })) : []
-        const change: TaskChange = { previous, update, task: toTask(after), full, newEvents }
+        const change: TaskChange = { previous, update, task: toTaskView(after), full, newEvents }
         const planned = item.deliveries(change, userEndpoints)
         made.set(item, planned.length)
         for (const delivery of planned) deliveries.push({ ...delivery, taskId: item.task.id, userId: row.user_id })

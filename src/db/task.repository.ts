@@ -1,7 +1,6 @@
 import type { Milestone } from '../domain/milestones'
 import type { StandardStatus, WebhookStatus } from '../domain/statuses'
 import type { SubscriptionRequest } from '../domain/subscription-input'
-import { eventFromJson, type TrackingEventJson } from '../domain/task-json'
 import type { Address, TaskView, TrackingTask, WebhookSummary } from '../domain/tracking-task'
 import { intArray, textArray } from './array-literal'
 import { Coalescer } from './coalescer'
@@ -30,7 +29,8 @@ export function taskKey(carrierCode: string, trackingNumber: string): string {
   return `${carrierCode}\u0000${trackingNumber}`
 }
 
-export interface TaskRow {
+/** A task as the query statements and the refresh return it: the events as the text kept on the row. */
+export interface TaskViewRow {
   id: number
   carrier_code: string
   tracking_number: string
@@ -41,29 +41,19 @@ export interface TaskRow {
   estimated_delivery_at: Date | null
   origin_address: Address
   destination_address: Address
-  /** Built by json_agg: timestamps arrive as strings. */
-  events: TrackingEventJson[]
-  latest_webhook: (Omit<WebhookSummary, 'nextRetryAt' | 'lastAttemptAt'> & { status: WebhookStatus; nextRetryAt: string | null; lastAttemptAt: string | null }) | null
-}
-
-/** What the query statements return: the events as the text kept on the row. */
-export interface TaskViewRow extends Omit<TaskRow, 'events'> {
   events_json: string
+  latest_webhook: (Omit<WebhookSummary, 'nextRetryAt' | 'lastAttemptAt'> & { status: WebhookStatus; nextRetryAt: string | null; lastAttemptAt: string | null }) | null
 }
 
 function toDate(value: string | null): Date | null {
   return value === null ? null : new Date(value)
 }
 
-export function toTask(row: TaskRow): TrackingTask {
-  return { ...toTaskHead(row), events: row.events.map(eventFromJson) }
-}
-
-function toTaskView(row: TaskViewRow): TaskView {
+export function toTaskView(row: TaskViewRow): TaskView {
   return { ...toTaskHead(row), eventsJson: row.events_json }
 }
 
-export function toTaskHead(row: Omit<TaskRow, 'events'>): Omit<TrackingTask, 'events'> {
+function toTaskHead(row: Omit<TaskViewRow, 'events_json'>): Omit<TrackingTask, 'events'> {
   return {
     taskId: row.id,
     carrierCode: row.carrier_code,

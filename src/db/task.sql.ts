@@ -8,8 +8,8 @@ const TASK_COLUMNS = `
   t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status, t.milestone,
   t.carrier_status, t.estimated_delivery_at, t.origin_address, t.destination_address`
 
-/** The columns of a TaskRow that `tracking_tasks t` holds itself (all but latest_webhook). */
-export const TASK_VIEW_COLUMNS = `${TASK_COLUMNS}, t.events_view AS events`
+/** The columns of a TaskViewRow that `tracking_tasks t` holds itself (all but latest_webhook). */
+export const TASK_VIEW_COLUMNS = `${TASK_COLUMNS}, t.events_view::text AS events_json`
 
 /** The task's newest delivery as latestWebhook shows it (an SQL expression over `t`). */
 const LATEST_WEBHOOK = `

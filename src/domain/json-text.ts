@@ -20,8 +20,3 @@ export function objectText(members: JsonMembers): string {
   }
   return `${text}}`
 }
-
-/** The same members as an object (RawJson values parsed), for the places that want one. */
-export function objectOf(members: JsonMembers): Record<string, unknown> {
-  return Object.fromEntries(members.map(([key, value]) => [key, value instanceof RawJson ? JSON.parse(value.text) : value]))
-}

@@ -2,9 +2,10 @@ import type { EventType } from './event-types'
 import type { Milestone } from './milestones'
 import type { StandardStatus } from './statuses'
 import type { FullEventJson, FullTaskJson } from './task-json'
-import type { TrackingTask } from './tracking-task'
+import type { RawJson } from './json-text'
+import type { TaskView } from './tracking-task'
 import type { TaskUpdate } from './tracking-update'
-import { statusChangedPayload, type StatusChangedPayload } from './webhook-payload'
+import { statusChangedBody, type StatusChangedPayload } from './webhook-payload'
 
 /**
  * What a change of a task tells whom (docs/webhooks.md): the task's callbackUrl gets the
@@ -27,7 +28,8 @@ export interface PlannedDelivery {
   /** null: the task's own callbackUrl. */
   endpointId: number | null
   type: EventType
-  payload: object
+  /** An object, or JSON text written already. */
+  payload: object | RawJson
 }
 
 /** A task's change as one fetch made it. */
@@ -35,7 +37,7 @@ export interface TaskChange {
   previous: { standardStatus: StandardStatus; carrierStatus: string; milestone: Milestone; estimatedDeliveryAt: Date | null }
   update: TaskUpdate
   /** The task as the interface shows it, after the change (the callback's payload). */
-  task: TrackingTask
+  task: TaskView
   /** The full task after the change, with its events (without latestWebhook); only read when the user has endpoints. */
   full: EndpointData | undefined
   /** The events this fetch added, as the full task writes them. */
@@ -66,7 +68,7 @@ export function endpointWants(endpoint: EndpointSubscription, type: EventType, t
 export function deliveriesOfChange(change: TaskChange, endpoints: readonly EndpointSubscription[], now: Date): PlannedDelivery[] {
   const { update, previous, full } = change
   const deliveries: PlannedDelivery[] = []
-  if (update.statusChanged) deliveries.push({ endpointId: null, type: 'tracking.status_changed', payload: statusChangedPayload(change.task, previous, now) })
+  if (update.statusChanged) deliveries.push({ endpointId: null, type: 'tracking.status_changed', payload: statusChangedBody(change.task, previous, now) })
   if (!full || endpoints.length === 0) return deliveries
   const timestamp = now.toISOString()
   const happened: (() => EndpointPayloadJson)[] = []

@@ -1,4 +1,4 @@
-import { objectOf, objectText, RawJson, type JsonMembers } from './json-text'
+import { objectText, RawJson, type JsonMembers } from './json-text'
 import type { Milestone } from './milestones'
 import type { Address, TaskView, TrackingEvent, TrackingTask, WebhookSummary } from './tracking-task'
 
@@ -94,8 +94,9 @@ export function webhookSummaryJson(webhook: WebhookSummary | null): WebhookSumma
   )
 }
 
-/** The members of a task's document, in order; `events` as objects or as the text they are kept as. */
-function taskMembers(task: Omit<TrackingTask, 'events'>, events: TrackingEventJson[] | RawJson): JsonMembers {
+/** The members of a view's document, in order; its events the text they are kept as. */
+export function taskViewMembers(view: TaskView): JsonMembers {
+  const { eventsJson, ...task } = view
   return [
     ['taskId', task.taskId],
     ['carrierCode', task.carrierCode],
@@ -106,20 +107,14 @@ function taskMembers(task: Omit<TrackingTask, 'events'>, events: TrackingEventJs
     ['estimatedDeliveryAt', iso(task.estimatedDeliveryAt)],
     ['originAddress', addressJson(task.originAddress)],
     ['destinationAddress', addressJson(task.destinationAddress)],
-    ['events', events],
+    ['events', new RawJson(eventsJson)],
     ['latestWebhook', webhookSummaryJson(task.latestWebhook)],
   ]
 }
 
-/** The task as the query endpoint answers it. */
-export function taskToJson(task: TrackingTask): TaskJson {
-  return objectOf(taskMembers(task, task.events.map(eventToJson))) as unknown as TaskJson
-}
-
 /** The same document as text, from a view whose events are kept as text: no parse, no re-serialisation. */
 export function taskViewJsonText(view: TaskView): string {
-  const { eventsJson, ...task } = view
-  return objectText(taskMembers(task, new RawJson(eventsJson)))
+  return objectText(taskViewMembers(view))
 }
 
 /** The task a view describes, with its events as objects. */

@@ -1,6 +1,7 @@
+import { objectText, RawJson, type JsonMembers } from './json-text'
 import type { StandardStatus } from './statuses'
-import { taskToJson, type TaskJson } from './task-json'
-import type { TrackingTask } from './tracking-task'
+import { taskViewMembers, type TaskJson } from './task-json'
+import type { TaskView } from './tracking-task'
 
 /** The body of `tracking.status_changed` (docs/webhooks.md). */
 export interface StatusChangedPayload {
@@ -10,14 +11,21 @@ export interface StatusChangedPayload {
 }
 
 /**
- * The body of a status-change webhook: the task exactly as the query endpoint returns it,
- * without latestWebhook, plus what the status was before.
+ * The body of a status-change webhook (a StatusChangedPayload), as the text it is stored and sent
+ * as: the task exactly as the query endpoint returns it, without latestWebhook, plus what the
+ * status was before. The events go in as the text kept on the task, as in the query's answer.
  */
-export function statusChangedPayload(task: TrackingTask, previous: { standardStatus: StandardStatus; carrierStatus: string }, now: Date): StatusChangedPayload {
-  const { latestWebhook: _latest, ...data } = taskToJson(task)
-  return {
-    type: 'tracking.status_changed',
-    timestamp: now.toISOString(),
-    data: { ...data, previousStandardStatus: previous.standardStatus, previousCarrierStatus: previous.carrierStatus },
-  }
+export function statusChangedBody(task: TaskView, previous: { standardStatus: StandardStatus; carrierStatus: string }, now: Date): RawJson {
+  const data: JsonMembers = [
+    ...taskViewMembers(task).filter(([key]) => key !== 'latestWebhook'),
+    ['previousStandardStatus', previous.standardStatus],
+    ['previousCarrierStatus', previous.carrierStatus],
+  ]
+  return new RawJson(
+    objectText([
+      ['type', 'tracking.status_changed'],
+      ['timestamp', now.toISOString()],
+      ['data', new RawJson(objectText(data))],
+    ]),
+  )
 }

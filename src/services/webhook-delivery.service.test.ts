@@ -3,8 +3,7 @@ import { Registry } from 'prom-client'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
-import { taskOfView } from '../domain/task-json'
-import { statusChangedPayload } from '../domain/webhook-payload'
+import { statusChangedBody } from '../domain/webhook-payload'
 import { ServiceMetrics } from '../observability/metrics'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
@@ -60,10 +59,10 @@ let seq = 0
 async function notification(callbackUrl: string, owner = user): Promise<{ taskId: number; webhookId: string }> {
   const trackingNumber = `WH${Date.now()}${++seq}`
   const { taskId } = await t.services.subscriptions.subscribe(owner.userId, { carrierCode: 'FEDEX', trackingNumber, callbackUrl })
-  const task = taskOfView(await t.services.subscriptions.find(owner.userId, { taskId: String(taskId) }))
+  const task = (await t.services.subscriptions.find(owner.userId, { taskId: String(taskId) }))!
   const webhookId = `msg_${randomBytes(8).toString('hex')}`
-  const payload = statusChangedPayload({ ...task, standardStatus: 'in_transit', carrierStatus: 'Picked up' }, { standardStatus: 'pending', carrierStatus: '' }, new Date())
-  await t.db.query(`INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, $3, now())`, [taskId, webhookId, JSON.stringify(payload)])
+  const payload = statusChangedBody({ ...task, standardStatus: 'in_transit', carrierStatus: 'Picked up' }, { standardStatus: 'pending', carrierStatus: '' }, new Date())
+  await t.db.query(`INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, $3, now())`, [taskId, webhookId, payload.text])
   return { taskId, webhookId }
 }
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toTask, type TaskRow } from '../../db/task.repository'
+import { toTaskView, type TaskViewRow } from '../../db/task.repository'
 import { eventsViewOf } from '../../db/events-view'
 import { TASK_VIEW_COLUMNS } from '../../db/task.sql'
-import { taskToJson } from '../../domain/task-json'
+import { statusChangedBody } from '../../domain/webhook-payload'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 
 // The query's answer is written as text, with the events spliced in as the task row keeps them
 // (events_view). These tests hold it to the document the interface describes, written out by
-// hand, and to the one taskToJson (the webhook payload's rendering) gives for the same task.
+// hand, and to the task in the status_changed webhook's body, written from the same row.
 
 const PATH = '/openapi/tracking-subscriptions'
 let t: TestApp
@@ -107,10 +107,14 @@ describe('the query answer', () => {
     // The members in the order the schema lists them, as the schema's serialiser wrote them.
     expect(Object.keys(res.json().data)).toEqual(['taskId', 'carrierCode', 'trackingNumber', 'externalReferenceNo', 'standardStatus', 'carrierStatus', 'estimatedDeliveryAt', 'originAddress', 'destinationAddress', 'events', 'latestWebhook'])
 
-    // The same document as the webhook payload's rendering of the task read the other way.
-    const [row] = await t.db.query<TaskRow>(`SELECT ${TASK_VIEW_COLUMNS}, NULL::json AS latest_webhook FROM tracking_tasks t WHERE t.id = $1`, [taskId])
+    // The same document in the status_changed webhook's body, written from the row as the refresh reads it back.
+    const [row] = await t.db.query<TaskViewRow>(`SELECT ${TASK_VIEW_COLUMNS}, NULL::json AS latest_webhook FROM tracking_tasks t WHERE t.id = $1`, [taskId])
     const { latestWebhook: _ignored, ...rest } = res.json().data
-    expect({ ...taskToJson(toTask(row!)), latestWebhook: undefined }).toEqual({ ...rest, latestWebhook: undefined })
+    const body = JSON.parse(statusChangedBody(toTaskView(row!), { standardStatus: 'pending', carrierStatus: '' }, new Date()).text) as { data: Record<string, unknown> }
+    const { previousStandardStatus, previousCarrierStatus, ...data } = body.data
+    expect([previousStandardStatus, previousCarrierStatus]).toEqual(['pending', ''])
+    expect(data).toEqual(rest)
+    expect(Object.keys(data)).toEqual(Object.keys(rest))
   })
 
   it('is the same for a task without events or deliveries, found by number', async () => {
