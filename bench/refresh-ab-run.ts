@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
 import pg from 'pg'
+import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
 
 /**
  * One run of refresh-ab.ts, inside the checkout it measures (the working directory): that
@@ -66,11 +67,7 @@ const worker = await startService({
   ROLE: 'worker',
   LOG_LEVEL: 'warn',
   ...simulatorEnv(sim),
-  FEDEX_REQUESTS_PER_SECOND: '1000',
-  UPARCEL_REQUESTS_PER_SECOND: '1000',
-  REFRESH_CLAIM_LIMIT: '1000',
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-  WEBHOOK_HOST_CONCURRENCY: '64',
+  ...REFRESH_FIGURE_WORKER_ENV,
 })
 const client = new pg.Client({ connectionString: url.toString() })
 await client.connect()

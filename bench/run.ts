@@ -15,6 +15,7 @@ import { carrierFigures, fetchCeiling } from './carrier-figures'
 import { consoleFigures } from './console-figures'
 import { endpointFigures } from './endpoint-figures'
 import { load, warmLoad } from './load'
+import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
 
 /**
  * `npm run bench`: every figure of the performance issue, each against a ceiling measured in the
@@ -369,11 +370,7 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     ADMIN_TOKEN,
     LOG_LEVEL: 'warn',
     ...simulatorEnv(sim),
-    FEDEX_REQUESTS_PER_SECOND: '1000',
-    UPARCEL_REQUESTS_PER_SECOND: '1000',
-    REFRESH_CLAIM_LIMIT: '1000',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_HOST_CONCURRENCY: '64',
+    ...REFRESH_FIGURE_WORKER_ENV,
   })
   const pid = worker.process.pid!
   const idle = rss(pid)

@@ -82,6 +82,18 @@ async function settle(service: WebhookDeliveryService, webhookId: string, rounds
   return status
 }
 
+/** Counts the calls of one of the repository's methods, until `restore`. */
+function countCalls(method: 'claim' | 'reapExpiredLeases'): { calls: () => number; restore: () => void } {
+  const target = repository as unknown as Record<string, (...args: unknown[]) => unknown>
+  const original = target[method]!
+  let calls = 0
+  target[method] = (...args) => {
+    calls++
+    return original.apply(repository, args)
+  }
+  return { calls: () => calls, restore: () => (target[method] = original) }
+}
+
 async function latestWebhook(taskId: number) {
   return (await t.services.subscriptions.find(user.userId, { taskId: String(taskId) })).latestWebhook
 }
@@ -271,29 +283,24 @@ describe('adaptive per-host concurrency', () => {
     const url = receiver.on('/full-host', () => ({ status: 200, delayMs: 300 }))
     const ids = (await Promise.all(Array.from({ length: 4 }, () => notification(url)))).map((n) => n.webhookId)
     await only(ids)
-    const claim = repository.claim.bind(repository)
-    let claims = 0
-    repository.claim = (...args) => {
-      claims++
-      return claim(...args)
-    }
+    const claims = countCalls('claim')
     try {
       let clock: number | undefined = Date.now()
       const service = makeService({ concurrency: 8, hostConcurrency: 2, hostConcurrencyMax: 2 }, undefined, { now: () => new Date(clock ?? Date.now()) })
       // The first round takes the host's two; the host is then full.
       await service.runRound()
       for (let i = 0; i < 5; i++) await service.runRound()
-      expect(claims).toBe(2)
+      expect(claims.calls()).toBe(2)
       clock += 249
       await service.runRound()
-      expect(claims).toBe(2)
+      expect(claims.calls()).toBe(2)
       clock += 2
       await service.runRound()
-      expect(claims).toBe(3)
+      expect(claims.calls()).toBe(3)
       clock = undefined
       await sendAll(service, ids)
     } finally {
-      repository.claim = claim
+      claims.restore()
     }
   })
 
@@ -356,25 +363,20 @@ describe('leases', () => {
 
 describe('reaping', () => {
   it('looks for expired leases on the first round, then at most once a second', async () => {
-    const reap = repository.reapExpiredLeases.bind(repository)
-    let reaps = 0
-    repository.reapExpiredLeases = (decide) => {
-      reaps++
-      return reap(decide)
-    }
+    const reaps = countCalls('reapExpiredLeases')
     try {
       let clock = Date.now()
       const service = makeService({}, undefined, { now: () => new Date(clock) })
       for (let i = 0; i < 5; i++) await service.runRound()
-      expect(reaps).toBe(1)
+      expect(reaps.calls()).toBe(1)
       clock += 999
       await service.runRound()
-      expect(reaps).toBe(1)
+      expect(reaps.calls()).toBe(1)
       clock += 2
       await service.runRound()
-      expect(reaps).toBe(2)
+      expect(reaps.calls()).toBe(2)
     } finally {
-      repository.reapExpiredLeases = reap
+      reaps.restore()
     }
   })
 })

@@ -1,0 +1,12 @@
+/**
+ * The refresh figure's worker settings (bench/run.ts, and bench/refresh-ab-run.ts for both sides
+ * of its comparison): the carriers' request budgets and the claim raised so that the simulator,
+ * not a budget, is the limit; webhooks to the loopback receiver allowed, 64 at once.
+ */
+export const REFRESH_FIGURE_WORKER_ENV = {
+  FEDEX_REQUESTS_PER_SECOND: '1000',
+  UPARCEL_REQUESTS_PER_SECOND: '1000',
+  REFRESH_CLAIM_LIMIT: '1000',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_HOST_CONCURRENCY: '64',
+} as const
