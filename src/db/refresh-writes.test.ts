@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
-import { insertDeliveries } from './refresh-writes'
+import { insertDeliveries, updateTasks } from './refresh-writes'
 
-// The outbox's bodies are sent and signed byte for byte as stored: whatever the characters, the
-// stored text is what JSON.stringify wrote.
+// The outbox's bodies are sent and signed byte for byte as stored, and a task's addresses go into
+// its full task as stored: whatever the characters, the stored text is what JSON.stringify wrote.
 
 let t: TestApp
 beforeAll(async () => {
@@ -28,5 +28,43 @@ describe('insertDeliveries', () => {
     const rows = await t.db.query<{ payload: string; event_type: string }>(`SELECT payload::text AS payload, event_type FROM webhook_deliveries WHERE task_id = $1 ORDER BY id`, [taskId])
     expect(rows.map((r) => r.payload)).toEqual(payloads.map((p) => JSON.stringify(p)))
     expect(rows.map((r) => r.event_type)).toEqual(payloads.map((p) => p.type))
+  })
+})
+
+describe('updateTasks', () => {
+  it('stores an address as the full task writes it, whatever the order of its members, and reads it back so', async () => {
+    const { userId } = await t.createUser()
+    const { taskId } = await t.services.subscriptions.subscribe(userId, { carrierCode: 'FEDEX', trackingNumber: `RA${Date.now()}`, callbackUrl: 'https://a.example/' })
+    // Members in another order than the interface's, as a carrier mapper might build them.
+    const origin = { address: `1-1 "Chiyoda" ${tricky}`, postalCode: '100-0001', city: 'Chiyoda', state: '東京都', country: 'JP' }
+    await t.db.transaction((tx) =>
+      updateTasks(tx, [
+        {
+          id: taskId,
+          update: {
+            standardStatus: 'in_transit',
+            milestone: 'in_transit',
+            carrierStatus: 'Picked up',
+            estimatedDeliveryAt: undefined,
+            originAddress: origin,
+            destinationAddress: undefined,
+            lastNewEventAt: null,
+            statusChanged: true,
+            milestoneChanged: true,
+            etaChanged: false,
+          },
+          gainedEvents: false,
+          nextRefreshInMs: 60_000,
+          tells: false,
+          full: false,
+        },
+      ]),
+    )
+    const written = JSON.stringify({ country: 'JP', state: '東京都', city: 'Chiyoda', postalCode: '100-0001', address: origin.address })
+    const empty = JSON.stringify({ country: '', state: '', city: '', postalCode: '', address: '' })
+    const [row] = await t.db.query<{ origin: string; destination: string }>(`SELECT origin_address::text AS origin, destination_address::text AS destination FROM tracking_tasks WHERE id = $1`, [taskId])
+    expect(row).toEqual({ origin: written, destination: empty })
+    const full = await t.services.tasks.get(userId, taskId)
+    expect(full).toContain(`"originAddress":${written},"destinationAddress":${empty}`)
   })
 })

@@ -4,6 +4,8 @@ import { isTerminal, type CarrierEvent, type TaskUpdate } from '../domain/tracki
 import type { Queryable } from './database'
 import { intArray, textArray } from './array-literal'
 import { RawJson } from '../domain/json-text'
+import { addressJson } from '../domain/task-json'
+import type { Address } from '../domain/tracking-task'
 import { eventsViewOf } from './events-view'
 import { fullTaskDocumentOf } from './task-document'
 import { TASK_VIEW_COLUMNS } from './task.sql'
@@ -85,7 +87,8 @@ export type WrittenTask = TaskViewRow & { document: string | null }
 export async function updateTasks(tx: Queryable, tasks: TaskWrite[]): Promise<WrittenTask[]> {
   if (tasks.length === 0) return []
   const column = <T>(f: (t: TaskWrite) => T) => tasks.map(f)
-  const json = (address: object | undefined) => (address ? JSON.stringify(address) : null)
+  // An address is stored as the full task writes it: compact, its members in the interface's order.
+  const json = (address: Address | undefined) => (address ? JSON.stringify(addressJson(address)) : null)
   const { rows } = await tx.query<WrittenTask>(
     `WITH updated AS (
        UPDATE tracking_tasks t
@@ -106,10 +109,10 @@ export async function updateTasks(tx: Queryable, tasks: TaskWrite[]): Promise<Wr
               -- Moves only when something the user can see changed, not on every fetch.
               updated_at = CASE WHEN u.status_changed OR u.milestone <> t.milestone OR u.gained_events OR u.terminal
                                   OR (u.estimated_delivery_at IS NOT NULL AND u.estimated_delivery_at IS DISTINCT FROM t.estimated_delivery_at)
-                                  OR (u.origin_address IS NOT NULL AND u.origin_address IS DISTINCT FROM t.origin_address)
-                                  OR (u.destination_address IS NOT NULL AND u.destination_address IS DISTINCT FROM t.destination_address)
+                                  OR (u.origin_address IS NOT NULL AND u.origin_address::text IS DISTINCT FROM t.origin_address::text)
+                                  OR (u.destination_address IS NOT NULL AND u.destination_address::text IS DISTINCT FROM t.destination_address::text)
                                 THEN now() ELSE t.updated_at END
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::jsonb[], $7::jsonb[], $8::timestamptz[], $9::boolean[],
+         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::json[], $7::json[], $8::timestamptz[], $9::boolean[],
                      $10::float8[], $11::boolean[], $12::boolean[], $13::boolean[], $14::boolean[])
               AS u (id, standard_status, milestone, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal,
                     next_refresh_in_ms, gained_events, status_changed, tells, full_events)

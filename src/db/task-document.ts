@@ -1,4 +1,4 @@
-import { ADDRESS_FIELDS, FULL_TASK_FIELDS, LATEST_WEBHOOK_FIELDS, type FullTaskField } from '../domain/task-json'
+import { FULL_TASK_FIELDS, LATEST_WEBHOOK_FIELDS, type FullTaskField } from '../domain/task-json'
 import { fullEventsOf } from './events-view'
 
 /**
@@ -19,7 +19,6 @@ const SOURCES: Partial<Record<FullTaskField, string>> = {
 
 const column = (field: string) => `t.${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`
 
-const address = (source: string) => `(SELECT row_to_json(a) FROM (SELECT ${ADDRESS_FIELDS.map((f) => `${source}->>'${f}' AS "${f}"`).join(', ')}) a)`
 
 // The task's newest delivery of its own (not an endpoint's), as latestWebhook shows it.
 const LATEST = `(
@@ -46,7 +45,8 @@ function member(field: FullTaskField): string {
     case 'datetime':
       return ISO(source)
     case 'address':
-      return address(source)
+      // Stored as the text the document writes (migration 0014, refresh-writes.ts): as it is.
+      return source
     case 'events':
       return fullEventsOf('t.id')
     case 'latestWebhook':
