@@ -2,8 +2,10 @@ import Fastify from 'fastify'
 import pg from 'pg'
 
 /**
- * The ceilings of the API benchmarks: a bare Fastify route doing one pg upsert, and one doing one
- * primary-key read, on the same database as the service. No validation, no auth, no envelope:
+ * The ceilings of the API benchmarks: a bare Fastify route doing one pg upsert, one doing one
+ * primary-key read, and one reading a user's newest 20 tasks (the list's first page: the same
+ * index, the same rows, the full task's columns as pg parses them), on the same database as the
+ * service. No validation, no auth, no envelope:
  * what this machine does with the same stack and nothing else.
  * env: CEILING_DATABASE_URL, PORT
  */
@@ -26,6 +28,15 @@ app.post('/upsert', async (request) => {
 app.get('/task', async (request) => {
   const { rows } = await pool.query('SELECT * FROM tracking_tasks WHERE id = $1', [Number((request.query as { id: string }).id)])
   return rows[0] ?? null
+})
+app.get('/page', async (request) => {
+  const { rows } = await pool.query(
+    `SELECT id, carrier_code, tracking_number, external_reference_no, callback_url, standard_status, milestone, carrier_status,
+            estimated_delivery_at, origin_address, destination_address, next_refresh_at, stopped_at, created_at, updated_at, last_fetched_at
+       FROM tracking_tasks WHERE user_id = $1 ORDER BY created_at DESC, id DESC LIMIT 21`,
+    [Number((request.query as { user: string }).user)],
+  )
+  return { items: rows.slice(0, 20) }
 })
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
 process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)))
