@@ -119,6 +119,8 @@ describe('GET /openapi/tracking-subscriptions/list', () => {
     expect(await numbers('carrierCode=uparcel')).toEqual(Array.from({ length: 10 }, (_, i) => `LIST${i * 3}`).sort())
     expect(await numbers('trackingNumber=%20LIST7%20')).toEqual(['LIST7'])
     expect(await numbers('externalReferenceNo=order-10')).toEqual(['LIST10'])
+    // An empty reference is a value like another: the tasks subscribed without one.
+    expect(await numbers('externalReferenceNo=')).toEqual(Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 5 !== 0).map((i) => `LIST${i}`).sort())
     expect(await numbers('active=false')).toEqual(Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 4 === 2).map((i) => `LIST${i}`).sort())
     expect(await numbers('createdFrom=2026-11-01T00:05:00Z&createdTo=2026-11-01T00:08:00Z')).toEqual(['LIST5', 'LIST6', 'LIST7'])
     expect((await numbers('updatedFrom=2026-11-02T00:00:00Z&updatedTo=2026-11-02T00:00:01Z'))).toEqual(['LIST0'])
