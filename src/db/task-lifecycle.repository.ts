@@ -35,6 +35,16 @@ const SORTS = {
 } as const
 
 /**
+ * A time parameter as a value the planner cannot see. A custom plan, made for the values given,
+ * estimated a range better than the generic plan's default selectivity, so PostgreSQL judged every
+ * custom plan cheaper and planned a range's statement anew on each call (half a millisecond of
+ * the database's time a page, more than reading the page). Hidden, every plan estimates alike and
+ * one generic plan is kept; the plan does not depend on the range's width anyway (listStatement's
+ * callers pick the index by counting).
+ */
+const time = (param: string) => `(SELECT ${param}::timestamptz)`
+
+/**
  * One page of a user's tasks, and one more row to tell whether there is a next page. Each filter
  * is a condition on the row; the page is read along an index in the sort's order from the
  * cursor's position (keyset), so a page costs the same wherever it is. Each row is the task's
@@ -59,10 +69,11 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
   // cannot use it), instead of planning each call anew.
   else if (filters.externalReferenceNo !== undefined) where.push(`t.external_reference_no = ${param(filters.externalReferenceNo)} AND t.external_reference_no <> ''`)
   if (filters.active !== undefined) where.push(`t.next_refresh_at IS ${filters.active ? 'NOT ' : ''}NULL`)
-  if (filters.createdFrom) where.push(`t.created_at >= ${time(param(filters.createdFrom))}`)
-  if (filters.createdTo) where.push(`t.created_at < ${time(param(filters.createdTo))}`)
-  if (filters.updatedFrom) where.push(`t.updated_at >= ${time(param(filters.updatedFrom))}`)
-  if (filters.updatedTo) where.push(`t.updated_at < ${time(param(filters.updatedTo))}`)
+  const at = (value: Date) => time(param(value))
+  if (filters.createdFrom) where.push(`t.created_at >= ${at(filters.createdFrom)}`)
+  if (filters.createdTo) where.push(`t.created_at < ${at(filters.createdTo)}`)
+  if (filters.updatedFrom) where.push(`t.updated_at >= ${at(filters.updatedFrom)}`)
+  if (filters.updatedTo) where.push(`t.updated_at < ${at(filters.updatedTo)}`)
   if (query.after) where.push(`(t.${sort.column}, t.id) ${sort.after} (${param(query.after.key)}::timestamptz, ${param(query.after.id)}::bigint)`)
   const milestones = listedMilestones(filters)
   const order = `ORDER BY t.${sort.column} ${sort.direction}, t.id ${sort.direction}`
@@ -87,21 +98,11 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
 }
 
 /**
- * A time parameter as a value the planner cannot see. A custom plan, made for the values given,
- * estimated a range better than the generic plan's default selectivity, so PostgreSQL judged every
- * custom plan cheaper and planned a range's statement anew on each call (half a millisecond of
- * the database's time a page, more than reading the page). Hidden, every plan estimates alike and
- * one generic plan is kept; the plan does not depend on the range's width anyway (listStatement's
- * callers pick the index by counting).
- */
-const time = (param: string) => `(SELECT ${param}::timestamptz)`
-
-/**
  * How many of the user's tasks a time range on the column the page is not sorted by holds, up to
  * one more than NARROW_RANGE (through that column's index alone); undefined without such a range.
  */
 export function rangeCountStatement({ userId, sort, filters }: TaskListQuery): { text: string; values: unknown[]; name: string } | undefined {
-  const [column, from, to] = sort.endsWith('createdAt') ? (['updated_at', filters.updatedFrom, filters.updatedTo] as const) : (['created_at', filters.createdFrom, filters.createdTo] as const)
+  const [column, from, to] = SORTS[sort].column === 'created_at' ? (['updated_at', filters.updatedFrom, filters.updatedTo] as const) : (['created_at', filters.createdFrom, filters.createdTo] as const)
   if (!from && !to) return undefined
   return {
     text: `SELECT count(*)::int AS n FROM (
