@@ -72,8 +72,13 @@ describe('plans', () => {
     expect(failing).not.toMatch(/Seq Scan on webhook_deliveries/)
   })
 
-  it('counts the backlog, and claims and measures the lag, of each carrier through (carrier_code, next_refresh_at)', async () => {
-    for (const plan of [await explain((c) => c.refreshBacklog(['FEDEX', 'UPS'])), await explain((_c, r) => r.claimDue('UPS', 300, 60_000)), await explain((_c, r) => r.refreshLagSeconds(['FEDEX', 'UPARCEL', 'UPS']))]) {
+  it('counts the backlog, and claims, measures the lag and finds the next full request, of each carrier through (carrier_code, next_refresh_at)', async () => {
+    for (const plan of [
+      await explain((c) => c.refreshBacklog(['FEDEX', 'UPS'])),
+      await explain((_c, r) => r.claimDue('UPS', 300, 60_000)),
+      await explain((_c, r) => r.refreshLagSeconds(['FEDEX', 'UPARCEL', 'UPS'])),
+      await explain((_c, r) => r.dueInMs('FEDEX', 30)),
+    ]) {
       expect(plan).toMatch(/tracking_tasks_refresh_due_by_carrier_idx/)
       expect(plan).not.toMatch(/Seq Scan on tracking_tasks/)
     }

@@ -181,6 +181,23 @@ export class RefreshRepository {
     })
   }
 
+  /**
+   * Milliseconds until `count` of a carrier's tasks are due (when its count-th next task is), as
+   * the database's clock counts them; negative when they are due already, null when fewer are
+   * scheduled. Tasks under a lease count at their lease's end. Reads the index the claim reads.
+   */
+  async dueInMs(carrierCode: string, count: number): Promise<number | null> {
+    const [row] = await this.db.query<{ in_ms: number }>(
+      `SELECT EXTRACT(EPOCH FROM next_refresh_at - now())::float8 * 1000 AS in_ms
+         FROM tracking_tasks
+        WHERE carrier_code = $1 AND next_refresh_at IS NOT NULL
+        ORDER BY next_refresh_at
+       OFFSET $2 LIMIT 1`,
+      [carrierCode, count - 1],
+    )
+    return row ? row.in_ms : null
+  }
+
   /** Seconds the most overdue active task of these carriers has been waiting (0 when none is due). */
   async refreshLagSeconds(carrierCodes: readonly string[]): Promise<number> {
     // The oldest due task of each carrier, each one index probe.

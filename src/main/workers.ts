@@ -91,10 +91,9 @@ export function createWorkers(
     },
   )
   // One loop per carrier: a slow or failing carrier never delays another. A round that claimed
-  // all it asked for goes on at once.
-  const refreshLoops = [...carriers.channels.keys()].map(
-    (code) => new WorkLoop(`refresh ${code}`, async () => (await refresh.runRound(code)).more, { pollMs: config.refreshPollMs }, log),
-  )
+  // all it asked for goes on at once; one that saw a full request fall due before the next tick
+  // wakes then.
+  const refreshLoops = [...carriers.channels.keys()].map((code) => new WorkLoop(`refresh ${code}`, () => refresh.runRound(code), { pollMs: config.refreshPollMs }, log))
   const wakeRefresh = () => refreshLoops.forEach((loop) => loop.wake())
   let unlistenTasks: () => Promise<void> = async () => {}
 

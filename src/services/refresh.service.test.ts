@@ -253,6 +253,38 @@ describe('claims and leases', () => {
   })
 })
 
+describe('between poll ticks', () => {
+  it('says when the next full request of a carrier falls due, and nothing while fewer are scheduled', async () => {
+    const fedex = await Promise.all(Array.from({ length: 31 }, () => subscribe('DLSOON')))
+    const uparcel = await Promise.all(Array.from({ length: 10 }, () => subscribe('DLSOON', 'UPARCEL')))
+    // The 30th FedEx task (a full request) is due in 2.29 s, the 31st a minute later.
+    await t.db.query(
+      `UPDATE tracking_tasks t SET next_refresh_at = now() + make_interval(secs => CASE WHEN s.i = 31 THEN 60 ELSE 2 + s.i / 100.0 END)
+         FROM unnest($1::bigint[]) WITH ORDINALITY AS s (id, i) WHERE t.id = s.id`,
+      [fedex],
+    )
+    await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = now() + interval '1 second' WHERE id = ANY($1::bigint[])`, [uparcel])
+    const fedexRound = await service.runRound('FEDEX')
+    expect(fedexRound.claimed).toBe(0)
+    expect(fedexRound.wakeInMs).toBeGreaterThan(1_800)
+    expect(fedexRound.wakeInMs).toBeLessThanOrEqual(2_300)
+    // Ten uParcel numbers are a fifth of a request: the poll tick sends them.
+    expect((await service.runRound('UPARCEL')).wakeInMs).toBeUndefined()
+    expect((await service.runRound()).wakeInMs).toBeLessThanOrEqual(2_300)
+  })
+
+  it('asks for the shortest gap when a full request is due already', async () => {
+    const ids = await Promise.all(Array.from({ length: 30 }, () => subscribe('DLNOW')))
+    // Due, but locked by another transaction: the claim skips them.
+    const round = await t.db.transaction(async (tx) => {
+      await tx.query('SELECT id FROM tracking_tasks WHERE id = ANY($1::bigint[]) FOR UPDATE', [ids])
+      return service.runRound('FEDEX')
+    })
+    expect(round.claimed).toBe(0)
+    expect(round.wakeInMs).toBe(100)
+  })
+})
+
 describe('answers arriving together', () => {
   it('are applied in shared transactions, each task as its own answer says', async () => {
     const numbers = Array.from({ length: 480 }, (_, i) => `TOGETHER${Date.now()}x${i}`)

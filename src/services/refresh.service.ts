@@ -20,6 +20,8 @@ export interface RefreshOptions {
   /** Backoff of a failed fetch: base, doubled per consecutive failure, capped. */
   retryBaseMs: number
   retryMaxMs: number
+  /** The shortest wait a round asks for before the next (100 ms when absent). */
+  minRoundGapMs?: number
 }
 
 export interface CarrierChannel {
@@ -37,6 +39,8 @@ export interface RoundResult {
   more: boolean
   applied: number
   failed: number
+  /** Nothing more is due now, but a full request of the carrier will be in this many ms. */
+  wakeInMs?: number
 }
 
 export interface RefreshHooks {
@@ -78,12 +82,14 @@ export class RefreshService {
   async runRound(carrierCode?: string): Promise<RoundResult> {
     if (carrierCode === undefined) {
       const results = await Promise.all([...this.carriers.keys()].map((code) => this.runRound(code)))
-      return results.reduce((sum, r) => ({ claimed: sum.claimed + r.claimed, more: sum.more || r.more, applied: sum.applied + r.applied, failed: sum.failed + r.failed }), {
-        claimed: 0,
-        more: false,
-        applied: 0,
-        failed: 0,
-      })
+      const wakes = results.flatMap((r) => (r.wakeInMs === undefined ? [] : [r.wakeInMs]))
+      return {
+        claimed: results.reduce((sum, r) => sum + r.claimed, 0),
+        more: results.some((r) => r.more),
+        applied: results.reduce((sum, r) => sum + r.applied, 0),
+        failed: results.reduce((sum, r) => sum + r.failed, 0),
+        ...(wakes.length > 0 ? { wakeInMs: Math.min(...wakes) } : {}),
+      }
     }
     const result: RoundResult = { claimed: 0, more: false, applied: 0, failed: 0 }
     const channel = this.carriers.get(carrierCode)
@@ -109,6 +115,13 @@ export class RefreshService {
       requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result))
     }
     await Promise.all(requests)
+    // The loop polls once a second; a full request that falls due between two ticks is sent when
+    // it does, so a steady stream of changes reaches the webhooks a few at a time rather than a
+    // second's worth at once. Only full requests: the carrier is asked no more often than before.
+    if (!result.more && !probe) {
+      const dueInMs = await this.repository.dueInMs(carrierCode, channel.adapter.maxBatchSize)
+      if (dueInMs !== null) result.wakeInMs = Math.max(dueInMs, this.options.minRoundGapMs ?? 100)
+    }
     return result
   }
 

@@ -52,6 +52,61 @@ describe('the refresh worker loop', () => {
   })
 })
 
+describe('a round that says when work falls due', () => {
+  it('is run again then, well before the next poll tick', async () => {
+    const rounds: number[] = []
+    const loop = new WorkLoop(
+      'soon',
+      async () => {
+        rounds.push(Date.now())
+        return rounds.length === 1 ? { more: false, wakeInMs: 200 } : false
+      },
+      { pollMs: 60_000 },
+      { warn: () => {} },
+    )
+    try {
+      await loop.start()
+      await waitFor(() => rounds.length === 2, { what: 'the round asked for' })
+      expect(rounds[1]! - rounds[0]!).toBeGreaterThanOrEqual(190)
+    } finally {
+      await loop.stop()
+    }
+  })
+
+  it('fetches a full FedEx request the moment it is due, though the poll is a minute away', async () => {
+    const t = await createTestApp()
+    const sim = createCarrierSimulator({ stepMs: 0 })
+    await sim.start()
+    const fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 1000 })
+    const service = new RefreshService(
+      new RefreshRepository(t.db),
+      new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(100) }]]),
+      { pollIntervalMs: 3_600_000, expireAfterMs: 86_400_000 * 30, leaseMs: 60_000, claimLimit: 100, retryBaseMs: 1000, retryMaxMs: 10_000 },
+      new ServiceMetrics(new Registry()),
+    )
+    const worker = new WorkLoop('refresh', () => service.runRound('FEDEX'), { pollMs: 60_000 }, { warn: () => {} })
+    try {
+      const { userId } = await t.createUser()
+      await t.db.query(
+        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
+         SELECT $1, 'FEDEX', 'DLSOON' || g, 'https://a.example/', now() + interval '1 second' FROM generate_series(1, 30) g`,
+        [userId],
+      )
+      await worker.start()
+      // The first round finds nothing due and learns when thirty numbers will be.
+      await waitFor(async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE last_fetched_at IS NULL'))[0]!.n === 0, {
+        what: 'the thirty tasks to be fetched',
+      })
+      expect(sim.stats().carriers.fedex!.trackRequests).toBe(1)
+    } finally {
+      await worker.stop()
+      await fedex.close()
+      await sim.stop()
+      await t.close()
+    }
+  })
+})
+
 // Several worker processes on one database: the run's test server (on the embedded run, itself an
 // embedded PostgreSQL server).
 describe('two refresh worker processes on PostgreSQL', () => {

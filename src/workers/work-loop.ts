@@ -2,8 +2,9 @@
  * A background worker loop (the refresh worker, the webhook worker).
  *
  *   idle     waiting for a wake-up: a NOTIFY on its channel (PostgreSQL), a call to wake()
- *            (in-process: a status change wakes the webhook loop), or the poll tick every
- *            `pollMs`, the fallback that always works
+ *            (in-process: a status change wakes the webhook loop), the time the last round said
+ *            work falls due (when sooner than the next tick), or the poll tick every `pollMs`,
+ *            the fallback that always works
  *   running  one round after another while a round says more may be waiting
  *   stopped  stop() was called: no new round starts; stop() resolves when the current one ends
  *
@@ -14,6 +15,9 @@ export interface LoopLog {
   warn(obj: object, msg: string): void
 }
 
+/** What a round says of the work left: more now (true), none known (false), or due in wakeInMs. */
+export type RoundOutcome = boolean | { more: boolean; wakeInMs?: number }
+
 export interface WorkLoopOptions {
   pollMs: number
   /** Subscribes to wake-ups; returns the unsubscribe. */
@@ -23,6 +27,8 @@ export interface WorkLoopOptions {
 export class WorkLoop {
   private state: 'idle' | 'running' | 'stopped' = 'idle'
   private timer: NodeJS.Timeout | undefined
+  /** The wake-up a round asked for. */
+  private soon: NodeJS.Timeout | undefined
   private current: Promise<void> = Promise.resolve()
   private wakeRequested = false
   private unlisten: () => Promise<void> = async () => {}
@@ -30,7 +36,7 @@ export class WorkLoop {
   constructor(
     private readonly name: string,
     /** One round of work; resolves true when more work may be waiting right now. */
-    private readonly round: () => Promise<boolean>,
+    private readonly round: () => Promise<RoundOutcome>,
     private readonly options: WorkLoopOptions,
     private readonly log: LoopLog,
   ) {}
@@ -57,8 +63,15 @@ export class WorkLoop {
   private async drain(): Promise<void> {
     do {
       this.wakeRequested = false
+      clearTimeout(this.soon)
       try {
-        if (await this.round()) this.wakeRequested = true
+        const outcome = await this.round()
+        const { more, wakeInMs } = typeof outcome === 'boolean' ? { more: outcome, wakeInMs: undefined } : outcome
+        if (more) this.wakeRequested = true
+        else if (wakeInMs !== undefined && wakeInMs < this.options.pollMs) {
+          this.soon = setTimeout(() => this.wake(), wakeInMs)
+          this.soon.unref()
+        }
       } catch (error) {
         this.log.warn({ err: error, loop: this.name }, 'worker round failed')
         return
@@ -69,6 +82,7 @@ export class WorkLoop {
   async stop(): Promise<void> {
     this.state = 'stopped'
     clearInterval(this.timer)
+    clearTimeout(this.soon)
     await this.unlisten()
     await this.current
   }
