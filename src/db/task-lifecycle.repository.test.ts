@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import type { TaskListFilters, TaskListQuery } from '../domain/task-list'
-import { listStatement, rangeCountStatement } from './task-lifecycle.repository'
+import type { Database } from './database'
+import { listStatement, rangeCountStatement, TaskLifecycleRepository } from './task-lifecycle.repository'
 
 // Every list filter and sort reads an index of the user's tasks, never the whole table: the plans
 // over 200,000 tasks of one user (and 20,000 of others), with the statistics of a real account.
@@ -119,6 +120,29 @@ describe('the list reads an index of the user’s tasks', () => {
       }
     } finally {
       client.release()
+    }
+  })
+
+  it('counts a range of the other time once for a listing’s pages, which follow each other as one long page would', async () => {
+    const counted: unknown[] = []
+    // The real database, with the range counts it is asked for noted.
+    const noting = {
+      query: (text: string, values?: unknown[], name?: string) => {
+        if (name?.startsWith('task_list_range')) counted.push(values)
+        return database.db.query(text, values, name)
+      },
+    } as unknown as Database
+    const repository = new TaskLifecycleRepository(noting)
+    const ids = (page: { position: { id: number } }[]) => page.map((task) => task.position.id)
+    const narrow = { updatedFrom: new Date(Date.now() - 25 * 86_400_000), updatedTo: new Date(Date.now() - 24 * 86_400_000) }
+    const wide = { updatedFrom: new Date(Date.now() - 60 * 86_400_000), updatedTo: new Date(Date.now() - 10 * 86_400_000) }
+    for (const filters of [narrow, wide]) {
+      counted.length = 0
+      const first = await repository.list(query(filters))
+      const second = await repository.list(query(filters, '-createdAt', first[19]!.position))
+      const long = await repository.list({ ...query(filters), limit: 40 })
+      expect([...ids(first.slice(0, 20)), ...ids(second.slice(0, 20))]).toEqual(ids(long.slice(0, 40)))
+      expect(counted).toHaveLength(1)
     }
   })
 
