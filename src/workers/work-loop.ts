@@ -68,7 +68,7 @@ export class WorkLoop {
         const outcome = await this.round()
         const { more, wakeInMs } = typeof outcome === 'boolean' ? { more: outcome, wakeInMs: undefined } : outcome
         if (more) this.wakeRequested = true
-        else if (wakeInMs !== undefined && wakeInMs < this.options.pollMs) {
+        else if (wakeInMs !== undefined && wakeInMs < this.options.pollMs && this.state === 'running') {
           this.soon = setTimeout(() => this.wake(), wakeInMs)
           this.soon.unref()
         }
