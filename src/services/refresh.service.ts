@@ -20,9 +20,10 @@ export interface RefreshOptions {
   /** Backoff of a failed fetch: base, doubled per consecutive failure, capped. */
   retryBaseMs: number
   retryMaxMs: number
-  /** The shortest wait a round asks for before the next (100 ms when absent). */
-  minRoundGapMs?: number
 }
+
+/** The shortest wait a round asks for before the next: rounds of one carrier at most ten a second. */
+const MIN_ROUND_GAP_MS = 100
 
 export interface CarrierChannel {
   adapter: CarrierAdapter
@@ -120,7 +121,7 @@ export class RefreshService {
     // second's worth at once. Only full requests: the carrier is asked no more often than before.
     if (!result.more && !probe) {
       const dueInMs = await this.repository.dueInMs(carrierCode, channel.adapter.maxBatchSize)
-      if (dueInMs !== null) result.wakeInMs = Math.max(dueInMs, this.options.minRoundGapMs ?? 100)
+      if (dueInMs !== null) result.wakeInMs = Math.max(dueInMs, MIN_ROUND_GAP_MS)
     }
     return result
   }
