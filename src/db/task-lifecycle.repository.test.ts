@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import type { TaskListFilters, TaskListQuery } from '../domain/task-list'
 import type { Database } from './database'
-import { listStatement, rangeCountStatement, TaskLifecycleRepository } from './task-lifecycle.repository'
+import { TaskLifecycleRepository } from './task-lifecycle.repository'
+import { listStatement, rangeCountStatement } from './task-list.sql'
 
 // Every list filter and sort reads an index of the user's tasks, never the whole table: the plans
 // over 200,000 tasks of one user (and 20,000 of others), with the statistics of a real account.
@@ -143,6 +144,42 @@ describe('the list reads an index of the user’s tasks', () => {
       const long = await repository.list({ ...query(filters), limit: 40 })
       expect([...ids(first.slice(0, 20)), ...ids(second.slice(0, 20))]).toEqual(ids(long.slice(0, 40)))
       expect(counted).toHaveLength(1)
+    }
+  })
+
+  it('lists the same tasks whichever way a range of the other time is read', async () => {
+    // Another user's tasks in no order of their ids: created at random over 90 days (many at the
+    // same minute), changed up to ten days later.
+    const user = 3
+    await database.db.query(
+      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone, created_at, updated_at, next_refresh_at)
+       SELECT $1, CASE WHEN g % 3 = 0 THEN 'UPARCEL' ELSE 'FEDEX' END, 'SHUFFLED' || g, 'https://a.example/', CASE WHEN g % 2 = 0 THEN 'ref-' || g ELSE '' END,
+              CASE WHEN g % 4 = 0 THEN 'delivered' ELSE 'in_transit' END, CASE WHEN g % 4 = 0 THEN 'delivered' ELSE 'in_transit' END,
+              c, c + make_interval(mins => floor(random() * 14400)::int), CASE WHEN g % 4 = 0 THEN NULL ELSE now() END
+         FROM generate_series(1, 4000) g, LATERAL (SELECT date_trunc('minute', now() - make_interval(mins => floor(random() * 129600)::int)) + make_interval(secs => g % 2) AS c) c`,
+      [user],
+    )
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000)
+    const rows = async (q: TaskListQuery, narrowRange: boolean) => {
+      const { text, values } = listStatement({ ...q, userId: user }, narrowRange)
+      return (await database.db.query<{ id: number; sort_key: string | null }>(text, values)).filter((row) => row.sort_key !== null).map((row) => [row.id, row.sort_key])
+    }
+    const days = { updatedFrom: at(40), updatedTo: at(30) }
+    const walked = await rows(query(days), false)
+    const cursor = { key: walked[7]![1] as string, id: walked[7]![0] as number }
+    for (const q of [
+      query(days),
+      query(days, '-createdAt', cursor),
+      query({ ...days, carrierCode: 'UPARCEL' }),
+      query({ ...days, standardStatus: ['in_transit'] }, '-createdAt', cursor),
+      query({ ...days, createdFrom: at(45) }),
+      query({ createdFrom: at(50), createdTo: at(35) }, 'updatedAt'),
+      query({ createdFrom: at(50), active: true, externalReferenceNo: '' }, '-updatedAt'),
+      { ...query(days, 'createdAt'), limit: 100 },
+    ]) {
+      const expected = await rows(q, false)
+      expect(expected.length).toBeGreaterThan(8)
+      expect(await rows(q, true)).toEqual(expected)
     }
   })
 

@@ -1,9 +1,10 @@
-import { LIST_LIMIT, listedMilestones, type ListPosition, type TaskListQuery } from '../domain/task-list'
+import type { ListPosition, TaskListQuery } from '../domain/task-list'
 import type { EndpointData, EndpointSubscription, PlannedDelivery } from '../domain/task-events'
 import type { Database, Queryable } from './database'
 import { endpointsOf, insertDeliveries, type DeliveryToInsert } from './refresh-writes'
 import { StatementNames } from './statement-names'
 import { fullTaskDocumentOf } from './task-document'
+import { listStatement, NARROW_RANGE, rangeCountStatement } from './task-list.sql'
 
 /**
  * The task beyond the interface's three endpoints: the full task, the list, stop, refresh now,
@@ -19,109 +20,12 @@ export interface ListedTask {
 
 export type RefreshRequest = { outcome: 'requested'; nextCheckAt: Date } | { outcome: 'too_soon'; retryAfterSeconds: number } | { outcome: 'not_found' }
 
-/** A range of at most this many tasks is read and sorted rather than walked (a few ms of sorting). */
-const NARROW_RANGE = 20_000
-
 /** How long, and for how many listings at most, a range's width is remembered (rangeIsNarrow). */
 const RANGE_WIDTH_TTL_MS = 60_000
 const RANGE_WIDTHS_KEPT = 1_000
 
 /** A refresh now is taken at most once per this many seconds per task. */
 export const REFRESH_INTERVAL_SECONDS = 60
-
-// The sort keys, and the order of each sort (the index tracking_tasks_user_{created,updated}_idx
-// read forwards or backwards).
-const SORTS = {
-  '-createdAt': { column: 'created_at', direction: 'DESC', after: '<' },
-  createdAt: { column: 'created_at', direction: 'ASC', after: '>' },
-  '-updatedAt': { column: 'updated_at', direction: 'DESC', after: '<' },
-  updatedAt: { column: 'updated_at', direction: 'ASC', after: '>' },
-} as const
-
-/**
- * A time parameter as a value the planner cannot see. A custom plan, made for the values given,
- * estimated a range better than the generic plan's default selectivity, so PostgreSQL judged every
- * custom plan cheaper and planned a range's statement anew on each call (half a millisecond of
- * the database's time a page, more than reading the page). Hidden, every plan estimates alike and
- * one generic plan is kept; the plan does not depend on the range's width anyway (listStatement's
- * callers pick the index by counting).
- */
-const time = (param: string) => `(SELECT ${param}::timestamptz)`
-
-/**
- * One page of a user's tasks, and one more row to tell whether there is a next page. Each filter
- * is a condition on the row; the page is read along an index in the sort's order from the
- * cursor's position (keyset), so a page costs the same wherever it is. Each row is the task's
- * document as the database writes it (task-document.ts).
- *
- * Status and milestone filters become the milestones they leave (listedMilestones; a task's
- * milestone always belongs to its status, domain/milestones.ts): one is read through the user's
- * milestone index in the page's order; several are each read so, up to a page, and merged. A
- * carrier is read through the user's carrier index. Walking the sort's index and skipping what
- * does not match read every task of the user when nothing matched.
- */
-export function listStatement(query: TaskListQuery, readRange = false): { text: string; values: unknown[] } {
-  const sort = SORTS[query.sort]
-  const values: unknown[] = [query.userId]
-  const param = (value: unknown) => `$${values.push(value)}`
-  const where = ['t.user_id = $1']
-  const { filters } = query
-  if (filters.carrierCode) where.push(`t.carrier_code = ${param(filters.carrierCode)}`)
-  if (filters.trackingNumber) where.push(`t.tracking_number = ${param(filters.trackingNumber)}`)
-  if (filters.externalReferenceNo === '') where.push(`t.external_reference_no = ''`)
-  // Said twice so that a generic plan may read the reference index (partial: a plan for any value
-  // cannot use it), instead of planning each call anew.
-  else if (filters.externalReferenceNo !== undefined) where.push(`t.external_reference_no = ${param(filters.externalReferenceNo)} AND t.external_reference_no <> ''`)
-  if (filters.active !== undefined) where.push(`t.next_refresh_at IS ${filters.active ? 'NOT ' : ''}NULL`)
-  const at = (value: Date) => time(param(value))
-  if (filters.createdFrom) where.push(`t.created_at >= ${at(filters.createdFrom)}`)
-  if (filters.createdTo) where.push(`t.created_at < ${at(filters.createdTo)}`)
-  if (filters.updatedFrom) where.push(`t.updated_at >= ${at(filters.updatedFrom)}`)
-  if (filters.updatedTo) where.push(`t.updated_at < ${at(filters.updatedTo)}`)
-  if (query.after) where.push(`(t.${sort.column}, t.id) ${sort.after} (${param(query.after.key)}::timestamptz, ${param(query.after.id)}::bigint)`)
-  const milestones = listedMilestones(filters)
-  const order = `ORDER BY t.${sort.column} ${sort.direction}, t.id ${sort.direction}`
-  const select = `SELECT ${fullTaskDocumentOf({ events: query.includeEvents })} AS document, t.id, t.${sort.column}::text AS sort_key`
-  // The page size is written into the text, not passed: with a LIMIT parameter PostgreSQL found
-  // its generic plan dearer than a custom one and planned the statement on every call (140 µs of
-  // a page's 320 on the database's side). With a literal one it keeps one plan per connection.
-  const limit = pageLimit(query.limit)
-  // The page's ids first, then only the page's tasks are written as documents.
-  const pageOf = (ids: string) => ({ text: `${select} FROM (${ids}) page JOIN tracking_tasks t ON t.id = page.id ${order}`, values })
-  if (readRange) {
-    // The range read through its own index and sorted (an expression no index serves).
-    if (milestones) where.push(`t.milestone = ANY(${param(milestones)}::text[])`)
-    return pageOf(`SELECT t.id FROM tracking_tasks t WHERE ${where.join(' AND ')} ORDER BY t.${sort.column} + interval '0' ${sort.direction}, t.id ${sort.direction} LIMIT ${limit}`)
-  }
-  if (milestones && milestones.length > 1) {
-    const each = milestones.map((m) => `(SELECT t.id, t.${sort.column} FROM tracking_tasks t WHERE ${[...where, `t.milestone = ${param(m)}`].join(' AND ')} ${order} LIMIT ${limit})`)
-    return pageOf(`SELECT t.id FROM (${each.join(' UNION ALL ')}) t ${order} LIMIT ${limit}`)
-  }
-  if (milestones) where.push(milestones.length === 0 ? 'false' : `t.milestone = ${param(milestones[0])}`)
-  return { text: `${select} FROM tracking_tasks t WHERE ${where.join(' AND ')} ${order} LIMIT ${limit}`, values }
-}
-
-/**
- * How many of the user's tasks a time range on the column the page is not sorted by holds, up to
- * one more than NARROW_RANGE (through that column's index alone); undefined without such a range.
- */
-export function rangeCountStatement({ userId, sort, filters }: TaskListQuery): { text: string; values: unknown[]; name: string } | undefined {
-  const [column, from, to] = SORTS[sort].column === 'created_at' ? (['updated_at', filters.updatedFrom, filters.updatedTo] as const) : (['created_at', filters.createdFrom, filters.createdTo] as const)
-  if (!from && !to) return undefined
-  return {
-    text: `SELECT count(*)::int AS n FROM (
-             SELECT 1 FROM tracking_tasks WHERE user_id = $1 AND ${column} >= COALESCE(${time('$2')}, '-infinity') AND ${column} < COALESCE(${time('$3')}, 'infinity') LIMIT ${NARROW_RANGE + 1}
-           ) x`,
-    values: [userId, from ?? null, to ?? null],
-    name: `task_list_range_${column}`,
-  }
-}
-
-/** The rows a page reads: its size and one more, as SQL text (a checked integer, never a value from outside). */
-function pageLimit(size: number): string {
-  if (!Number.isInteger(size) || size < LIST_LIMIT.min || size > LIST_LIMIT.max) throw new Error(`page size out of range: ${size}`)
-  return String(size + 1)
-}
 
 export class TaskLifecycleRepository {
   // The list's statements, named per shape (filters, sort, page size) so that each keeps its plan.
