@@ -137,7 +137,8 @@ function startCeiling(dbUrl: string, port: number, poolSize: number): Promise<()
  * One user's tasks as a mature account has them (the query and list figures read them): 60 %
  * FedEx, 40 % uParcel; 75 % delivered, 15 % in transit, 6 % pending, 2 % exception, 1 % returned,
  * 1 % expired, the terminal ones inactive; every other task with a reference of its own; created
- * a minute apart, changed at half that pace; ten events each.
+ * a minute apart, changed at half that pace; ten events each; the ones past pending with the
+ * webhook that said so, delivered.
  */
 async function seed(client: pg.Client, userId: number, tasks: number, prefix: string) {
   for (let from = 1; from <= tasks; from += 200_000) {
@@ -167,6 +168,14 @@ async function seed(client: pg.Client, userId: number, tasks: number, prefix: st
     )
     // As the refresh would leave them: the events kept ready on each task.
     await client.query(`UPDATE tracking_tasks t SET events_view = ${eventsViewOf('t.id')} WHERE t.id BETWEEN $1 AND $2`, [ids[0]!.min, ids[0]!.max])
+    // Each task that left pending told its callback so, once and successfully: the webhook a
+    // page's latestWebhook shows.
+    await client.query(
+      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, last_attempt_at, response_status_code, created_at, updated_at)
+       SELECT t.id, t.user_id, 'msg_seed_' || t.id, '{}', 'success', 1, t.updated_at, 200, t.updated_at, t.updated_at
+         FROM tracking_tasks t WHERE t.id BETWEEN $1 AND $2 AND t.standard_status <> 'pending'`,
+      [ids[0]!.min, ids[0]!.max],
+    )
   }
   // As a mature database is: vacuumed. Left to autovacuum, ten million new events kept one core
   // busy through the figures that followed (the list lost a fifth of its pages a second).
