@@ -1,3 +1,4 @@
+import { ExpiringMap } from '../domain/expiring-map'
 import type { ListPosition, TaskListQuery } from '../domain/task-list'
 import type { EndpointData, EndpointSubscription, PlannedDelivery } from '../domain/task-events'
 import type { Database, Queryable } from './database'
@@ -35,7 +36,7 @@ export class TaskLifecycleRepository {
    * count (2-3 ms of the database's time a page for a wide range). The answer picks an index,
    * never the rows, so one a minute old costs at most a slower page.
    */
-  private readonly rangeWidths = new Map<string, { narrow: boolean; until: number }>()
+  private readonly rangeWidths = new ExpiringMap<boolean>(RANGE_WIDTH_TTL_MS, RANGE_WIDTHS_KEPT)
 
   constructor(private readonly db: Database) {}
 
@@ -68,11 +69,10 @@ export class TaskLifecycleRepository {
     if (!count) return false
     const key = JSON.stringify([count.name, count.values])
     const known = this.rangeWidths.get(key)
-    if (known && known.until > Date.now()) return known.narrow
+    if (known !== undefined) return known
     const [row] = await this.db.query<{ n: number }>(count.text, count.values, count.name)
     const narrow = row!.n <= NARROW_RANGE
-    if (this.rangeWidths.size >= RANGE_WIDTHS_KEPT) this.rangeWidths.clear()
-    this.rangeWidths.set(key, { narrow, until: Date.now() + RANGE_WIDTH_TTL_MS })
+    this.rangeWidths.set(key, narrow)
     return narrow
   }
 

@@ -1,4 +1,5 @@
 import { AppError } from '../domain/errors'
+import { ExpiringMap } from '../domain/expiring-map'
 import type { ApiUserRepository } from '../db/api-user.repository'
 import { bearerToken, hashToken } from './credentials'
 
@@ -10,13 +11,15 @@ const MAX_CACHED = 10_000
  * process within that time. Unknown tokens are never cached, so a new token works at once.
  */
 export class AuthService {
-  private readonly cache = new Map<string, { userId: number; expiresAt: number }>()
+  private readonly cache: ExpiringMap<number>
 
   constructor(
     private readonly users: ApiUserRepository,
-    private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+    ttlMs: number,
+    now: () => number = Date.now,
+  ) {
+    this.cache = new ExpiringMap(ttlMs, MAX_CACHED, now)
+  }
 
   /** The user id for an `Authorization` header value; throws `unauthorized` otherwise. */
   async authenticate(authorization: string | undefined): Promise<number> {
@@ -25,17 +28,14 @@ export class AuthService {
     const hash = hashToken(token)
     const key = hash.toString('base64')
     const cached = this.cache.get(key)
-    if (cached && cached.expiresAt > this.now()) return cached.userId
+    if (cached !== undefined) return cached
 
     const userId = await this.users.findUserIdByTokenHash(hash)
     if (userId === undefined) {
       this.cache.delete(key)
       throw new AppError('unauthorized', 'a valid bearer token is required (Authorization: Bearer <token>)')
     }
-    if (this.ttlMs > 0) {
-      if (this.cache.size >= MAX_CACHED) this.cache.clear()
-      this.cache.set(key, { userId, expiresAt: this.now() + this.ttlMs })
-    }
+    this.cache.set(key, userId)
     return userId
   }
 }
