@@ -62,6 +62,8 @@ export const MUST = {
   object: 'must be a JSON object',
   array: 'must be an array',
   dateTime: 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)',
+  dateTimeSpace: 'must be an ISO 8601 date-time with a time zone: a "+" in a query string reads as a space, so send an offset as %2B01:00 (or use Z)',
+  url: 'must be an absolute http or https URL',
   unknownField: 'is not a known field',
   unknownParameter: 'is not a known parameter',
   repeated: 'must be given once',
@@ -70,6 +72,9 @@ export const MUST = {
   atMost: (n: number, what = 'characters') => `must be at most ${n} ${what}`,
   atLeast: (n: number, what = 'characters') => `must be at least ${n} ${what}`,
   between: (min: number, max: number) => `must be an integer from ${min} to ${max}`,
+  atLeastItems: (n: number) => `must hold at least ${n} item${n === 1 ? '' : 's'}`,
+  atMostItems: (n: number) => `must hold at most ${n} items`,
+  distinct: (first: number, second: number) => `must not repeat a value (items ${first} and ${second} are the same)`,
   oneOf: (values: readonly string[]) => `must be one of ${values.join(', ')}`,
 } as const
 

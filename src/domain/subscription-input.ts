@@ -89,14 +89,14 @@ function judgeCallbackUrl(value: unknown): string | undefined {
   // is not the one the receiver will be called at.
   if (WHITESPACE_OR_CONTROL.test(raw)) return 'must not contain whitespace or control characters'
   // WHATWG parsing forgives "http:/host" and "http:host"; a callback URL is written out in full.
-  if (!/^https?:\/\//i.test(raw)) return 'must be an absolute http or https URL'
+  if (!/^https?:\/\//i.test(raw)) return MUST.url
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    return 'must be an absolute http or https URL'
+    return MUST.url
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http or https URL'
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return MUST.url
   if (!url.hostname) return 'must have a host'
   return undefined
 }

@@ -40,19 +40,20 @@ function list<T extends string>(field: string, value: unknown, allowed: readonly
     problems.push({ field, message: MUST.array })
     return undefined
   }
+  // Each problem named at its item (`carrierCodes.1`), as the HTTP schema names the others.
   const values: T[] = []
-  for (const item of value) {
+  for (const [index, item] of value.entries()) {
     if (typeof item !== 'string') {
-      problems.push({ field, message: `items ${MUST.string}` })
+      problems.push({ field: `${field}.${index}`, message: MUST.string })
       return undefined
     }
     const v = normalise(item)
     if (!allowed.includes(v)) {
-      problems.push({ field, message: `items ${MUST.oneOf(allowed)} (got ${JSON.stringify(item.slice(0, 40))})` })
+      problems.push({ field: `${field}.${index}`, message: MUST.oneOf(allowed) })
       return undefined
     }
     if (values.includes(v as T)) {
-      problems.push({ field, message: `must not repeat ${v}` })
+      problems.push({ field, message: MUST.distinct(values.indexOf(v as T), index) })
       return undefined
     }
     values.push(v as T)

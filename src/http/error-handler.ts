@@ -67,6 +67,14 @@ function fieldErrors(validation: AjvError[]): FieldError[] {
         return { field: path, message: Number(e.params.limit) === 1 ? MUST.notEmpty : MUST.atLeast(Number(e.params.limit)) }
       case 'enum':
         return { field: path, message: MUST.oneOf((e.params.allowedValues as string[]) ?? []) }
+      case 'minItems':
+        return { field: path, message: MUST.atLeastItems(Number(e.params.limit)) }
+      case 'maxItems':
+        return { field: path, message: MUST.atMostItems(Number(e.params.limit)) }
+      case 'uniqueItems':
+        return { field: path, message: MUST.distinct(Number(e.params.j), Number(e.params.i)) }
+      case 'format':
+        return { field: path, message: e.params.format === 'date-time' ? MUST.dateTime : e.params.format === 'uri' ? MUST.url : `${e.message}` }
       case 'minProperties':
         return { field: path || BODY_FIELD, message: 'must hold at least one field' }
       default:

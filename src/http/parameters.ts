@@ -77,7 +77,10 @@ function parseParameter(raw: string, schema: ParameterSchema): { value: unknown 
       if (schema.minLength !== undefined && raw.length < schema.minLength) return { problem: schema.minLength === 1 ? MUST.notEmpty : MUST.atLeast(schema.minLength) }
       if (schema.maxLength !== undefined && raw.length > schema.maxLength) return { problem: MUST.atMost(schema.maxLength) }
       if (schema.enum && !schema.enum.includes(raw)) return { problem: MUST.oneOf(schema.enum) }
-      if (schema.format === 'date-time' && (!DATE_TIME.test(raw) || Number.isNaN(Date.parse(raw)))) return { problem: MUST.dateTime }
+      if (schema.format === 'date-time' && (!DATE_TIME.test(raw) || Number.isNaN(Date.parse(raw)))) {
+        // `…T09:30:00+01:00` written into a URL unencoded arrives with a space for its "+".
+        return { problem: DATE_TIME.test(raw.replace(/ (\d{2}:\d{2})$/, '+$1')) ? MUST.dateTimeSpace : MUST.dateTime }
+      }
       if (schema.pattern && !new RegExp(schema.pattern, 'u').test(raw)) return { problem: `must match ${schema.pattern}` }
       const list = schema['x-comma-separated']
       if (list) {

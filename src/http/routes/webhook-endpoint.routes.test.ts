@@ -86,6 +86,15 @@ describe('webhook endpoints', () => {
       expect(res.json().data.error).toBe('validation_error')
       expect(res.json().data.details.some((d: { field: string }) => d.field === field || d.field.startsWith(`${field}.`)), JSON.stringify(body)).toBe(true)
     }
+    // In the words of every other endpoint, not the schema validator's.
+    const worded: [object, string, string][] = [
+      [{ url: 'not a url', eventTypes: ['tracking.deleted'] }, 'url', 'must be an absolute http or https URL'],
+      [{ url: 'https://x.example/', eventTypes: [] }, 'eventTypes', 'must hold at least 1 item'],
+      [{ url: 'https://x.example/', eventTypes: ['tracking.deleted', 'tracking.deleted'] }, 'eventTypes', 'must not repeat a value (items 0 and 1 are the same)'],
+      [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['FEDEX', 'DHL'] }, 'carrierCodes.1', 'must be one of FEDEX, UPARCEL, UPS'],
+      [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['fedex', 'FEDEX'] }, 'carrierCodes', 'must not repeat a value (items 0 and 1 are the same)'],
+    ]
+    for (const [body, field, message] of worded) expect((await call(user, 'POST', PATH, body)).json().data.details, JSON.stringify(body)).toEqual([{ field, message }])
     const { endpointId } = await create(user)
     expect((await call(user, 'PATCH', `${PATH}/${endpointId}`, {})).statusCode).toBe(400)
     expect((await call(user, 'PATCH', `${PATH}/${endpointId}`, { url: 'not a url' })).statusCode).toBe(400)
@@ -210,6 +219,7 @@ describe('the delivery log and bulk replay', () => {
     for (const body of [{ ...window, status: 'success' }, { ...window, createdTo: window.createdFrom }, { createdFrom: window.createdFrom }, { ...window, extra: 1 }]) {
       expect((await replay(body)).data.error, JSON.stringify(body)).toBe('validation_error')
     }
+    expect((await replay({ ...window, createdFrom: 'yesterday' })).data.details).toEqual([{ field: 'createdFrom', message: 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)' }])
   })
 
   it('disabling an endpoint fails its waiting deliveries and sends it nothing until enabled', async () => {
