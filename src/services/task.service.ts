@@ -4,24 +4,12 @@ import { CARRIER_CODES } from '../carriers/registry'
 import { normalizeCarrierCode, unsupportedCarrierMessage } from '../domain/carriers'
 import { AppError, invalid, type FieldError } from '../domain/errors'
 import { deliveriesOfDeletion } from '../domain/task-events'
-import type { Milestone } from '../domain/milestones'
-import type { StandardStatus } from '../domain/statuses'
 import { externalReferenceProblem, parseTrackingNumber } from '../domain/subscription-input'
 import { decodeCursor, encodeCursor } from '../domain/list-cursor'
 import { filterProblems, LIST_LIMIT, type ListSort, type TaskListFilters, type TaskListQuery } from '../domain/task-list'
 
-/** The list's parameters as the HTTP layer has checked their types. */
-export interface ListParameters {
-  standardStatus?: StandardStatus[]
-  milestone?: Milestone[]
-  carrierCode?: string
-  trackingNumber?: string
-  externalReferenceNo?: string
-  active?: boolean
-  createdFrom?: string
-  createdTo?: string
-  updatedFrom?: string
-  updatedTo?: string
+/** The list's parameters as the HTTP layer has checked their types: the filters, their times as given. */
+export type ListParameters = { [K in keyof TaskListFilters]: TaskListFilters[K] extends Date | undefined ? string : TaskListFilters[K] } & {
   sort?: ListSort
   limit?: number
   cursor?: string
