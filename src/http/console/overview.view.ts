@@ -13,7 +13,7 @@ export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
   return html`
 <div class="cards">
   <section class="card" aria-labelledby="c-tasks"><h2 id="c-tasks">Tasks</h2><div class="stat">${total.toLocaleString('en-US')}</div><p class="muted">across every API user</p></section>
-  <section class="card" aria-labelledby="c-rate"><h2 id="c-rate">Webhook success, last 24 h</h2><div class="stat">${o.successRate === null ? '—' : `${(o.successRate * 100).toFixed(1)} %`}</div><p class="muted">${deliveries.toLocaleString('en-US')} ${deliveries === 1 ? 'delivery' : 'deliveries'}, ${retrying.toLocaleString('en-US')} waiting for a retry, ${failed.toLocaleString('en-US')} failed for good${
+  <section class="card" aria-labelledby="c-rate"><h2 id="c-rate">Webhooks delivered (24 h)</h2><div class="stat">${o.successRate === null ? '—' : `${(o.successRate * 100).toFixed(1)} %`}</div><p class="muted">${deliveries.toLocaleString('en-US')} ${deliveries === 1 ? 'delivery' : 'deliveries'}, ${retrying.toLocaleString('en-US')} waiting for a retry, ${failed.toLocaleString('en-US')} failed for good${
     retrying + failed > 0 ? html` (<a href="/console/deliveries">see them</a>)` : ''
   }</p></section>
   <section class="card" aria-labelledby="c-carriers"><h2 id="c-carriers">Carriers</h2><div class="stat">${troubled.length === 0 ? 'All well' : `${troubled.length} in trouble`}</div><p class="muted">${
