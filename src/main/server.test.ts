@@ -116,11 +116,13 @@ describe('the service on its embedded PostgreSQL server', () => {
   it('stops gracefully, with its server, when a supervisor sends SIGTERM to npm start', async () => {
     const DATA_DIR = tempDataDir()
     const port = await freePort()
-    const npm = spawn('npm', ['start'], { cwd: join(import.meta.dirname, '../..'), env: { ...process.env, DATABASE_URL: '', DATA_DIR, PORT: String(port), LOG_LEVEL: 'warn' } })
+    const npm = spawn('npm', ['start'], { cwd: join(import.meta.dirname, '../..'), env: { ...process.env, DATABASE_URL: '', ADMIN_TOKEN: '', DATA_DIR, PORT: String(port), LOG_LEVEL: 'info' } })
     let output = ''
     npm.stdout!.on('data', (d) => (output += d))
     npm.stderr!.on('data', (d) => (output += d))
     await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok, { timeoutMs: 60_000, what: () => `the service to start: ${output}` })
+    // Without ADMIN_TOKEN, a newcomer is told how to make an API user.
+    await waitFor(() => output.includes('create an API user with `npm run admin -- create-user <name>`'), { timeoutMs: 10_000, what: () => `the hint: ${output}` })
     const serverPid = postmasterPid(DATA_DIR)
     const servicePid = Number(execFileSync('pgrep', ['-f', '-P', String(npm.pid), 'src/main/launch.mjs']).toString().trim().split('\n')[0])
     npm.kill('SIGTERM')

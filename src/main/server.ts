@@ -130,6 +130,9 @@ async function main(): Promise<void> {
     const port = typeof address === 'object' && address ? address.port : config.port
     const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
     app.log.info({ console: `http://${host}:${port}/console` }, `operator console: http://${host}:${port}/console (sign in with ADMIN_TOKEN)`)
+  } else if (config.role !== 'worker') {
+    // A first `npm start` has no API user yet: say how to make one.
+    app.log.info('ADMIN_TOKEN is not set, so the admin API and the console are off: create an API user with `npm run admin -- create-user <name>`, or set ADMIN_TOKEN')
   }
 }
 
