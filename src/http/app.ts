@@ -27,7 +27,7 @@ import { healthRoutes } from './routes/health.routes'
 import { apiRoutes } from './routes/api.routes'
 import { consoleRoutes } from './console/console.routes'
 import { openapiOptions } from './openapi'
-import { parameterCompiler } from './parameters'
+import { isDateTime, parameterCompiler } from './parameters'
 import { registerComponents } from './schemas/components'
 
 export interface AppServices {
@@ -99,6 +99,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // Types are never coerced; every field problem is reported at once.
       // verbose: an error carries its schema, so that "must be an integer from 1 to 1000" can say the range.
       customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false, verbose: true },
+      // A body's date-times are the query string's (ajv-formats would take "2026-11-24 09:30:00+0100" and refuse "…T09:30Z").
+      onCreate: (ajv) => ajv.addFormat('date-time', isDateTime),
     },
     // Bodies by Ajv; path and query parameters (strings in a URL) by their own strict compiler.
     schemaController: {

@@ -30,6 +30,9 @@ interface ObjectSchema {
 /** An ISO 8601 date-time with a time zone, as the API writes them (seconds and fraction optional). */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i
 
+/** Whether a date-time parameter or body field is one the API takes: the same rule for both. */
+export const isDateTime = (raw: string): boolean => DATE_TIME.test(raw) && !Number.isNaN(Date.parse(raw))
+
 export class ParameterError extends Error {
   constructor(readonly details: FieldError[]) {
     super('invalid parameters')
@@ -77,7 +80,7 @@ function parseParameter(raw: string, schema: ParameterSchema): { value: unknown 
       if (schema.minLength !== undefined && raw.length < schema.minLength) return { problem: schema.minLength === 1 ? MUST.notEmpty : MUST.atLeast(schema.minLength) }
       if (schema.maxLength !== undefined && raw.length > schema.maxLength) return { problem: MUST.atMost(schema.maxLength) }
       if (schema.enum && !schema.enum.includes(raw)) return { problem: MUST.oneOf(schema.enum) }
-      if (schema.format === 'date-time' && (!DATE_TIME.test(raw) || Number.isNaN(Date.parse(raw)))) {
+      if (schema.format === 'date-time' && !isDateTime(raw)) {
         // `…T09:30:00+01:00` written into a URL unencoded arrives with a space for its "+".
         return { problem: DATE_TIME.test(raw.replace(/ (\d{2}:\d{2})$/, '+$1')) ? MUST.dateTimeSpace : MUST.dateTime }
       }
