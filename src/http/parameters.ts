@@ -28,10 +28,19 @@ interface ObjectSchema {
 }
 
 /** An ISO 8601 date-time with a time zone, as the API writes them (seconds and fraction optional). */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i
 
-/** Whether a date-time parameter or body field is one the API takes: the same rule for both. */
-export const isDateTime = (raw: string): boolean => DATE_TIME.test(raw) && !Number.isNaN(Date.parse(raw))
+/**
+ * Whether a date-time parameter or body field is one the API takes: the same rule for both, every
+ * part in its range (Date.parse takes 2026-02-30 for March 2nd and 24:00 for the next day).
+ */
+export function isDateTime(raw: string): boolean {
+  const parts = DATE_TIME.exec(raw)
+  if (!parts) return false
+  const [year, month, day, hour, minute, second = 0, offsetHours = 0, offsetMinutes = 0] = parts.slice(1).map((p) => (p === undefined ? undefined : Number(p)))
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59
+}
 
 export class ParameterError extends Error {
   constructor(readonly details: FieldError[]) {
@@ -82,7 +91,8 @@ function parseParameter(raw: string, schema: ParameterSchema): { value: unknown 
       if (schema.enum && !schema.enum.includes(raw)) return { problem: MUST.oneOf(schema.enum) }
       if (schema.format === 'date-time' && !isDateTime(raw)) {
         // `…T09:30:00+01:00` written into a URL unencoded arrives with a space for its "+".
-        return { problem: DATE_TIME.test(raw.replace(/ (\d{2}:\d{2})$/, '+$1')) ? MUST.dateTimeSpace : MUST.dateTime }
+        const plus = raw.replace(/ (\d{2}:\d{2})$/, '+$1')
+        return { problem: plus !== raw && isDateTime(plus) ? MUST.dateTimeSpace : MUST.dateTime }
       }
       if (schema.pattern && !new RegExp(schema.pattern, 'u').test(raw)) return { problem: `must match ${schema.pattern}` }
       const list = schema['x-comma-separated']

@@ -152,6 +152,8 @@ describe('GET /openapi/tracking-subscriptions/list', () => {
     ['an unknown status', 'standardStatus=lost', 'standardStatus', 'must be a comma-separated list of pending, in_transit, exception, delivered, returned, cancelled, expired (not lost)'],
     ['an unknown carrier', 'carrierCode=DHL', 'carrierCode', 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS)'],
     ['a date without a zone', 'createdFrom=2026-11-01T00:00:00', 'createdFrom', 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)'],
+    ['a day the month does not have', 'createdFrom=2026-02-29T00:00:00Z', 'createdFrom', 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)'],
+    ['an hour past 23', 'createdTo=2026-02-28T24:00:00Z', 'createdTo', 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)'],
     ['an offset whose "+" was not encoded', 'createdFrom=2026-11-01T00:00:00+01:00', 'createdFrom', 'must be an ISO 8601 date-time with a time zone: a "+" in a query string reads as a space, so send an offset as %2B01:00 (or use Z)'],
     ['an empty range', 'createdFrom=2026-11-02T00:00:00Z&createdTo=2026-11-01T00:00:00Z', 'createdFrom', 'must be before createdTo'],
     ['active that is not a boolean', 'active=yes', 'active', 'must be true or false'],

@@ -220,7 +220,7 @@ describe('the delivery log and bulk replay', () => {
       expect((await replay(body)).data.error, JSON.stringify(body)).toBe('validation_error')
     }
     // A body's date-times follow the query string's rule: seconds optional, a "T", an offset with its colon.
-    for (const createdFrom of ['yesterday', '2026-11-24 09:30:00Z', '2026-11-24T09:30:00+0100']) {
+    for (const createdFrom of ['yesterday', '2026-11-24 09:30:00Z', '2026-11-24T09:30:00+0100', '2026-11-31T09:30:00Z']) {
       expect((await replay({ ...window, createdFrom })).data.details, createdFrom).toEqual([{ field: 'createdFrom', message: 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)' }])
     }
     expect((await replay({ ...window, createdFrom: '2026-11-24T09:30+01:00' })).data).toEqual({ queued: 0 })
