@@ -73,7 +73,6 @@ export const MUST = {
   atLeast: (n: number, what = 'characters') => `must be at least ${n} ${what}`,
   between: (min: number, max: number) => `must be an integer from ${min} to ${max}`,
   atLeastItems: (n: number) => `must hold at least ${n} item${n === 1 ? '' : 's'}`,
-  atMostItems: (n: number) => `must hold at most ${n} items`,
   distinct: (first: number, second: number) => `must not repeat a value (items ${first} and ${second} are the same)`,
   oneOf: (values: readonly string[]) => `must be one of ${values.join(', ')}`,
 } as const

@@ -43,6 +43,7 @@ interface AjvError {
 }
 
 const TYPE_WORDS: Record<string, string> = { string: MUST.string, integer: MUST.integer, boolean: MUST.boolean, object: MUST.object, array: MUST.array }
+const FORMAT_WORDS: Record<string, string> = { 'date-time': MUST.dateTime, uri: MUST.url }
 
 /** Ajv's report of a body, in the words the domain's own checks use (MUST). */
 function fieldErrors(validation: AjvError[]): FieldError[] {
@@ -69,12 +70,10 @@ function fieldErrors(validation: AjvError[]): FieldError[] {
         return { field: path, message: MUST.oneOf((e.params.allowedValues as string[]) ?? []) }
       case 'minItems':
         return { field: path, message: MUST.atLeastItems(Number(e.params.limit)) }
-      case 'maxItems':
-        return { field: path, message: MUST.atMostItems(Number(e.params.limit)) }
       case 'uniqueItems':
         return { field: path, message: MUST.distinct(Number(e.params.j), Number(e.params.i)) }
       case 'format':
-        return { field: path, message: e.params.format === 'date-time' ? MUST.dateTime : e.params.format === 'uri' ? MUST.url : `${e.message}` }
+        return { field: path, message: FORMAT_WORDS[String(e.params.format)] ?? `${e.message}` }
       case 'minProperties':
         return { field: path || BODY_FIELD, message: 'must hold at least one field' }
       default:
