@@ -75,6 +75,8 @@ export const MUST = {
   atLeastItems: (n: number) => `must hold at least ${n} item${n === 1 ? '' : 's'}`,
   distinct: (first: number, second: number) => `must not repeat a value (items ${first} and ${second} are the same)`,
   oneOf: (values: readonly string[]) => `must be one of ${values.join(', ')}`,
+  // Quoted, so that an empty item (`a,,b`, a trailing comma) shows as "" rather than as nothing.
+  listOf: (values: readonly string[], wrong: readonly string[]) => `must be a comma-separated list of ${values.join(', ')} (not ${wrong.map((v) => JSON.stringify(v)).join(', ')})`,
 } as const
 
 /** The request body as a whole, in a FieldError. */

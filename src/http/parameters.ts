@@ -99,7 +99,7 @@ function parseParameter(raw: string, schema: ParameterSchema): { value: unknown 
       if (list) {
         const values = raw.split(',')
         const wrong = values.filter((v) => !list.enum.includes(v))
-        if (wrong.length > 0) return { problem: `must be a comma-separated list of ${list.enum.join(', ')} (not ${wrong.join(', ')})` }
+        if (wrong.length > 0) return { problem: MUST.listOf(list.enum, wrong) }
         return { value: [...new Set(values)] }
       }
       return { value: raw }
