@@ -24,6 +24,12 @@ ${Object.entries(SETTINGS)
   .map(([name, s]) => `  set ${name} <${s.min}..${s.max}>`.padEnd(37) + s.description)
   .join('\n')}`
 
+// Known before the database is opened: a mistyped command should not start the embedded server
+// (a second or so) only to be refused.
+const COMMANDS = ['create-user', 'list-users', 'issue-token', 'list-tokens', 'revoke-token', 'rotate-secret', 'delete-task', 'settings', 'set'] as const
+type Command = (typeof COMMANDS)[number]
+const isCommand = (name: string): name is Command => (COMMANDS as readonly string[]).includes(name)
+
 const toolLog = { info: (message: string) => console.error(`admin: ${message}`), warn: (message: string) => console.error(`admin: ${message}`) }
 
 function id(value: string | undefined, what: string): number {
@@ -37,6 +43,7 @@ async function run(args: string[]): Promise<unknown> {
     console.log(USAGE)
     return undefined
   }
+  if (!isCommand(command)) throw new AppError('validation_error', `unknown command "${command}"\n${USAGE}`)
   const config = loadConfig()
   // Said on stderr, so that stdout stays the command's JSON: a service on another DATA_DIR or
   // DATABASE_URL does not see what this writes.
@@ -76,8 +83,6 @@ async function run(args: string[]): Promise<unknown> {
         }
         return await settings.update({ [name]: Number(value) })
       }
-      default:
-        throw new AppError('validation_error', `unknown command "${command}"\n${USAGE}`)
     }
   } finally {
     await db.close()

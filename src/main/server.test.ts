@@ -191,6 +191,7 @@ describe('the service on its embedded PostgreSQL server', () => {
     const unknown = await runEntry('src/main/admin.ts', ['frobnicate'], { DATA_DIR })
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('unknown command')
+    expect(unknown.stderr).not.toContain('using the embedded database')
     expect(postmasterPid(DATA_DIR)).toBeUndefined()
   }, 120_000)
 })
