@@ -130,9 +130,9 @@ export class ConsoleRepository {
   }
 
   /** The user a task belongs to; undefined for no such task. */
-  async ownerOf(taskId: number): Promise<number | undefined> {
-    const [row] = await this.db.query<{ user_id: number }>('SELECT user_id FROM tracking_tasks WHERE id = $1', [taskId])
-    return row?.user_id
+  async ownerOf(taskId: number): Promise<{ id: number; name: string } | undefined> {
+    const [row] = await this.db.query<{ id: number; name: string }>('SELECT u.id, u.name FROM tracking_tasks t JOIN api_users u ON u.id = t.user_id WHERE t.id = $1', [taskId])
+    return row
   }
 
   /**

@@ -73,21 +73,21 @@ export class ConsoleService {
 
   /** A task with its owner, its full document and its deliveries with every attempt. */
   async task(taskId: number) {
-    const userId = await this.ownerOf(taskId)
-    const [document, deliveries] = await Promise.all([this.tasks.get(userId, taskId), this.webhooks.list(userId, taskId)])
-    return { userId, task: JSON.parse(document) as Record<string, unknown>, deliveries }
+    const owner = await this.ownerOf(taskId)
+    const [document, deliveries] = await Promise.all([this.tasks.get(owner.id, taskId), this.webhooks.list(owner.id, taskId)])
+    return { owner, task: JSON.parse(document) as Record<string, unknown>, deliveries }
   }
 
   async refreshTask(taskId: number) {
-    return this.tasks.refresh(await this.ownerOf(taskId), taskId)
+    return this.tasks.refresh((await this.ownerOf(taskId)).id, taskId)
   }
 
   async stopTask(taskId: number) {
-    return this.tasks.stop(await this.ownerOf(taskId), taskId)
+    return this.tasks.stop((await this.ownerOf(taskId)).id, taskId)
   }
 
   async redeliver(taskId: number, webhookId: string) {
-    return this.webhooks.redeliver(await this.ownerOf(taskId), taskId, webhookId)
+    return this.webhooks.redeliver((await this.ownerOf(taskId)).id, taskId, webhookId)
   }
 
   failingDeliveries(limit = 100): Promise<FailingDeliveryRow[]> {
@@ -109,9 +109,9 @@ export class ConsoleService {
     }))
   }
 
-  private async ownerOf(taskId: number): Promise<number> {
-    const userId = await this.console.ownerOf(taskId)
-    if (userId === undefined) throw new AppError('not_found', `no task ${taskId}`)
-    return userId
+  private async ownerOf(taskId: number): Promise<{ id: number; name: string }> {
+    const owner = await this.console.ownerOf(taskId)
+    if (owner === undefined) throw new AppError('not_found', `no task ${taskId}`)
+    return owner
   }
 }

@@ -97,8 +97,8 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   })
   app.get('/tasks/:taskId', hide, async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)
-    const { userId, task, deliveries } = await o.console.task(taskId)
-    return sendPage(reply, show(request, 'tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, (ctx) => taskView(userId, task, deliveries, ctx)))
+    const { owner, task, deliveries } = await o.console.task(taskId)
+    return sendPage(reply, show(request, 'tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, (ctx) => taskView(owner, task, deliveries, ctx)))
   })
   app.post('/tasks/:taskId/refresh', hide, async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)

@@ -144,6 +144,8 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Search' }).click()
     await page.getByRole('link', { name: 'FA1001', exact: true }).click()
     await page.getByRole('heading', { name: `Task ${taskId}: FA1001` }).waitFor()
+    // Whose parcel it is, by name: the link leads to the shop's page.
+    expect(await page.locator('dl.facts a[href^="/console/users/"]').textContent()).toBe('Shop 1001')
     const timeline = page.locator('ol.timeline li')
     expect(await timeline.count()).toBe(7)
     expect(await timeline.first().textContent()).toContain('Delivered')

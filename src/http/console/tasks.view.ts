@@ -44,7 +44,7 @@ const address = (value: unknown) => {
   return a ? [a.address, a.city, a.state, a.postalCode, a.country].filter(Boolean).join(', ') || '—' : '—'
 }
 
-export function taskView(userId: number, task: Json, deliveries: DeliveryRecord[], context: PageContext): Html {
+export function taskView(owner: { id: number; name: string }, task: Json, deliveries: DeliveryRecord[], context: PageContext): Html {
   const id = String(task.taskId)
   const events = [...((task.events as Json[] | undefined) ?? [])].reverse()
   return html`<p>${actionButton(`/console/tasks/${id}/refresh`, 'Refresh now', context)} ${
@@ -52,7 +52,7 @@ export function taskView(userId: number, task: Json, deliveries: DeliveryRecord[
   }</p>
 <div class="cards">
 <section class="card" aria-labelledby="t-facts"><h2 id="t-facts">The task</h2><dl class="facts">
-  <dt>API user</dt><dd><a href="/console/users/${userId}">API user ${userId}</a></dd>
+  <dt>API user</dt><dd><a href="/console/users/${owner.id}">${owner.name}</a> <span class="muted">(${owner.id})</span></dd>
   <dt>Carrier</dt><dd>${text(task.carrierCode)}</dd>
   <dt>Tracking number</dt><dd>${text(task.trackingNumber)}</dd>
   <dt>Reference</dt><dd>${text(task.externalReferenceNo)}</dd>
