@@ -109,6 +109,32 @@ describe('a carrier that is down', () => {
     expect(row!.delivered).toBe(90)
   })
 
+  it('stops a round once its circuit opens: the requests still waiting for the budget are not sent, their tasks not written', async () => {
+    // Two requests a second (the first two at once), six requests' worth claimed: the first two
+    // fail and open the circuit before the third may go.
+    const fedex: CarrierChannel = { ...channels.get('FEDEX')!, budget: new CarrierBudget(2), circuit: new CircuitBreaker({ failureThreshold: 2, baseOpenMs: 60_000, maxOpenMs: 60_000 }) }
+    const slow = new RefreshService(
+      new RefreshRepository(t.db),
+      new Map([['FEDEX', fedex]]),
+      { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 180, retryBaseMs: 50, retryMaxMs: 100 },
+      new ServiceMetrics(new Registry()),
+    )
+    const ids = [...(await subscribeMany(90, 'FEDEX', 'ST')), ...(await subscribeMany(90, 'FEDEX', 'ST'))]
+    sim.setDown(FEDEX.simulator, true)
+    expect(await slow.runRound('FEDEX')).toMatchObject({ claimed: 180, failed: 60, skipped: 120 })
+    const rows = await t.db.query<{ failures: number; leased: boolean; due_in_s: number; n: number }>(
+      `SELECT refresh_failures AS failures, refresh_lease_owner IS NOT NULL AS leased, round(extract(epoch FROM next_refresh_at - now()) / 10)::int * 10 AS due_in_s, count(*)::int AS n
+         FROM tracking_tasks WHERE id = ANY($1::bigint[]) GROUP BY 1, 2, 3 ORDER BY 1`,
+      [ids],
+    )
+    // The two requests sent: failed, due again after their backoff. The four not sent: as their
+    // claim left them, due when its 60 s lease lapses.
+    expect(rows).toEqual([
+      { failures: 0, leased: true, due_in_s: 60, n: 120 },
+      { failures: 1, leased: false, due_in_s: 0, n: 60 },
+    ])
+  })
+
   it('never opens for numbers the carrier does not know', async () => {
     await subscribeMany(30, 'UPARCEL', 'NF')
     for (let i = 0; i < 5; i++) {

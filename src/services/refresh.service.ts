@@ -40,6 +40,8 @@ export interface RoundResult {
   more: boolean
   applied: number
   failed: number
+  /** Claimed, but not asked for: the carrier's circuit opened first (due again when the lease lapses). */
+  skipped: number
   /** Nothing more is due now, but a full request of the carrier will be in this many ms. */
   wakeInMs?: number
 }
@@ -89,10 +91,11 @@ export class RefreshService {
         more: results.some((r) => r.more),
         applied: results.reduce((sum, r) => sum + r.applied, 0),
         failed: results.reduce((sum, r) => sum + r.failed, 0),
+        skipped: results.reduce((sum, r) => sum + r.skipped, 0),
         ...(wakes.length > 0 ? { wakeInMs: Math.min(...wakes) } : {}),
       }
     }
-    const result: RoundResult = { claimed: 0, more: false, applied: 0, failed: 0 }
+    const result: RoundResult = { claimed: 0, more: false, applied: 0, failed: 0, skipped: 0 }
     const channel = this.carriers.get(carrierCode)
     if (!channel || channel.budget.paused) return result
     const circuit = this.circuitOf.get(carrierCode)!
@@ -113,7 +116,7 @@ export class RefreshService {
     result.more = claims.length === limit
     const requests: Promise<void>[] = []
     for (let i = 0; i < claims.length; i += channel.adapter.maxBatchSize) {
-      requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result))
+      requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result, probe))
     }
     await Promise.all(requests)
     // The loop polls once a second; a full request that falls due between two ticks is sent when
@@ -132,11 +135,18 @@ export class RefreshService {
     return Object.fromEntries([...this.carriers].map(([code]) => [code, this.circuitOf.get(code)!.view(now)]))
   }
 
-  private async fetchAndApply(carrier: string, channel: CarrierChannel, tasks: ClaimedTask[], result: RoundResult): Promise<void> {
+  private async fetchAndApply(carrier: string, channel: CarrierChannel, tasks: ClaimedTask[], result: RoundResult, probe: boolean): Promise<void> {
     const circuit = this.circuitOf.get(carrier)!
     // Several tasks (of different users) can share a number: ask for it once.
     const numbers = [...new Set(tasks.map((t) => t.trackingNumber))]
     await channel.budget.acquire()
+    // The circuit opened while this request waited for the budget: the carrier is not asked, and
+    // the tasks are not written. Their claim's lease made them due again when it lapses, so an
+    // outage that starts mid-round costs the requests already out, not the whole round's.
+    if (!probe && circuit.state(this.now().getTime()) !== 'closed') {
+      result.skipped += tasks.length
+      return
+    }
     const stopTimer = this.metrics.carrierFetchSeconds.startTimer({ carrier })
     let lookups: Map<string, CarrierLookup>
     try {
