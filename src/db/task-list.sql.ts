@@ -78,21 +78,32 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
     return pageOf(`SELECT t.id FROM (${each.join(' UNION ALL ')}) t ${order} LIMIT ${limit}`)
   }
   if (milestones) where.push(milestones.length === 0 ? 'false' : `t.milestone = ${param(milestones[0])}`)
+  // A wide range of the other time is walked along the sort's index, which carries that time: ids
+  // first, so that the walk reads the index alone. Filtered on the table, a range whose tasks lie
+  // far along the sort read a heap row for every task passed (1,000,000 tasks: 266 against 70 ms).
+  if (!milestones && otherTimeRange(query)) return pageOf(`SELECT t.id FROM tracking_tasks t WHERE ${where.join(' AND ')} ${order} LIMIT ${limit}`)
   return { text: `${select} FROM tracking_tasks t WHERE ${where.join(' AND ')} ${order} LIMIT ${limit}`, values }
+}
+
+/** The time the page is not sorted by, and the range the filters give it (either end may be open). */
+function otherTimeRange({ sort, filters }: TaskListQuery): { column: 'updated_at' | 'created_at'; from?: Date; to?: Date } | undefined {
+  const range = SORTS[sort].column === 'created_at' ? { column: 'updated_at' as const, from: filters.updatedFrom, to: filters.updatedTo } : { column: 'created_at' as const, from: filters.createdFrom, to: filters.createdTo }
+  return range.from || range.to ? range : undefined
 }
 
 /**
  * How many of the user's tasks a time range on the column the page is not sorted by holds, up to
  * one more than NARROW_RANGE (through that column's index alone); undefined without such a range.
  */
-export function rangeCountStatement({ userId, sort, filters }: TaskListQuery): { text: string; values: unknown[]; name: string } | undefined {
-  const [column, from, to] = SORTS[sort].column === 'created_at' ? (['updated_at', filters.updatedFrom, filters.updatedTo] as const) : (['created_at', filters.createdFrom, filters.createdTo] as const)
-  if (!from && !to) return undefined
+export function rangeCountStatement(query: TaskListQuery): { text: string; values: unknown[]; name: string } | undefined {
+  const range = otherTimeRange(query)
+  if (!range) return undefined
+  const { column, from, to } = range
   return {
     text: `SELECT count(*)::int AS n FROM (
              SELECT 1 FROM tracking_tasks WHERE user_id = $1 AND ${column} >= COALESCE(${time('$2')}, '-infinity') AND ${column} < COALESCE(${time('$3')}, 'infinity') LIMIT ${NARROW_RANGE + 1}
            ) x`,
-    values: [userId, from ?? null, to ?? null],
+    values: [query.userId, from ?? null, to ?? null],
     name: `task_list_range_${column}`,
   }
 }
