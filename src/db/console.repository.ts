@@ -1,4 +1,8 @@
+import type { ApiUserRow } from './api-user.repository'
 import type { Database } from './database'
+
+/** The API user a task belongs to, as the console names them. */
+export type TaskOwner = Pick<ApiUserRow, 'id' | 'name'>
 
 /**
  * What the operator console reads across users. Every query is bounded: the counts are one pass
@@ -130,8 +134,8 @@ export class ConsoleRepository {
   }
 
   /** The user a task belongs to; undefined for no such task. */
-  async ownerOf(taskId: number): Promise<{ id: number; name: string } | undefined> {
-    const [row] = await this.db.query<{ id: number; name: string }>('SELECT u.id, u.name FROM tracking_tasks t JOIN api_users u ON u.id = t.user_id WHERE t.id = $1', [taskId])
+  async ownerOf(taskId: number): Promise<TaskOwner | undefined> {
+    const [row] = await this.db.query<TaskOwner>('SELECT u.id, u.name FROM tracking_tasks t JOIN api_users u ON u.id = t.user_id WHERE t.id = $1', [taskId])
     return row
   }
 

@@ -20,6 +20,7 @@ const sim = createCarrierSimulator({ stepMs: 0, timeoutDelayMs: 3000 })
 let channels: Map<string, CarrierChannel>
 let service: RefreshService
 let registry: Registry
+const OPTIONS = { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 300, retryBaseMs: 50, retryMaxMs: 100 }
 
 beforeAll(async () => {
   t = await createTestApp()
@@ -38,7 +39,7 @@ beforeAll(async () => {
   service = new RefreshService(
     new RefreshRepository(t.db),
     channels,
-    { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 300, retryBaseMs: 50, retryMaxMs: 100 },
+    OPTIONS,
     new ServiceMetrics(registry),
   )
 })
@@ -116,7 +117,7 @@ describe('a carrier that is down', () => {
     const slow = new RefreshService(
       new RefreshRepository(t.db),
       new Map([['FEDEX', fedex]]),
-      { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 180, retryBaseMs: 50, retryMaxMs: 100 },
+      { ...OPTIONS, claimLimit: 180 },
       new ServiceMetrics(new Registry()),
     )
     const ids = [...(await subscribeMany(90, 'FEDEX', 'ST')), ...(await subscribeMany(90, 'FEDEX', 'ST'))]

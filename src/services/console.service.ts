@@ -1,4 +1,4 @@
-import type { ConsoleRepository, ConsoleTaskRow, FailingDeliveryRow, HourRow } from '../db/console.repository'
+import type { ConsoleRepository, ConsoleTaskRow, FailingDeliveryRow, HourRow, TaskOwner } from '../db/console.repository'
 import type { CircuitView } from '../domain/circuit-breaker'
 import { AppError } from '../domain/errors'
 import type { CarrierCatalogService, CarrierInfo, CarrierMode } from './carrier-catalog.service'
@@ -109,7 +109,7 @@ export class ConsoleService {
     }))
   }
 
-  private async ownerOf(taskId: number): Promise<{ id: number; name: string }> {
+  private async ownerOf(taskId: number): Promise<TaskOwner> {
     const owner = await this.console.ownerOf(taskId)
     if (owner === undefined) throw new AppError('not_found', `no task ${taskId}`)
     return owner

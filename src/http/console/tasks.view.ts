@@ -3,6 +3,7 @@ import type { DeliveryRecord } from '../../domain/webhook-record'
 import { html, type Html } from './html'
 
 type ConsoleTaskRow = Awaited<ReturnType<ConsoleService['searchTasks']>>[number]
+type TaskOwner = Awaited<ReturnType<ConsoleService['task']>>['owner']
 import { actionButton, badge, when, type PageContext } from './layout'
 
 export interface TaskSearch {
@@ -44,7 +45,7 @@ const address = (value: unknown) => {
   return a ? [a.address, a.city, a.state, a.postalCode, a.country].filter(Boolean).join(', ') || '—' : '—'
 }
 
-export function taskView(owner: { id: number; name: string }, task: Json, deliveries: DeliveryRecord[], context: PageContext): Html {
+export function taskView(owner: TaskOwner, task: Json, deliveries: DeliveryRecord[], context: PageContext): Html {
   const id = String(task.taskId)
   const events = [...((task.events as Json[] | undefined) ?? [])].reverse()
   return html`<p>${actionButton(`/console/tasks/${id}/refresh`, 'Refresh now', context)} ${
