@@ -59,6 +59,17 @@ describe('the embedded PostgreSQL server', () => {
     }
   })
 
+  it('stopped while it brings a killed server back, leaves no server running', async () => {
+    const dir = dataDir()
+    const warnings: string[] = []
+    const server = await startEmbeddedServer({ dataDir: dir, role: 'service', log: { info() {}, warn: (m) => warnings.push(m) } })
+    process.kill(readPostmaster(join(dir, 'postgresql'))!.pid, 'SIGKILL')
+    await waitFor(() => warnings.some((m) => m.includes('starting it again')), { intervalMs: 5, what: 'the server to be noticed gone' })
+    await server.stop()
+    const left = readPostmaster(join(dir, 'postgresql'))
+    expect(left && isAlive(left.pid)).toBeFalsy()
+  })
+
   it('lets a tool use the running server without stopping it, and refuses a second service', async () => {
     const dir = dataDir()
     const server = await startEmbeddedServer({ dataDir: dir, role: 'service' })

@@ -223,6 +223,7 @@ class ServerControl {
 /** Starts, adopts, watches and stops the server (see the header). */
 class Supervisor {
   private owner: pg.Client | undefined
+  private recovering: Promise<void> | undefined
   private stopping = false
 
   constructor(
@@ -263,6 +264,8 @@ class Supervisor {
       dataDir: this.dataDir,
       stop: async () => {
         this.stopping = true
+        // A recovery in flight may be starting the server: let it finish, then stop what it started.
+        await this.recovering
         await this.owner?.end().catch(() => {})
         await this.ctl.stop().catch((error: Error) => this.log.warn(`could not stop the embedded server: ${error.message}`))
       },
@@ -305,10 +308,13 @@ class Supervisor {
       this.owner = undefined
       owner.end().catch(() => {})
       this.log.warn(`the embedded server went away (${error?.message ?? 'connection closed'}); starting it again`)
-      void this.recover(onLost)
+      this.recovering = this.recover(onLost).finally(() => (this.recovering = undefined))
     }
     owner.on('error', lost)
     owner.on('end', () => lost())
+    // The connection may have broken before these listeners were attached (an error in the same
+    // packet as the lock's answer): a query on a broken client fails at once.
+    owner.query('SELECT 1').catch(lost)
   }
 
   private async recover(onLost: (error: Error) => void): Promise<void> {
@@ -343,6 +349,8 @@ class Supervisor {
       const postmaster = readPostmaster(this.ctl.clusterDir)
       if (!postmaster || !isAlive(postmaster.pid)) return false
       const client = new pg.Client({ connectionString: connectionString(postmaster.socketDir, postmaster.port), connectionTimeoutMillis: 3000 })
+      // A server shutting down may end this session between connect and end: an 'error' event, not a failure.
+      client.on('error', () => {})
       try {
         await client.connect()
         await client.end()
@@ -358,6 +366,8 @@ class Supervisor {
   /** Takes the owner lock on a connection of its own; on failure, says who holds it. */
   private async tryOwn(role: EmbeddedRole): Promise<{ owned: boolean; client?: pg.Client; holder?: string }> {
     const client = new pg.Client({ connectionString: this.connectionString, application_name: `tracking-${role} pid ${process.pid}`, connectionTimeoutMillis: 5000 })
+    // Until watch() listens, a session ended by the server is noticed by watch()'s first query, not thrown.
+    client.on('error', () => {})
     try {
       await client.connect()
       const [{ owned }] = (await client.query<{ owned: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS owned', OWNER_LOCK)).rows as [{ owned: boolean }]
