@@ -223,6 +223,7 @@ class ServerControl {
 /** Starts, adopts, watches and stops the server (see the header). */
 class Supervisor {
   private owner: pg.Client | undefined
+  // The latest recovery (settled ones are harmless to wait for).
   private recovering: Promise<void> | undefined
   private stopping = false
 
@@ -308,7 +309,7 @@ class Supervisor {
       this.owner = undefined
       owner.end().catch(() => {})
       this.log.warn(`the embedded server went away (${error?.message ?? 'connection closed'}); starting it again`)
-      this.recovering = this.recover(onLost).finally(() => (this.recovering = undefined))
+      this.recovering = this.recover(onLost)
     }
     owner.on('error', lost)
     owner.on('end', () => lost())
