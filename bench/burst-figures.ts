@@ -4,6 +4,7 @@ import { createCarrierSimulator } from '../src/carriers/registry'
 import { startService } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { load } from './load'
+import { type Row, fmt } from './report'
 
 /**
  * The burst of issue 23: one user whose callbacks all point at one receiving host (a process of
@@ -15,9 +16,6 @@ import { load } from './load'
  */
 
 const CHANGES = 20_000
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
-
-type Row = (db: string, figure: string, value: string, ceiling: string, ratio: string, target: string) => void
 
 async function startReceiver(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/receiver.ts'], { stdio: ['ignore', 'pipe', 'inherit'] })

@@ -5,6 +5,7 @@ import { carrierOf, createCarrierSimulator } from '../src/carriers/registry'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { warmLoad } from './load'
+import { type Row, fmt } from './report'
 
 /**
  * Issue 22's figures. Per carrier: numbers fetched and applied per second by one worker process
@@ -14,9 +15,6 @@ import { warmLoad } from './load'
  * the same data served by ROLE=api; then FedEx comes back and every due task must be fetched
  * within (due tasks ÷ FedEx's throughput) + 60 s.
  */
-
-type Row = (db: string, figure: string, value: string, ceiling: string, ratio: string, target: string) => void
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 
 /** A carrier's (or several carriers') adapters alone against the simulator, in a child process (bench/fetch-ceiling.ts). */
 export async function fetchCeiling(sim: ReturnType<typeof createCarrierSimulator>, codes: string[], seconds: number): Promise<number> {

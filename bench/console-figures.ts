@@ -1,12 +1,11 @@
 import type { ServiceProcess } from '../test/support/service-process'
+import type { Row } from './report'
 
 /**
  * The operator console over the seeded account (issue 19: "fast at 1,000,000 tasks"): each page
  * timed as an operator loads it, the overview both uncached (its one pass over the tasks) and
  * cached. Server time only: the HTML over loopback, no browser.
  */
-
-type Row = (db: string, figure: string, value: string, ceiling: string, ratio: string, target: string) => void
 
 export async function consoleFigures(kind: string, service: ServiceProcess, adminToken: string, tasks: number, row: Row): Promise<void> {
   const signIn = await fetch(`${service.baseUrl}/console/sign-in`, {

@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { EVENT_TYPES } from '../src/domain/event-types'
+import { fmt } from './report'
 
 /**
  * The account endpoints' figures (issue 18), run by the worker figures on their worker process:
@@ -29,7 +30,6 @@ export interface EndpointBench {
   payload: string
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 const TASKS = 3000
 const STEADY = 1000
 

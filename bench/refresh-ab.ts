@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { fmt } from './report'
 
 /**
  * `npm run bench:refresh-ab -- --against <commit> [--pairs 6] [--tasks 10000]`: the refresh figure
@@ -49,7 +50,6 @@ for (let i = 0; i < pairs; i++) {
   console.log(`pair ${i + 1}: now ${a.rate}/s, ${commit} ${b.rate}/s (${(a.rate / b.rate).toFixed(2)}×)`)
 }
 const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 const line = (label: string, rs: Run[]) =>
   `| ${label} | ${fmt(mean(rs.map((r) => r.rate)))} (${fmt(Math.min(...rs.map((r) => r.rate)))}-${fmt(Math.max(...rs.map((r) => r.rate)))}) | ${fmt(mean(rs.map((r) => r.databaseMsPer1000)))} ms | ${fmt(mean(rs.map((r) => r.workerMsPer1000)))} ms | ${fmt(mean(rs.map((r) => r.walMB)))} MB |`
 console.log(`\n| code | numbers/s, mean (range) of ${pairs} | PostgreSQL CPU per 1,000 | worker CPU per 1,000 | WAL per run |\n|---|---|---|---|---|`)

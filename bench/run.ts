@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { cpus, totalmem } from 'node:os'
 import pg from 'pg'
 import { runningServerUrl } from '../src/db/embedded/embedded-server'
-import { eventsViewOf } from '../src/db/events-view'
 import { createCarrierSimulator } from '../src/carriers/registry'
 import { tempDataDir } from '../test/support/run-database'
 import { freePort, startService, type ServiceProcess } from '../test/support/service-process'
@@ -14,7 +12,10 @@ import { burstFigures } from './burst-figures'
 import { carrierFigures, fetchCeiling } from './carrier-figures'
 import { consoleFigures } from './console-figures'
 import { endpointFigures } from './endpoint-figures'
+import { listFigures } from './list-figures'
 import { load, warmLoad } from './load'
+import { fmt } from './report'
+import { seed } from './seed'
 import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
 
 /**
@@ -42,7 +43,6 @@ function row(db: string, figure: string, value: string, ceiling: string, ratio: 
   console.log(`  ${figure}: ${value} | ceiling ${ceiling} | ${ratio} | target ${target}`)
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 /** Proportional set size in MiB (shared pages counted once across the processes that share them). */
 const pss = (pid: number) => {
@@ -131,55 +131,6 @@ function startCeiling(dbUrl: string, port: number, poolSize: number): Promise<()
       )
     }, 100)
   })
-}
-
-/**
- * One user's tasks as a mature account has them (the query and list figures read them): 60 %
- * FedEx, 40 % uParcel; 75 % delivered, 15 % in transit, 6 % pending, 2 % exception, 1 % returned,
- * 1 % expired, the terminal ones inactive; every other task with a reference of its own; created
- * a minute apart, changed at half that pace; ten events each; the ones past pending with the
- * webhook that said so, delivered.
- */
-async function seed(client: pg.Client, userId: number, tasks: number, prefix: string) {
-  for (let from = 1; from <= tasks; from += 200_000) {
-    const to = Math.min(tasks, from + 199_999)
-    const { rows: ids } = await client.query<{ min: string; max: string }>(
-      `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone,
-                                            created_at, updated_at, next_refresh_at, inactive_since)
-                  SELECT $1, CASE WHEN g % 10 < 6 THEN 'FEDEX' ELSE 'UPARCEL' END, $2 || g, 'https://a.example/',
-                         CASE WHEN g % 2 = 0 THEN $2 || 'order-' || g ELSE '' END, s.status,
-                         CASE WHEN s.status = 'in_transit' AND g % 5 = 0 THEN 'out_for_delivery' ELSE s.status END,
-                         now() - make_interval(mins => 2000000 - g), now() - make_interval(mins => (2000000 - g) / 2),
-                         -- Active tasks are due in a day: the refresh figures that follow leave them be.
-                         CASE WHEN s.status IN ('delivered', 'returned', 'expired') THEN NULL ELSE now() + interval '1 day' END,
-                         CASE WHEN s.status IN ('delivered', 'returned', 'expired') THEN now() - make_interval(mins => (2000000 - g) / 2) END
-                    FROM generate_series($3::int, $4::int) g
-                   CROSS JOIN LATERAL (SELECT CASE WHEN g % 100 < 75 THEN 'delivered' WHEN g % 100 < 90 THEN 'in_transit' WHEN g % 100 < 96 THEN 'pending'
-                                                   WHEN g % 100 < 98 THEN 'exception' WHEN g % 100 < 99 THEN 'returned' ELSE 'expired' END AS status) s
-                  RETURNING id)
-       SELECT min(id), max(id) FROM t`,
-      [userId, prefix, from, to],
-    )
-    await client.query(
-      `INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, status_info, description, city, country)
-       SELECT t, 'k' || e, now() - make_interval(hours => e), 'AR', 'in_transit', 'In transit', 'Arrived at FedEx location', 'MEMPHIS', 'US'
-         FROM generate_series($1::bigint, $2::bigint) t, generate_series(1, 10) e`,
-      [ids[0]!.min, ids[0]!.max],
-    )
-    // As the refresh would leave them: the events kept ready on each task.
-    await client.query(`UPDATE tracking_tasks t SET events_view = ${eventsViewOf('t.id')} WHERE t.id BETWEEN $1 AND $2`, [ids[0]!.min, ids[0]!.max])
-    // Each task that left pending told its callback so, once and successfully: the webhook a
-    // page's latestWebhook shows.
-    await client.query(
-      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, last_attempt_at, response_status_code, created_at, updated_at)
-       SELECT t.id, t.user_id, 'msg_seed_' || t.id, '{}', 'success', 1, t.updated_at, 200, t.updated_at, t.updated_at
-         FROM tracking_tasks t WHERE t.id BETWEEN $1 AND $2 AND t.standard_status <> 'pending'`,
-      [ids[0]!.min, ids[0]!.max],
-    )
-  }
-  // As a mature database is: vacuumed. Left to autovacuum, ten million new events kept one core
-  // busy through the figures that followed (the list lost a fifth of its pages a second).
-  await client.query('VACUUM ANALYZE')
 }
 
 async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () => string) {
@@ -293,53 +244,12 @@ async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => 
     row(kind, `query by taskId, ${label}`, `${fmt(byId.requestsPerSecond)} req/s, p99 ${byId.p99Ms} ms`, `${fmt(pk.requestsPerSecond)} req/s, p99 ${pk.p99Ms} ms`, `${(byId.requestsPerSecond / pk.requestsPerSecond).toFixed(2)}×`, 'p99 < 20 ms')
     row(kind, `query by trackingNumber, ${label}`, `${fmt(byNumber.requestsPerSecond)} req/s, p99 ${byNumber.p99Ms} ms`, '', '', 'p99 < 20 ms')
   }
-  if (measures('list')) await listFigures(kind, service, token, seeded, seedUser, ceilingPort)
+  if (measures('list')) await listFigures(kind, service, token, seeded, seedUser, ceilingPort, row, SECONDS)
   if (measures('console')) await consoleFigures(kind, service, ADMIN_TOKEN, seeded, row)
   // The tasks the API figures made are not the refresh benchmark's: park them so the worker leaves
   // them be (the seeded active ones are due in a day already).
   await client.query(`UPDATE tracking_tasks SET next_refresh_at = NULL WHERE next_refresh_at < now() + interval '1 hour'`)
   await client.end()
-}
-
-/**
- * The list: a first page (20 tasks) at 50 connections over one user's `tasks`, for the default
- * sort and for each single filter, with values a user would give (a random number, reference or
- * one-day window on every request).
- */
-async function listFigures(kind: string, service: ServiceProcess, token: string, tasks: number, userId: number, ceilingPort: number) {
-  const big = `Q10000-`
-  const pick = (n: number) => 1 + Math.floor(Math.random() * n)
-  const day = (column: 'created' | 'updated') => {
-    // Seeded a minute apart (changed half a minute apart), going back from now.
-    const minutesAgo = (2_000_000 - pick(tasks - 10_000)) / (column === 'created' ? 1 : 2)
-    const from = new Date(Date.now() - minutesAgo * 60_000)
-    return `${column}From=${from.toISOString()}&${column}To=${new Date(from.getTime() + 86_400_000).toISOString()}`
-  }
-  const scenarios: [string, () => string][] = [
-    ['the default sort (-createdAt)', () => ''],
-    ['sort=-updatedAt', () => 'sort=-updatedAt'],
-    ['standardStatus=exception (2 %)', () => 'standardStatus=exception'],
-    ['standardStatus=in_transit,pending (21 %)', () => 'standardStatus=in_transit,pending'],
-    ['milestone=out_for_delivery (3 %)', () => 'milestone=out_for_delivery'],
-    ['carrierCode=UPARCEL (40 %)', () => 'carrierCode=UPARCEL'],
-    ['trackingNumber (one task)', () => `trackingNumber=${big}${pick(tasks - 10_000)}`],
-    ['externalReferenceNo (one task)', () => `externalReferenceNo=${big}order-${2 * pick((tasks - 10_000) / 2)}`],
-    ['active=true (23 %)', () => 'active=true'],
-    ['a day of createdFrom/createdTo', () => day('created')],
-    ['a day of updatedFrom/updatedTo', () => day('updated')],
-  ]
-  const auth = { authorization: `Bearer ${token}` }
-  const path = (query: () => string) => () => `/openapi/tracking-subscriptions/list?${query()}`
-  // The ceiling: the same page's rows read by a bare route (no auth, no validation, no document,
-  // no cursor) at the same concurrency. At 50 connections a closed loop's latency is 50 ÷ its
-  // throughput, so the ceiling's p99 is the least this host can show for the target.
-  const ceiling = await warmLoad({ url: `http://127.0.0.1:${ceilingPort}`, connections: 50, seconds: Math.max(2, SECONDS / 2), path: () => `/page?user=${userId}` })
-  const against = `${fmt(ceiling.requestsPerSecond)} req/s, p99 ${ceiling.p99Ms} ms`
-  for (const [name, query] of scenarios) {
-    const result = await warmLoad({ url: service.baseUrl, connections: 50, seconds: Math.max(2, SECONDS / 2), headers: auth, path: path(query) })
-    row(kind, `list a page, ${fmt(tasks)} tasks: ${name}`, `${fmt(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms`, against, `${(result.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}×`, 'p99 < 20 ms')
-    if (result.non2xx + result.errors > 0) console.log(`  (list ${name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
-  }
 }
 
 /** The batch ceiling: raw 100-row upserts with pg into `table`, back to back on one connection. */
