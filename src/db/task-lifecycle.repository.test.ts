@@ -121,8 +121,6 @@ describe('the list reads an index of the user’s tasks', () => {
         ['plan_kept_sorted_range', () => listStatement(query(day(10 + Math.random() * 100), '-updatedAt'))],
         ['plan_kept_narrow_range', () => listStatement(query(day(10 + Math.random() * 100)), true)],
         ['plan_kept_range_count', () => rangeCountStatement(query(day(10 + Math.random() * 100)))!],
-        // The reference index is partial (references that are not empty): a generic plan can use it only when the statement says so.
-        ['plan_kept_reference', () => listStatement(query({ externalReferenceNo: `order-${2 * Math.floor(Math.random() * 100_000)}` }))],
       ]
       for (const [name, statement] of statements) {
         for (let i = 0; i < 8; i++) await client.query({ ...statement(), name })
@@ -131,6 +129,28 @@ describe('the list reads an index of the user’s tasks', () => {
       }
     } finally {
       client.release()
+    }
+  })
+
+  it('keeps one plan for a page of a reference, whatever the statistics guess of how many references there are', async () => {
+    // ANALYZE reads a sample: over the bench's 1,000,000 tasks, 500,000 distinct references were
+    // guessed 29,538, so a generic plan expected 17 tasks a reference, and a custom plan (which
+    // sees that the value is not the common empty one) expected fewer and always looked cheaper:
+    // every page was planned anew (0.54 ms a call against a tracking number's 0.34). This account's
+    // statistics, guessed as low.
+    await database.db.query('ALTER TABLE tracking_tasks ALTER COLUMN external_reference_no SET (n_distinct = 6000)')
+    await database.db.query('ANALYZE tracking_tasks')
+    const client = await database.db.pool.connect()
+    try {
+      // The reference index is partial (references that are not empty): a generic plan can use it only when the statement says so.
+      const statement = () => listStatement(query({ externalReferenceNo: `order-${2 * Math.floor(Math.random() * 100_000)}` }))
+      for (let i = 0; i < 8; i++) await client.query({ ...statement(), name: 'plan_kept_reference' })
+      const { rows } = await client.query<{ generic_plans: string }>("SELECT generic_plans FROM pg_prepared_statements WHERE name = 'plan_kept_reference'")
+      expect(Number(rows[0]!.generic_plans)).toBeGreaterThan(0)
+    } finally {
+      client.release()
+      await database.db.query('ALTER TABLE tracking_tasks ALTER COLUMN external_reference_no RESET (n_distinct)')
+      await database.db.query('ANALYZE tracking_tasks')
     }
   })
 
