@@ -118,6 +118,10 @@ describe('the list reads an index of the user’s tasks', () => {
       const statements: [string, () => { text: string; values: unknown[] }][] = [
         ['plan_kept_default', () => listStatement(query({}))],
         ['plan_kept_status', () => listStatement(query({ standardStatus: ['in_transit'] }))],
+        ['plan_kept_milestones', () => listStatement(query({ standardStatus: ['in_transit', 'pending'] }))],
+        ['plan_kept_carrier', () => listStatement(query({ carrierCode: 'UPARCEL' }))],
+        ['plan_kept_number', () => listStatement(query({ trackingNumber: `PLAN${Math.floor(Math.random() * 200_000)}` }))],
+        ['plan_kept_inactive', () => listStatement(query({ active: false }, '-updatedAt'))],
         ['plan_kept_sorted_range', () => listStatement(query(day(10 + Math.random() * 100), '-updatedAt'))],
         ['plan_kept_narrow_range', () => listStatement(query(day(10 + Math.random() * 100)), true)],
         ['plan_kept_range_count', () => rangeCountStatement(query(day(10 + Math.random() * 100)))!],
