@@ -349,9 +349,7 @@ class Supervisor {
     for (let tries = 0; ; tries++) {
       const postmaster = readPostmaster(this.ctl.clusterDir)
       if (!postmaster || !isAlive(postmaster.pid)) return false
-      const client = new pg.Client({ connectionString: connectionString(postmaster.socketDir, postmaster.port), connectionTimeoutMillis: 3000 })
-      // A server shutting down may end this session between connect and end: an 'error' event, not a failure.
-      client.on('error', () => {})
+      const client = session({ connectionString: connectionString(postmaster.socketDir, postmaster.port), connectionTimeoutMillis: 3000 })
       try {
         await client.connect()
         await client.end()
@@ -366,9 +364,7 @@ class Supervisor {
 
   /** Takes the owner lock on a connection of its own; on failure, says who holds it. */
   private async tryOwn(role: EmbeddedRole): Promise<{ owned: boolean; client?: pg.Client; holder?: string }> {
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: `tracking-${role} pid ${process.pid}`, connectionTimeoutMillis: 5000 })
-    // Until watch() listens, a session ended by the server is noticed by watch()'s first query, not thrown.
-    client.on('error', () => {})
+    const client = session({ connectionString: this.connectionString, application_name: `tracking-${role} pid ${process.pid}`, connectionTimeoutMillis: 5000 })
     try {
       await client.connect()
       const [{ owned }] = (await client.query<{ owned: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS owned', OWNER_LOCK)).rows as [{ owned: boolean }]
@@ -385,6 +381,18 @@ class Supervisor {
       return { owned: false }
     }
   }
+}
+
+/**
+ * A connection of the supervisor's own. A server shutting down or killed may end it while no query
+ * is under way (between connect and end, or before watch() listens): pg reports that as an 'error'
+ * event, which would be thrown unheard. Failures that matter surface through the calls' promises,
+ * and watch() notices an owner connection that broke before it listened.
+ */
+function session(config: pg.ClientConfig): pg.Client {
+  const client = new pg.Client(config)
+  client.on('error', () => {})
+  return client
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,10 +1,10 @@
 import type { ConsoleService } from '../../services/console.service'
 import type { DeliveryRecord } from '../../domain/webhook-record'
 import { html, type Html } from './html'
+import { actionButton, badge, when, type PageContext } from './layout'
 
 type ConsoleTaskRow = Awaited<ReturnType<ConsoleService['searchTasks']>>[number]
 type TaskOwner = Awaited<ReturnType<ConsoleService['task']>>['owner']
-import { actionButton, badge, when, type PageContext } from './layout'
 
 export interface TaskSearch {
   q: string
