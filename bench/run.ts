@@ -12,6 +12,7 @@ import { burstFigures } from './burst-figures'
 import { carrierFigures, fetchCeiling } from './carrier-figures'
 import { consoleFigures } from './console-figures'
 import { endpointFigures } from './endpoint-figures'
+import { finishedAt, newest } from './finished'
 import { listFigures } from './list-figures'
 import { load, warmLoad } from './load'
 import { fmt } from './report'
@@ -308,21 +309,15 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
        SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLB' || g, $2, NULL FROM generate_series(1, $3::int) g`,
       [userId, receiverUrl, N],
     )
-    const waitFor = async (sql: string, params: unknown[] = []) => {
-      for (;;) {
-        const { rows: r } = await client.query<{ done: boolean }>(sql, params)
-        if (r[0]!.done) return
-        await new Promise((res) => setTimeout(res, 20))
-      }
-    }
+    const waitFor = finishedAt(client)
 
     // 5. Refresh: numbers fetched and applied per second through the simulator. The ceiling is
     // measured first, while the worker is idle.
     const ceiling = await fetchCeiling(sim, ['FEDEX', 'UPARCEL'], SECONDS)
     let started = Date.now()
     await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
-    await waitFor(`SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1`, [userId])
-    const refreshRate = N / ((Date.now() - started) / 1000)
+    const refreshed = await waitFor(`SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done, ${newest('last_fetched_at')} FROM tracking_tasks WHERE user_id = $1`, [userId])
+    const refreshRate = N / ((refreshed - started) / 1000)
     row(kind, 'refresh: numbers fetched and applied /s', fmt(refreshRate), fmt(ceiling), `${(refreshRate / ceiling).toFixed(2)}×`, '≥ 1,000/s')
 
     // 4b. Status change → first attempt: over the burst the refresh just made (5,000 changes
@@ -363,8 +358,8 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     const before = received
     started = Date.now()
     await client.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id LIKE 'msg_bench%'`)
-    await waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM webhook_deliveries`)
-    const deliveryRate = N / ((Date.now() - started) / 1000)
+    const delivered = await waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done, ${newest('updated_at')} FROM webhook_deliveries WHERE webhook_id LIKE 'msg_bench%'`)
+    const deliveryRate = N / ((delivered - started) / 1000)
     const receiverCeiling = await load({ url: receiverUrl, method: 'POST', connections: 64, seconds: Math.min(SECONDS, 5), headers: { 'content-type': 'application/json' }, body: () => payload })
     row(kind, 'webhooks delivered /s (one worker process)', fmt(deliveryRate), fmt(receiverCeiling.requestsPerSecond), `${(deliveryRate / receiverCeiling.requestsPerSecond).toFixed(2)}×`, '≥ 1,000/s')
     if (received - before < N) console.log(`  (receiver saw ${received - before} of ${N})`)
