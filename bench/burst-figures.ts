@@ -3,6 +3,7 @@ import pg from 'pg'
 import { createCarrierSimulator } from '../src/carriers/registry'
 import { startService } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
+import { newest } from './finished'
 import { load } from './load'
 import { type Row, fmt } from './report'
 
@@ -72,7 +73,7 @@ export async function burstFigures(kind: string, env: Record<string, string>, db
     const stats = (await (await fetch(`${receiver.url}/_stats`)).json()) as { count: number; arrivals: Record<string, number> }
     const client = new pg.Client({ connectionString: dbUrl() })
     await client.connect()
-    const { rows: fetchedRows } = await client.query<{ at: number | null }>(`SELECT (EXTRACT(EPOCH FROM max(last_fetched_at)) * 1000)::float8 AS at FROM tracking_tasks WHERE tracking_number LIKE $1`, [`${prefix}%`])
+    const { rows: fetchedRows } = await client.query<{ at: number | null }>(`SELECT ${newest('last_fetched_at')} FROM tracking_tasks WHERE tracking_number LIKE $1`, [`${prefix}%`])
     const fetched = fetchedRows[0]!.at ?? Number.NaN
     const lags = [...acked].map(([n, at]) => (stats.arrivals[n] ?? Number.NaN) - at).filter(Number.isFinite).sort((a, b) => a - b)
     const last = Math.max(...Object.values(stats.arrivals))

@@ -2,9 +2,9 @@ import { createServer } from 'node:http'
 
 /**
  * A webhook receiver in a process of its own (the burst figure): answers 200 at once, and notes
- * when the first webhook about each tracking number arrived. GET /_count gives {count, numbers}
- * (cheap enough to poll through the burst); GET /_stats also gives
- * {arrivals: {trackingNumber: epochMs}} (a megabyte at the end of a burst: read it once). The port
+ * when the first webhook about each tracking number arrived. GET /_count gives {numbers} (how many
+ * numbers were heard of: cheap enough to poll through the burst); GET /_stats gives
+ * {count, arrivals: {trackingNumber: epochMs}} (a megabyte at the end of a burst: read it once). The port
  * is printed on stdout.
  */
 const arrivals = new Map<string, number>()
@@ -12,7 +12,7 @@ let count = 0
 
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/_count') {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count, numbers: arrivals.size }))
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ numbers: arrivals.size }))
     return
   }
   if (req.method === 'GET' && req.url === '/_stats') {
