@@ -1,6 +1,8 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import globals from 'globals'
+import importX from 'eslint-plugin-import-x'
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', '.tmp/', 'test/client/'] },
@@ -23,8 +25,25 @@ export default tseslint.config(
     },
   },
   {
+    // No import cycles in the service's code: a module's dependencies can be read before it.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { ...importX.flatConfigs.typescript.settings, 'import-x/resolver-next': [createTypeScriptImportResolver()] },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
     // One direction of imports: nothing imports the HTTP layer but the entry points and tests.
-    files: ['src/domain/**', 'src/db/**', 'src/services/**', 'src/config/**', 'src/carriers/**', 'src/workers/**', 'src/simulator/**', 'src/observability/**', 'src/webhooks/**'],
+    files: [
+      'src/domain/**',
+      'src/db/**',
+      'src/services/**',
+      'src/config/**',
+      'src/carriers/**',
+      'src/workers/**',
+      'src/simulator/**',
+      'src/observability/**',
+      'src/webhooks/**',
+    ],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/**', '**/main/**'], message: 'http and main sit on top; import downwards only.' }] }],
     },
@@ -40,7 +59,30 @@ export default tseslint.config(
   {
     files: ['src/domain/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/**', '**/main/**', '**/db/**', '**/services/**', '**/carriers/**', '**/webhooks/**', '**/workers/**', 'pg', 'undici', 'node:fs', 'node:net', 'node:http'], message: 'domain is pure: no I/O, no adapters.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '**/http/**',
+                '**/main/**',
+                '**/db/**',
+                '**/services/**',
+                '**/carriers/**',
+                '**/webhooks/**',
+                '**/workers/**',
+                'pg',
+                'undici',
+                'node:fs',
+                'node:net',
+                'node:http',
+              ],
+              message: 'domain is pure: no I/O, no adapters.',
+            },
+          ],
+        },
+      ],
     },
   },
 )

@@ -8,7 +8,7 @@ import { load } from './load'
 import { type Row, fmt } from './report'
 
 /**
- * The burst of issue 23: one user whose callbacks all point at one receiving host (a process of
+ * The burst: one user whose callbacks all point at one receiving host (a process of
  * its own on loopback, answering 200 at once), 20,000 FedEx numbers that each change once at their
  * first fetch, the carrier's budget raised so that it is not the limit, everything else at its
  * defaults. Webhooks per second end to end (first subscribe acknowledged → last webhook received)
@@ -24,7 +24,14 @@ async function startReceiver(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url: `http://127.0.0.1:${port}` }
 }
 
-export async function burstFigures(kind: string, env: Record<string, string>, dbUrl: () => string, adminToken: string, row: Row, seconds: number): Promise<void> {
+export async function burstFigures(
+  kind: string,
+  env: Record<string, string>,
+  dbUrl: () => string,
+  adminToken: string,
+  row: Row,
+  seconds: number,
+): Promise<void> {
   const sim = createCarrierSimulator({ stepMs: 0 })
   await sim.start()
   const receiver = await startReceiver()
@@ -41,8 +48,21 @@ export async function burstFigures(kind: string, env: Record<string, string>, db
     ...(JSON.parse(process.env.BURST_ENV ?? '{}') as Record<string, string>),
   })
   try {
-    const ceiling = await load({ url: `${receiver.url}/hook`, method: 'POST', connections: 64, seconds: Math.min(seconds, 5), headers: { 'content-type': 'application/json' }, body: () => '{}' })
-    const user = (await (await fetch(`${service.baseUrl}/admin/api-users`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: '{"name":"burst"}' })).json()) as { data: { token: string } }
+    const ceiling = await load({
+      url: `${receiver.url}/hook`,
+      method: 'POST',
+      connections: 64,
+      seconds: Math.min(seconds, 5),
+      headers: { 'content-type': 'application/json' },
+      body: () => '{}',
+    })
+    const user = (await (
+      await fetch(`${service.baseUrl}/admin/api-users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: '{"name":"burst"}',
+      })
+    ).json()) as { data: { token: string } }
     const acked = new Map<string, number>()
     const prefix = `BURST${Date.now()}X`
     const started = Date.now()
@@ -73,13 +93,26 @@ export async function burstFigures(kind: string, env: Record<string, string>, db
     const stats = (await (await fetch(`${receiver.url}/_stats`)).json()) as { count: number; arrivals: Record<string, number> }
     const client = new pg.Client({ connectionString: dbUrl() })
     await client.connect()
-    const { rows: fetchedRows } = await client.query<{ at: number | null }>(`SELECT ${newest('last_fetched_at')} FROM tracking_tasks WHERE tracking_number LIKE $1`, [`${prefix}%`])
+    const { rows: fetchedRows } = await client.query<{ at: number | null }>(
+      `SELECT ${newest('last_fetched_at')} FROM tracking_tasks WHERE tracking_number LIKE $1`,
+      [`${prefix}%`],
+    )
     const fetched = fetchedRows[0]!.at ?? Number.NaN
-    const lags = [...acked].map(([n, at]) => (stats.arrivals[n] ?? Number.NaN) - at).filter(Number.isFinite).sort((a, b) => a - b)
+    const lags = [...acked]
+      .map(([n, at]) => (stats.arrivals[n] ?? Number.NaN) - at)
+      .filter(Number.isFinite)
+      .sort((a, b) => a - b)
     const last = Math.max(...Object.values(stats.arrivals))
     const rate = lags.length / ((last - started) / 1000)
     const pct = (p: number) => lags[Math.min(lags.length - 1, Math.floor(p * lags.length))]! / 1000
-    row(kind, `burst of ${fmt(CHANGES)} changes to one host: webhooks/s end to end`, fmt(rate), fmt(ceiling.requestsPerSecond), `${(rate / ceiling.requestsPerSecond).toFixed(2)}×`, '≥ 1,500/s')
+    row(
+      kind,
+      `burst of ${fmt(CHANGES)} changes to one host: webhooks/s end to end`,
+      fmt(rate),
+      fmt(ceiling.requestsPerSecond),
+      `${(rate / ceiling.requestsPerSecond).toFixed(2)}×`,
+      '≥ 1,500/s',
+    )
     row(kind, '  lag, subscribe acknowledged → webhook received', `p50 ${pct(0.5).toFixed(1)} s, p99 ${pct(0.99).toFixed(1)} s`, '', '', 'p99 ≤ 15 s')
     // Where an attempt's time went: claimed → request sent, the request, answer → outcome recorded.
     const { rows: spent } = await client.query<{ wait: number; http: number; record: number }>(
@@ -91,8 +124,22 @@ export async function burstFigures(kind: string, env: Record<string, string>, db
       [`${prefix}%`],
     )
     await client.end()
-    row(kind, "  an attempt's time (p50): claimed → sent / the request / answer → recorded", `${spent[0]!.wait.toFixed(1)} / ${spent[0]!.http.toFixed(1)} / ${spent[0]!.record.toFixed(1)} ms`, '', '', '')
-    row(kind, '  subscribed / every number fetched / every webhook received, after the first subscribe', `${((subscribed - started) / 1000).toFixed(1)} s / ${((fetched - started) / 1000).toFixed(1)} s / ${((last - started) / 1000).toFixed(1)} s`, '', '', '')
+    row(
+      kind,
+      "  an attempt's time (p50): claimed → sent / the request / answer → recorded",
+      `${spent[0]!.wait.toFixed(1)} / ${spent[0]!.http.toFixed(1)} / ${spent[0]!.record.toFixed(1)} ms`,
+      '',
+      '',
+      '',
+    )
+    row(
+      kind,
+      '  subscribed / every number fetched / every webhook received, after the first subscribe',
+      `${((subscribed - started) / 1000).toFixed(1)} s / ${((fetched - started) / 1000).toFixed(1)} s / ${((last - started) / 1000).toFixed(1)} s`,
+      '',
+      '',
+      '',
+    )
     if (lags.length < CHANGES) row(kind, '  (webhooks missing at the end)', fmt(CHANGES - lags.length), '', '', '0')
   } finally {
     await service.stop()

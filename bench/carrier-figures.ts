@@ -8,7 +8,7 @@ import { warmLoad } from './load'
 import { type Row, fmt } from './report'
 
 /**
- * Issue 22's figures. Per carrier: numbers fetched and applied per second by one worker process
+ * The carriers' figures. Per carrier: numbers fetched and applied per second by one worker process
  * (FedEx at 30 a request, UPS at 1), beside that carrier's fetch ceiling. A carrier outage
  * (PostgreSQL): with `outageTasks` FedEx tasks due and FedEx refusing connections, the rows the
  * worker writes for it per second once its circuit is open, and the API's query throughput beside
@@ -45,13 +45,30 @@ async function until(client: pg.Client, sql: string, params: unknown[]): Promise
   }
 }
 
-export async function carrierFigures(options: { kind: string; env: Record<string, string>; dbUrl: () => string; adminToken: string; row: Row; seconds: number; outageTasks: number }): Promise<void> {
+export async function carrierFigures(options: {
+  kind: string
+  env: Record<string, string>
+  dbUrl: () => string
+  adminToken: string
+  row: Row
+  seconds: number
+  outageTasks: number
+}): Promise<void> {
   const { kind, env, dbUrl, adminToken, row, seconds } = options
   const sim = createCarrierSimulator({ stepMs: 0 })
   await sim.start()
   const receiver = await startReceiver()
   const budgets = { FEDEX_REQUESTS_PER_SECOND: '1000', UPARCEL_REQUESTS_PER_SECOND: '1000', UPS_REQUESTS_PER_SECOND: '1000', REFRESH_CLAIM_LIMIT: '1000' }
-  const common = { ...env, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', ...simulatorEnv(sim), ...budgets, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_ADDRESS: '0' }
+  const common = {
+    ...env,
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'warn',
+    ...simulatorEnv(sim),
+    ...budgets,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    RATE_LIMIT_PER_TOKEN: '0',
+    RATE_LIMIT_PER_ADDRESS: '0',
+  }
   let fedexRate = 0
   let userId = 0
   // Per carrier, one at a time: its tasks made due at once, fetched and applied by one worker
@@ -62,7 +79,11 @@ export async function carrierFigures(options: { kind: string; env: Record<string
   client.on('error', () => {})
   await client.connect()
   try {
-    userId = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('carriers', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`)).rows[0]!.id
+    userId = (
+      await client.query<{ id: number }>(
+        `INSERT INTO api_users (name, webhook_secret) VALUES ('carriers', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`,
+      )
+    ).rows[0]!.id
     try {
       for (const [code, tasks] of [
         ['FEDEX', 6000],
@@ -77,11 +98,23 @@ export async function carrierFigures(options: { kind: string; env: Record<string
         const ceiling = await fetchCeiling(sim, [code], seconds)
         const started = Date.now()
         await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1 AND carrier_code = $2`, [userId, code])
-        await until(client, `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1 AND carrier_code = $2`, [userId, code])
+        await until(client, `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1 AND carrier_code = $2`, [
+          userId,
+          code,
+        ])
         const rate = tasks / ((Date.now() - started) / 1000)
         if (code === 'FEDEX') fedexRate = rate
-        row(kind, `refresh ${carrier.name} alone: numbers /s (${carrier.numbersPerRequest} a request)`, fmt(rate), fmt(ceiling), `${(rate / ceiling).toFixed(2)}×`, '')
-        await until(client, `SELECT count(*) FILTER (WHERE status NOT IN ('success', 'failed')) = 0 AS done FROM webhook_deliveries WHERE user_id = $1`, [userId])
+        row(
+          kind,
+          `refresh ${carrier.name} alone: numbers /s (${carrier.numbersPerRequest} a request)`,
+          fmt(rate),
+          fmt(ceiling),
+          `${(rate / ceiling).toFixed(2)}×`,
+          '',
+        )
+        await until(client, `SELECT count(*) FILTER (WHERE status NOT IN ('success', 'failed')) = 0 AS done FROM webhook_deliveries WHERE user_id = $1`, [
+          userId,
+        ])
       }
     } finally {
       await worker.stop()
@@ -120,10 +153,20 @@ async function outage(o: {
     await client.query('VACUUM ANALYZE tracking_tasks')
     const [min, max] = [Number(rows[0]!.min), Number(rows[0]!.max)]
     const query = async (service: ServiceProcess) => {
-      const res = await fetch(`${service.baseUrl}/admin/api-users/${userId}/tokens`, { method: 'POST', headers: { authorization: `Bearer ${o.adminToken}`, 'content-type': 'application/json' }, body: '{}' })
+      const res = await fetch(`${service.baseUrl}/admin/api-users/${userId}/tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${o.adminToken}`, 'content-type': 'application/json' },
+        body: '{}',
+      })
       const token = ((await res.json()) as { data: { token: string } }).data.token
       const randomId = () => min + Math.floor(Math.random() * (max - min + 1))
-      return warmLoad({ url: service.baseUrl, connections: 50, seconds, headers: { authorization: `Bearer ${token}` }, path: () => `/openapi/tracking-subscriptions?taskId=${randomId()}` })
+      return warmLoad({
+        url: service.baseUrl,
+        connections: 50,
+        seconds,
+        headers: { authorization: `Bearer ${token}` },
+        path: () => `/openapi/tracking-subscriptions?taskId=${randomId()}`,
+      })
     }
 
     // The same data served by an API process alone, before and after the outage's measure (the
@@ -137,10 +180,19 @@ async function outage(o: {
     // API and worker in one process, FedEx refusing every connection.
     const xidNow = async () => (await client.query<{ xid: string }>(`SELECT (txid_current() % 4294967296)::text AS xid`)).rows[0]!.xid
     const writtenSince = async (xid: string) =>
-      (await client.query<{ written: number }>(`SELECT count(*)::int AS written FROM tracking_tasks WHERE carrier_code = 'FEDEX' AND user_id = $1 AND xmin::text::bigint >= $2::bigint`, [userId, xid])).rows[0]!
-        .written
+      (
+        await client.query<{ written: number }>(
+          `SELECT count(*)::int AS written FROM tracking_tasks WHERE carrier_code = 'FEDEX' AND user_id = $1 AND xmin::text::bigint >= $2::bigint`,
+          [userId, xid],
+        )
+      ).rows[0]!.written
     const leased = async () =>
-      (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM tracking_tasks WHERE carrier_code = 'FEDEX' AND user_id = $1 AND refresh_lease_until > now()`, [userId])).rows[0]!.n
+      (
+        await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM tracking_tasks WHERE carrier_code = 'FEDEX' AND user_id = $1 AND refresh_lease_until > now()`,
+          [userId],
+        )
+      ).rows[0]!.n
     const beforeStart = await xidNow()
     const all = await startService({ ...env, ROLE: 'all' })
     const circuitOf = async (service: ServiceProcess) =>
@@ -162,8 +214,22 @@ async function outage(o: {
       const left = window * 1000 - (Date.now() - windowFrom)
       if (left > 0) await new Promise((r) => setTimeout(r, left))
       const writesPerSecond = (await writtenSince(xid)) / ((Date.now() - windowFrom) / 1000)
-      row(kind, `FedEx down, ${fmt(outageTasks)} due: task rows written once by the round under way when it went down (claimed, then failed)`, fmt(atStart), '', '', '')
-      row(kind, `FedEx down: its task rows written /s over the next ${window} s, the circuit open (opened after ${fmt(openAfter)} ms)`, writesPerSecond.toFixed(1), '', '', '≤ 10/s')
+      row(
+        kind,
+        `FedEx down, ${fmt(outageTasks)} due: task rows written once by the round under way when it went down (claimed, then failed)`,
+        fmt(atStart),
+        '',
+        '',
+        '',
+      )
+      row(
+        kind,
+        `FedEx down: its task rows written /s over the next ${window} s, the circuit open (opened after ${fmt(openAfter)} ms)`,
+        writesPerSecond.toFixed(1),
+        '',
+        '',
+        '≤ 10/s',
+      )
     } finally {
       await all.stop()
     }
@@ -188,7 +254,14 @@ async function outage(o: {
       await until(client, `SELECT count(*) = 0 AS done FROM tracking_tasks WHERE user_id = $1 AND carrier_code = 'FEDEX' AND last_fetched_at IS NULL`, [userId])
       const recovery = (Date.now() - backFrom) / 1000
       const allowed = outageTasks / o.fedexRate + 60
-      row(kind, `FedEx back: ${fmt(outageTasks)} due tasks all fetched`, `${fmt(recovery)} s`, `${fmt(allowed)} s allowed`, `${(recovery / allowed).toFixed(2)}×`, '≤ due ÷ throughput + 60 s')
+      row(
+        kind,
+        `FedEx back: ${fmt(outageTasks)} due tasks all fetched`,
+        `${fmt(recovery)} s`,
+        `${fmt(allowed)} s allowed`,
+        `${(recovery / allowed).toFixed(2)}×`,
+        '≤ due ÷ throughput + 60 s',
+      )
     } finally {
       await worker.stop()
     }

@@ -44,4 +44,11 @@ app.get('/page', async (request) => {
   return { items: rows.slice(0, 20) }
 })
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
-process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)))
+process.on(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+)

@@ -4,7 +4,7 @@ import { newest } from './finished'
 import { fmt } from './report'
 
 /**
- * The account endpoints' figures (issue 18), run by the worker figures on their worker process:
+ * The account endpoints' figures, run by the worker figures on their worker process:
  * a user with three endpoints that take `tracking.status_changed` besides each task's callback
  * (four deliveries a change: at 200 changes/s, 800 deliveries/s). With every event type each
  * change makes about 11.5 deliveries (a status, a milestone, new events and, at the first fetch,
@@ -37,7 +37,11 @@ const STEADY = 1000
 
 /** A user with three endpoints taking `eventTypes`, and TASKS tasks of theirs (prefix EPB). */
 async function userWithEndpoints(b: EndpointBench, name: string, eventTypes: readonly string[]): Promise<{ userId: number; endpoints: number[] }> {
-  const [{ id: userId }] = (await b.client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ($1, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`, [name])).rows as [{ id: number }]
+  const [{ id: userId }] = (
+    await b.client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ($1, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`, [
+      name,
+    ])
+  ).rows as [{ id: number }]
   const { rows } = await b.client.query<{ id: number }>(
     `INSERT INTO webhook_endpoints (user_id, url, event_types, secret)
      SELECT $1, $2 || '/endpoint' || g, $3, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' FROM generate_series(1, 3) g RETURNING id`,
@@ -55,11 +59,23 @@ async function userWithEndpoints(b: EndpointBench, name: string, eventTypes: rea
 async function refreshWithEndpoints(b: EndpointBench, userId: number, label: string): Promise<void> {
   const started = Date.now()
   await b.client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
-  const refreshed = await b.waitFor(`SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done, ${newest('last_fetched_at')} FROM tracking_tasks WHERE user_id = $1`, [userId])
+  const refreshed = await b.waitFor(
+    `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done, ${newest('last_fetched_at')} FROM tracking_tasks WHERE user_id = $1`,
+    [userId],
+  )
   const rate = TASKS / ((refreshed - started) / 1000)
   await b.waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM webhook_deliveries WHERE user_id = $1`, [userId])
-  const [{ n: made }] = (await b.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE user_id = $1`, [userId])).rows as [{ n: number }]
-  b.row(b.kind, `refresh, 3 endpoints a user (${label}; ${(made / TASKS).toFixed(1)} deliveries a task): numbers/s`, fmt(rate), fmt(b.plainRefreshRate), `${(rate / b.plainRefreshRate).toFixed(2)}×`, '')
+  const [{ n: made }] = (await b.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE user_id = $1`, [userId])).rows as [
+    { n: number },
+  ]
+  b.row(
+    b.kind,
+    `refresh, 3 endpoints a user (${label}; ${(made / TASKS).toFixed(1)} deliveries a task): numbers/s`,
+    fmt(rate),
+    fmt(b.plainRefreshRate),
+    `${(rate / b.plainRefreshRate).toFixed(2)}×`,
+    '',
+  )
 }
 
 export async function endpointFigures(b: EndpointBench): Promise<void> {
@@ -83,7 +99,14 @@ export async function endpointFigures(b: EndpointBench): Promise<void> {
     [userId],
   )
   const steady = await b.latencyOf(steadyFrom, userId)
-  b.row(kind, 'status change → first attempt, 200 changes/s, 3 endpoints + callback', `p50 ${fmt(steady.p50)} ms, p99 ${fmt(steady.p99)} ms`, '', '', 'p50 < 200 ms')
+  b.row(
+    kind,
+    'status change → first attempt, 200 changes/s, 3 endpoints + callback',
+    `p50 ${fmt(steady.p50)} ms, p99 ${fmt(steady.p99)} ms`,
+    '',
+    '',
+    'p50 < 200 ms',
+  )
 
   // Endpoint deliveries made due at once: what one worker process sends per second.
   const N = TASKS * endpoints.length
@@ -96,7 +119,9 @@ export async function endpointFigures(b: EndpointBench): Promise<void> {
   )
   started = Date.now()
   await client.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id LIKE 'msg_ep%'`)
-  const delivered = await b.waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done, ${newest('updated_at')} FROM webhook_deliveries WHERE webhook_id LIKE 'msg_ep%'`)
+  const delivered = await b.waitFor(
+    `SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done, ${newest('updated_at')} FROM webhook_deliveries WHERE webhook_id LIKE 'msg_ep%'`,
+  )
   const rate = N / ((delivered - started) / 1000)
   b.row(kind, 'webhooks delivered to endpoints /s (one worker process)', fmt(rate), '', '', '≥ 1,500/s')
 }

@@ -7,7 +7,16 @@ import { fmt, type Row } from './report'
  * sort and for each single filter, with values a user would give (a random number, reference or
  * one-day window on every request).
  */
-export async function listFigures(kind: string, service: ServiceProcess, token: string, tasks: number, userId: number, ceilingPort: number, row: Row, seconds: number): Promise<void> {
+export async function listFigures(
+  kind: string,
+  service: ServiceProcess,
+  token: string,
+  tasks: number,
+  userId: number,
+  ceilingPort: number,
+  row: Row,
+  seconds: number,
+): Promise<void> {
   const big = `Q10000-`
   const pick = (n: number) => 1 + Math.floor(Math.random() * n)
   const day = (column: 'created' | 'updated') => {
@@ -35,11 +44,23 @@ export async function listFigures(kind: string, service: ServiceProcess, token: 
   // The ceiling: the same page's rows read by a bare route (no auth, no validation, no document,
   // no cursor) at the same concurrency. At 50 connections a closed loop's latency is 50 ÷ its
   // throughput, so the ceiling's p99 is the least this host can show for the target.
-  const ceiling = await warmLoad({ url: `http://127.0.0.1:${ceilingPort}`, connections: 50, seconds: Math.max(2, seconds / 2), path: () => `/page?user=${userId}` })
+  const ceiling = await warmLoad({
+    url: `http://127.0.0.1:${ceilingPort}`,
+    connections: 50,
+    seconds: Math.max(2, seconds / 2),
+    path: () => `/page?user=${userId}`,
+  })
   const against = `${fmt(ceiling.requestsPerSecond)} req/s, p99 ${ceiling.p99Ms} ms`
   for (const [name, query] of scenarios) {
     const result = await warmLoad({ url: service.baseUrl, connections: 50, seconds: Math.max(2, seconds / 2), headers: auth, path: path(query) })
-    row(kind, `list a page, ${fmt(tasks)} tasks: ${name}`, `${fmt(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms`, against, `${(result.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}×`, 'p99 < 20 ms')
+    row(
+      kind,
+      `list a page, ${fmt(tasks)} tasks: ${name}`,
+      `${fmt(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms`,
+      against,
+      `${(result.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}×`,
+      'p99 < 20 ms',
+    )
     if (result.non2xx + result.errors > 0) console.log(`  (list ${name}: ${result.non2xx} non-2xx, ${result.errors} errors)`)
   }
 }

@@ -44,10 +44,14 @@ const postgresTicks = () =>
 
 const { startService } = (await import(join(checkout, 'test/support/service-process.ts'))) as typeof import('../test/support/service-process')
 const { simulatorEnv } = (await import(join(checkout, 'test/support/simulator-env.ts'))) as { simulatorEnv(sim: Simulator): Record<string, string> }
-// The simulator's constructor moved into the carrier registry with issue 22.
+// A checkout with a carrier registry makes its simulator there; an older one in src/simulator/.
 const sim: Simulator = existsSync(join(checkout, 'src/carriers/registry.ts'))
-  ? ((await import(join(checkout, 'src/carriers/registry.ts'))) as { createCarrierSimulator(o: { stepMs: number }): Simulator }).createCarrierSimulator({ stepMs: 0 })
-  : new ((await import(join(checkout, 'src/simulator/simulator.ts'))) as { CarrierSimulator: new (o: { stepMs: number }) => Simulator }).CarrierSimulator({ stepMs: 0 })
+  ? ((await import(join(checkout, 'src/carriers/registry.ts'))) as { createCarrierSimulator(o: { stepMs: number }): Simulator }).createCarrierSimulator({
+      stepMs: 0,
+    })
+  : new ((await import(join(checkout, 'src/simulator/simulator.ts'))) as { CarrierSimulator: new (o: { stepMs: number }) => Simulator }).CarrierSimulator({
+      stepMs: 0,
+    })
 await sim.start()
 const receiver = createServer((req, res) => {
   req.resume()
@@ -72,7 +76,9 @@ const worker = await startService({
 const client = new pg.Client({ connectionString: url.toString() })
 await client.connect()
 try {
-  const { rows } = await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('refresh-ab', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`)
+  const { rows } = await client.query<{ id: number }>(
+    `INSERT INTO api_users (name, webhook_secret) VALUES ('refresh-ab', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`,
+  )
   const userId = rows[0]!.id
   await client.query(
     `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
@@ -85,7 +91,10 @@ try {
   const started = Date.now()
   await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
   for (;;) {
-    const { rows: left } = await client.query<{ done: boolean }>(`SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1`, [userId])
+    const { rows: left } = await client.query<{ done: boolean }>(
+      `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1`,
+      [userId],
+    )
     if (left[0]!.done) break
     await new Promise((resolve) => setTimeout(resolve, 20))
   }

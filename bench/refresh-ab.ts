@@ -12,8 +12,7 @@ import { fmt } from './report'
  * (refresh-ab-run.ts, run inside each checkout) refreshes `--tasks` tasks, half FedEx and half
  * uParcel, on a fresh database with the bench's worker settings, and reports numbers per second
  * and what each side's CPU cost per 1,000 numbers: PostgreSQL's, the worker's. Loopback only.
- * How issue 18's "the refresh figure does not drop more than 10 %" is measured
- * (docs/performance.md).
+ * How "the refresh figure does not drop more than 10 %" is measured (docs/performance.md).
  */
 
 const args = new Map(process.argv.slice(2).flatMap((a, i, all) => (a.startsWith('--') ? [[a.slice(2), all[i + 1] ?? '']] : [])))
@@ -37,7 +36,12 @@ interface Run {
 }
 
 function run(checkout: string): Run {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', runner], { cwd: checkout, env: { ...process.env, TASKS: String(tasks) }, encoding: 'utf8', timeout: 600_000 })
+  const child = spawnSync(process.execPath, ['--import', 'tsx', runner], {
+    cwd: checkout,
+    env: { ...process.env, TASKS: String(tasks) },
+    encoding: 'utf8',
+    timeout: 600_000,
+  })
   if (child.status !== 0) throw new Error(`the run in ${checkout} failed: ${child.stderr}`)
   return JSON.parse(child.stdout.trim().split('\n').at(-1)!) as Run
 }

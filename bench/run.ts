@@ -20,7 +20,7 @@ import { seed } from './seed'
 import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
 
 /**
- * `npm run bench`: every figure of the performance issue, each against a ceiling measured in the
+ * `npm run bench`: every performance figure, each against a ceiling measured in the
  * same run on the same machine, on PostgreSQL and on the embedded database. Loopback only, bounded
  * in time. Prints a markdown table (docs/performance.md keeps the latest).
  *
@@ -58,7 +58,11 @@ function serverPids(dataDir: string): number[] {
   const postmaster = Number(readFileSync(`${dataDir}/postgresql/postmaster.pid`, 'utf8').split('\n')[0])
   let children: number[] = []
   try {
-    children = execFileSync('pgrep', ['-P', String(postmaster)]).toString().trim().split('\n').map(Number)
+    children = execFileSync('pgrep', ['-P', String(postmaster)])
+      .toString()
+      .trim()
+      .split('\n')
+      .map(Number)
   } catch {
     // none
   }
@@ -115,12 +119,19 @@ async function withDatabase(kind: string, run: (env: Record<string, string>, dbU
 const settle = () => new Promise((r) => setTimeout(r, 2000))
 
 async function api(service: ServiceProcess, path: string, body: unknown, token = ADMIN_TOKEN) {
-  const res = await fetch(`${service.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const res = await fetch(`${service.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   return ((await res.json()) as { data: Record<string, unknown> }).data
 }
 
 function startCeiling(dbUrl: string, port: number, poolSize: number): Promise<() => void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ceiling-server.ts'], { env: { ...process.env, CEILING_DATABASE_URL: dbUrl, PORT: String(port), CEILING_POOL: String(poolSize) }, stdio: 'inherit' })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ceiling-server.ts'], {
+    env: { ...process.env, CEILING_DATABASE_URL: dbUrl, PORT: String(port), CEILING_POOL: String(poolSize) },
+    stdio: 'inherit',
+  })
   return new Promise((resolve) => {
     const poll = setInterval(() => {
       fetch(`http://127.0.0.1:${port}/task?id=1`).then(
@@ -174,18 +185,35 @@ async function subscribeFigures(kind: string, service: ServiceProcess, headers: 
   let n = 0
   const body = () => JSON.stringify({ carrierCode: 'FEDEX', trackingNumber: `SUB${++n}`, callbackUrl: 'https://shop.example/hook' })
   const subscribe = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions`, method: 'POST', connections: 50, seconds: SECONDS, headers, body })
-  const ceiling = await load({ url: `http://127.0.0.1:${ceilingPort}/upsert`, method: 'POST', connections: 50, seconds: SECONDS, headers: { 'content-type': 'application/json' }, body })
-  row(kind, 'subscribe req/s (50 conn)', fmt(subscribe.requestsPerSecond), fmt(ceiling.requestsPerSecond), `${(subscribe.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}×`, '≥ 1.0× (then 1.5×)')
+  const ceiling = await load({
+    url: `http://127.0.0.1:${ceilingPort}/upsert`,
+    method: 'POST',
+    connections: 50,
+    seconds: SECONDS,
+    headers: { 'content-type': 'application/json' },
+    body,
+  })
+  row(
+    kind,
+    'subscribe req/s (50 conn)',
+    fmt(subscribe.requestsPerSecond),
+    fmt(ceiling.requestsPerSecond),
+    `${(subscribe.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}×`,
+    '≥ 1.0× (then 1.5×)',
+  )
   row(kind, 'subscribe p99', `${subscribe.p99Ms} ms`, `${ceiling.p99Ms} ms`, '', '')
   if (subscribe.non2xx + subscribe.errors > 0) console.log(`  (subscribe: ${subscribe.non2xx} non-2xx, ${subscribe.errors} errors)`)
 }
 
 async function batchFigures(kind: string, service: ServiceProcess, headers: Record<string, string>, dbUrl: () => string) {
   let b = 0
-  const batchBody = () => JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ carrierCode: 'UPARCEL', trackingNumber: `BAT${++b}x${i}`, callbackUrl: 'https://shop.example/hook' })) })
-  const batchLoad = (seconds: number) => load({ url: `${service.baseUrl}/openapi/tracking-subscriptions/batch`, method: 'POST', connections: 10, seconds, headers, body: batchBody })
-  // The issue's ceiling is "a raw 100-row pg upsert": statements back to back on one
-  // connection (its quoted 35,000-45,000 rows/s is that). Into a copy of tracking_tasks (same
+  const batchBody = () =>
+    JSON.stringify({
+      items: Array.from({ length: 100 }, (_, i) => ({ carrierCode: 'UPARCEL', trackingNumber: `BAT${++b}x${i}`, callbackUrl: 'https://shop.example/hook' })),
+    })
+  const batchLoad = (seconds: number) =>
+    load({ url: `${service.baseUrl}/openapi/tracking-subscriptions/batch`, method: 'POST', connections: 10, seconds, headers, body: batchBody })
+  // The batch's ceiling is a raw 100-row pg upsert: statements back to back on one connection. Into a copy of tracking_tasks (same
   // columns and indexes), it is what the database itself costs for these rows; into the
   // ceiling server's minimal table (one unique index), what the bare machine does. Both shown.
   // The figure and its ceilings take turns in four slices of the run: this host's speed drifts
@@ -225,7 +253,8 @@ async function batchFigures(kind: string, service: ServiceProcess, headers: Reco
 async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => string, ceilingPort: number) {
   const client = new pg.Client({ connectionString: dbUrl() })
   await client.connect()
-  const [{ id: seedUser }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('seed', 'whsec_x') RETURNING id`)).rows as [{ id: number }]
+  const [{ id: seedUser }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('seed', 'whsec_x') RETURNING id`))
+    .rows as [{ id: number }]
   const token = ((await api(service, `/admin/api-users/${seedUser}/tokens`, {})) as { token: string }).token
   let seeded = 0
   for (const size of [10_000, LARGE]) {
@@ -238,11 +267,30 @@ async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => 
     if (!measures('query')) continue
     const randomId = () => min + Math.floor(Math.random() * (max - min + 1))
     const auth = { authorization: `Bearer ${token}` }
-    const byId = await warmLoad({ url: service.baseUrl, connections: 50, seconds: SECONDS, headers: auth, path: () => `/openapi/tracking-subscriptions?taskId=${randomId()}` })
-    const byNumber = await warmLoad({ url: service.baseUrl, connections: 50, seconds: SECONDS, headers: auth, path: () => `/openapi/tracking-subscriptions?trackingNumber=Q${Math.random() < 0.5 ? 0 : 10_000}-${1 + Math.floor(Math.random() * 10_000)}` })
+    const byId = await warmLoad({
+      url: service.baseUrl,
+      connections: 50,
+      seconds: SECONDS,
+      headers: auth,
+      path: () => `/openapi/tracking-subscriptions?taskId=${randomId()}`,
+    })
+    const byNumber = await warmLoad({
+      url: service.baseUrl,
+      connections: 50,
+      seconds: SECONDS,
+      headers: auth,
+      path: () => `/openapi/tracking-subscriptions?trackingNumber=Q${Math.random() < 0.5 ? 0 : 10_000}-${1 + Math.floor(Math.random() * 10_000)}`,
+    })
     const pk = await warmLoad({ url: `http://127.0.0.1:${ceilingPort}`, connections: 50, seconds: SECONDS, path: () => `/task?id=${randomId()}` })
     const label = `${fmt(size)} tasks / ${fmt(size * 10)} events`
-    row(kind, `query by taskId, ${label}`, `${fmt(byId.requestsPerSecond)} req/s, p99 ${byId.p99Ms} ms`, `${fmt(pk.requestsPerSecond)} req/s, p99 ${pk.p99Ms} ms`, `${(byId.requestsPerSecond / pk.requestsPerSecond).toFixed(2)}×`, 'p99 < 20 ms')
+    row(
+      kind,
+      `query by taskId, ${label}`,
+      `${fmt(byId.requestsPerSecond)} req/s, p99 ${byId.p99Ms} ms`,
+      `${fmt(pk.requestsPerSecond)} req/s, p99 ${pk.p99Ms} ms`,
+      `${(byId.requestsPerSecond / pk.requestsPerSecond).toFixed(2)}×`,
+      'p99 < 20 ms',
+    )
     row(kind, `query by trackingNumber, ${label}`, `${fmt(byNumber.requestsPerSecond)} req/s, p99 ${byNumber.p99Ms} ms`, '', '', 'p99 < 20 ms')
   }
   if (measures('list')) await listFigures(kind, service, token, seeded, seedUser, ceilingPort, row, SECONDS)
@@ -303,7 +351,11 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
   await client.connect()
   try {
     const N = 5000
-    const [{ id: userId }] = (await client.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('workers', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`)).rows as [{ id: number }]
+    const [{ id: userId }] = (
+      await client.query<{ id: number }>(
+        `INSERT INTO api_users (name, webhook_secret) VALUES ('workers', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`,
+      )
+    ).rows as [{ id: number }]
     await client.query(
       `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
        SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLB' || g, $2, NULL FROM generate_series(1, $3::int) g`,
@@ -316,7 +368,10 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     const ceiling = await fetchCeiling(sim, ['FEDEX', 'UPARCEL'], SECONDS)
     let started = Date.now()
     await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
-    const refreshed = await waitFor(`SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done, ${newest('last_fetched_at')} FROM tracking_tasks WHERE user_id = $1`, [userId])
+    const refreshed = await waitFor(
+      `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done, ${newest('last_fetched_at')} FROM tracking_tasks WHERE user_id = $1`,
+      [userId],
+    )
     const refreshRate = N / ((refreshed - started) / 1000)
     row(kind, 'refresh: numbers fetched and applied /s', fmt(refreshRate), fmt(ceiling), `${(refreshRate / ceiling).toFixed(2)}×`, '≥ 1,000/s')
 
@@ -343,7 +398,10 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
          FROM generate_series(1, $3::int) g`,
       [userId, receiverUrl, STEADY],
     )
-    await waitFor(`SELECT count(*) = $2 AS done FROM webhook_deliveries d JOIN tracking_tasks t ON t.id = d.task_id WHERE t.user_id = $1 AND t.tracking_number LIKE 'DLS%' AND d.status = 'success'`, [userId, STEADY])
+    await waitFor(
+      `SELECT count(*) = $2 AS done FROM webhook_deliveries d JOIN tracking_tasks t ON t.id = d.task_id WHERE t.user_id = $1 AND t.tracking_number LIKE 'DLS%' AND d.status = 'success'`,
+      [userId, STEADY],
+    )
     const steady = await latencyOf(steadyFrom)
     row(kind, 'status change → first attempt, 200 changes/s', `p50 ${fmt(steady.p50)} ms, p99 ${fmt(steady.p99)} ms`, '', '', 'p50 < 200 ms')
 
@@ -358,10 +416,26 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     const before = received
     started = Date.now()
     await client.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id LIKE 'msg_bench%'`)
-    const delivered = await waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done, ${newest('updated_at')} FROM webhook_deliveries WHERE webhook_id LIKE 'msg_bench%'`)
+    const delivered = await waitFor(
+      `SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done, ${newest('updated_at')} FROM webhook_deliveries WHERE webhook_id LIKE 'msg_bench%'`,
+    )
     const deliveryRate = N / ((delivered - started) / 1000)
-    const receiverCeiling = await load({ url: receiverUrl, method: 'POST', connections: 64, seconds: Math.min(SECONDS, 5), headers: { 'content-type': 'application/json' }, body: () => payload })
-    row(kind, 'webhooks delivered /s (one worker process)', fmt(deliveryRate), fmt(receiverCeiling.requestsPerSecond), `${(deliveryRate / receiverCeiling.requestsPerSecond).toFixed(2)}×`, '≥ 1,000/s')
+    const receiverCeiling = await load({
+      url: receiverUrl,
+      method: 'POST',
+      connections: 64,
+      seconds: Math.min(SECONDS, 5),
+      headers: { 'content-type': 'application/json' },
+      body: () => payload,
+    })
+    row(
+      kind,
+      'webhooks delivered /s (one worker process)',
+      fmt(deliveryRate),
+      fmt(receiverCeiling.requestsPerSecond),
+      `${(deliveryRate / receiverCeiling.requestsPerSecond).toFixed(2)}×`,
+      '≥ 1,000/s',
+    )
     if (received - before < N) console.log(`  (receiver saw ${received - before} of ${N})`)
     await endpointFigures({ kind, client, receiverBase: receiverUrl, plainRefreshRate: refreshRate, row, waitFor, latencyOf, payload })
     row(kind, 'worker process RSS idle / after load', `${fmt(idle)} / ${fmt(rss(pid))} MiB`, '', '', '')
@@ -378,7 +452,8 @@ for (const kind of DBS) {
   console.log(`\n== ${kind}`)
   await withDatabase(kind, async (env, dbUrl) => {
     if (args.has('burst-only')) return burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
-    const carriers = () => carrierFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS, outageTasks: Number(args.get('outage-tasks') ?? 500_000) })
+    const carriers = () =>
+      carrierFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS, outageTasks: Number(args.get('outage-tasks') ?? 500_000) })
     if (args.has('carriers-only')) return carriers()
     // The workers' figures first, on a database that is still small and quiet: after the API
     // figures seed a million tasks and ten million events, autovacuum works through them for

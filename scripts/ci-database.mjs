@@ -14,7 +14,7 @@ try {
   await client.connect()
 } catch (error) {
   console.error(`PostgreSQL is unreachable at ${server}: ${error instanceof Error ? error.message : String(error)}`)
-  console.error("Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start")
+  console.error('Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start')
   process.exit(1)
 }
 if (action === 'create') {

@@ -6,7 +6,8 @@ import { CARRIERS, createCarrierSimulator } from './registry'
 
 // Every carrier's adapter, its real HTTP code, against the project's simulator on loopback,
 // which enforces the credentials given here.
-const credentialsOf = (carrier: CarrierPlugin, value: (field: string) => string) => Object.fromEntries(Object.keys(carrier.env.credentials).map((field) => [field, value(field)]))
+const credentialsOf = (carrier: CarrierPlugin, value: (field: string) => string) =>
+  Object.fromEntries(Object.keys(carrier.env.credentials).map((field) => [field, value(field)]))
 const good = (carrier: CarrierPlugin) => credentialsOf(carrier, (field) => `${field}-ok`)
 
 let sim: ReturnType<typeof createCarrierSimulator>
@@ -16,7 +17,8 @@ beforeAll(async () => {
 })
 afterAll(() => sim.stop())
 
-const adapter = (carrier: CarrierPlugin, credentials = good(carrier), baseUrl = sim.urlOf(carrier.simulator)): CarrierAdapter => carrier.createAdapter({ baseUrl, credentials, timeoutMs: 500 })
+const adapter = (carrier: CarrierPlugin, credentials = good(carrier), baseUrl = sim.urlOf(carrier.simulator)): CarrierAdapter =>
+  carrier.createAdapter({ baseUrl, credentials, timeoutMs: 500 })
 const statsOf = (carrier: CarrierPlugin) => sim.stats().carriers[carrier.simulator.path]!
 
 describe.each(CARRIERS.map((c) => [c.name, c] as const))('%s adapter', (name, carrier) => {
@@ -79,7 +81,10 @@ describe.each(CARRIERS.map((c) => [c.name, c] as const))('%s adapter', (name, ca
   })
 
   it('reports refused credentials as unauthorized', async () => {
-    const client = adapter(carrier, credentialsOf(carrier, () => 'wrong'))
+    const client = adapter(
+      carrier,
+      credentialsOf(carrier, () => 'wrong'),
+    )
     await expect(client.fetch(['DL1'])).rejects.toMatchObject({ failure: 'unauthorized' })
     await client.close()
   })

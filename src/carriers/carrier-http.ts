@@ -122,6 +122,7 @@ function transportError(error: unknown): CarrierError {
 export function failureForStatus(carrier: string, response: CarrierResponse): CarrierError {
   if (response.status === 429) return new CarrierError('rate_limited', `${carrier} rate limit (HTTP 429)`, response.retryAfterMs)
   if (response.status >= 500) return new CarrierError('server_error', `${carrier} answered HTTP ${response.status}`, response.retryAfterMs)
-  if (response.status === 401 || response.status === 403) return new CarrierError('unauthorized', `${carrier} refused the credentials (HTTP ${response.status})`)
+  if (response.status === 401 || response.status === 403)
+    return new CarrierError('unauthorized', `${carrier} refused the credentials (HTTP ${response.status})`)
   return new CarrierError('bad_response', `${carrier} answered HTTP ${response.status}`)
 }

@@ -13,7 +13,9 @@ interface Format {
   valid: { number: string }[]
   invalid: { number: string; why: string }[]
 }
-const { formats } = JSON.parse(readFileSync(new URL('../../test/fixtures/carriers/ups/detection-fixtures.json', import.meta.url), 'utf8')) as { formats: Format[] }
+const { formats } = JSON.parse(readFileSync(new URL('../../test/fixtures/carriers/ups/detection-fixtures.json', import.meta.url), 'utf8')) as {
+  formats: Format[]
+}
 const everywhere = () => true
 const detect = (number: string) => detectCarriers(number, CARRIERS, everywhere)
 
@@ -54,14 +56,22 @@ const changeLast = (n: string) => n.slice(0, -1) + ((Number(n.at(-1)) + 1) % 10)
 describe('computed numbers', () => {
   const cases: [string, () => string, string][] = [
     ['FedEx 12', fedex12, 'FEDEX'],
-    ['FedEx 15', () => {
-      const body = randomDigits(14)
-      return body + groundCheck(body)
-    }, 'FEDEX'],
-    ['FedEx 96', () => {
-      const head = `96${randomDigits(19)}`
-      return head + groundCheck(head.slice(7, 21))
-    }, 'FEDEX'],
+    [
+      'FedEx 15',
+      () => {
+        const body = randomDigits(14)
+        return body + groundCheck(body)
+      },
+      'FEDEX',
+    ],
+    [
+      'FedEx 96',
+      () => {
+        const head = `96${randomDigits(19)}`
+        return head + groundCheck(head.slice(7, 21))
+      },
+      'FEDEX',
+    ],
     ['UPS 1Z', ups1Z, 'UPS'],
   ]
   it.each(cases)('%s: 200 numbers each detected high, and low with the last digit changed', (_, make, carrierCode) => {
@@ -69,7 +79,12 @@ describe('computed numbers', () => {
       const number = make()
       expect(detect(number)[0], number).toMatchObject({ carrierCode, confidence: 'high' })
       expect(autoPick(detect(number)), number).toBe(carrierCode)
-      expect(detect(changeLast(number)).filter((c) => c.carrierCode === carrierCode).map((c) => c.confidence), number).toEqual(['low'])
+      expect(
+        detect(changeLast(number))
+          .filter((c) => c.carrierCode === carrierCode)
+          .map((c) => c.confidence),
+        number,
+      ).toEqual(['low'])
     }
   })
 
@@ -83,9 +98,11 @@ describe('AUTO', () => {
   it('picks only when exactly one available candidate is certain', () => {
     expect(autoPick(detect('UP2411220001'))).toBeUndefined()
     expect(autoPick(detectCarriers('986578788855', CARRIERS, (code) => code !== 'FEDEX'))).toBeUndefined()
-    expect(autoPick([
-      { carrierCode: 'A', format: 'a', confidence: 'high', available: true },
-      { carrierCode: 'B', format: 'b', confidence: 'high', available: true },
-    ])).toBeUndefined()
+    expect(
+      autoPick([
+        { carrierCode: 'A', format: 'a', confidence: 'high', available: true },
+        { carrierCode: 'B', format: 'b', confidence: 'high', available: true },
+      ]),
+    ).toBeUndefined()
   })
 })

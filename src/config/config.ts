@@ -20,6 +20,8 @@ export interface Config {
   tokenCacheTtlMs: number
   /** Connections the process keeps to the database. */
   databasePoolSize: number
+  /** The longest one statement may run, and the longest a wait for a connection may take. */
+  databaseTimeouts: { statementMs: number; connectMs: number }
   rateLimits: { perTokenPerSecond: number; perAddressPerSecond: number }
   /** Longest a SIGTERM waits for in-flight requests and attempts before exiting anyway. */
   shutdownTimeoutMs: number
@@ -95,6 +97,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     tokenCacheTtlMs: integer(env, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    databaseTimeouts: {
+      statementMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
+      connectMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+    },
     rateLimits: {
       perTokenPerSecond: integer(env, 'RATE_LIMIT_PER_TOKEN', 50, 0, 1_000_000),
       perAddressPerSecond: integer(env, 'RATE_LIMIT_PER_ADDRESS', 100, 0, 1_000_000),

@@ -1,4 +1,5 @@
 import type { Database } from './database'
+import { statementsOf } from './statements'
 
 export interface ApiUserRow {
   id: number
@@ -23,63 +24,40 @@ export class ApiUserRepository {
 
   /** Creates a user together with its first token, in one statement. */
   async createWithToken(name: string, webhookSecret: string, tokenHash: Buffer): Promise<CreatedUser> {
-    const [row] = await this.db.query<{ user_id: number; token_id: number }>(
-      `WITH new_user AS (
-         INSERT INTO api_users (name, webhook_secret) VALUES ($1, $2) RETURNING id
-       )
-       INSERT INTO api_tokens (user_id, token_hash)
-       SELECT id, $3 FROM new_user
-       RETURNING user_id, id AS token_id`,
-      [name, webhookSecret, tokenHash],
-    )
+    const [row] = await this.db.query<{ user_id: number; token_id: number }>(API_USER_CREATE, [name, webhookSecret, tokenHash])
     return { userId: row!.user_id, tokenId: row!.token_id }
   }
 
   async list(): Promise<ApiUserRow[]> {
-    return this.db.query<ApiUserRow>('SELECT id, name, created_at FROM api_users ORDER BY id')
+    return this.db.query<ApiUserRow>(API_USERS_LIST)
   }
 
   async find(userId: number): Promise<ApiUserRow | undefined> {
-    const [row] = await this.db.query<ApiUserRow>('SELECT id, name, created_at FROM api_users WHERE id = $1', [userId])
+    const [row] = await this.db.query<ApiUserRow>(API_USER_GET, [userId])
     return row
   }
 
   /** Adds a token; undefined when the user does not exist. */
   async addToken(userId: number, tokenHash: Buffer): Promise<number | undefined> {
-    const [row] = await this.db.query<{ id: number }>(
-      'INSERT INTO api_tokens (user_id, token_hash) SELECT id, $2 FROM api_users WHERE id = $1 RETURNING id',
-      [userId, tokenHash],
-    )
+    const [row] = await this.db.query<{ id: number }>(API_TOKEN_ISSUE, [userId, tokenHash])
     return row?.id
   }
 
   async listTokens(userId: number): Promise<ApiTokenRow[] | undefined> {
-    const rows = await this.db.query<ApiTokenRow & { user_exists: boolean }>(
-      `SELECT t.id, t.created_at, t.revoked_at
-         FROM api_users u LEFT JOIN api_tokens t ON t.user_id = u.id
-        WHERE u.id = $1
-        ORDER BY t.id`,
-      [userId],
-    )
+    const rows = await this.db.query<ApiTokenRow & { user_exists: boolean }>(API_TOKENS_LIST, [userId])
     if (rows.length === 0) return undefined
     return rows.filter((r) => r.id !== null)
   }
 
   /** Revokes a token of this user (idempotent); false when there is no such token. */
   async revokeToken(userId: number, tokenId: number): Promise<boolean> {
-    const rows = await this.db.query(
-      'UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND user_id = $2 RETURNING id',
-      [tokenId, userId],
-    )
+    const rows = await this.db.query(API_TOKEN_REVOKE, [tokenId, userId])
     return rows.length === 1
   }
 
   /** The user holding this live token, if any. */
   async findUserIdByTokenHash(tokenHash: Buffer): Promise<number | undefined> {
-    const [row] = await this.db.query<{ user_id: number }>(
-      'SELECT user_id FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
-      [tokenHash],
-    )
+    const [row] = await this.db.query<{ user_id: number }>(API_TOKEN_USER, [tokenHash])
     return row?.user_id
   }
 
@@ -88,15 +66,40 @@ export class ApiUserRepository {
    * `graceSeconds`. False when the user does not exist.
    */
   async rotateWebhookSecret(userId: number, newSecret: string, graceSeconds: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `UPDATE api_users
-          SET previous_webhook_secret = webhook_secret,
-              previous_webhook_secret_expires_at = now() + make_interval(secs => $3),
-              webhook_secret = $2
-        WHERE id = $1
-        RETURNING id`,
-      [userId, newSecret, graceSeconds],
-    )
+    const rows = await this.db.query(API_USER_ROTATE_SECRET, [userId, newSecret, graceSeconds])
     return rows.length === 1
   }
 }
+
+// The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
+const sql = statementsOf(import.meta.url)
+const API_USER_CREATE = sql(
+  'api_user_create',
+  `WITH new_user AS (
+     INSERT INTO api_users (name, webhook_secret) VALUES ($1, $2) RETURNING id
+   )
+   INSERT INTO api_tokens (user_id, token_hash)
+   SELECT id, $3 FROM new_user
+   RETURNING user_id, id AS token_id`,
+)
+const API_USERS_LIST = sql('api_users_list', 'SELECT id, name, created_at FROM api_users ORDER BY id')
+const API_USER_GET = sql('api_user_get', 'SELECT id, name, created_at FROM api_users WHERE id = $1')
+const API_TOKEN_ISSUE = sql('api_token_issue', 'INSERT INTO api_tokens (user_id, token_hash) SELECT id, $2 FROM api_users WHERE id = $1 RETURNING id')
+const API_TOKENS_LIST = sql(
+  'api_tokens_list',
+  `SELECT t.id, t.created_at, t.revoked_at
+     FROM api_users u LEFT JOIN api_tokens t ON t.user_id = u.id
+    WHERE u.id = $1
+    ORDER BY t.id`,
+)
+const API_TOKEN_REVOKE = sql('api_token_revoke', 'UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND user_id = $2 RETURNING id')
+const API_TOKEN_USER = sql('api_token_user', 'SELECT user_id FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL')
+const API_USER_ROTATE_SECRET = sql(
+  'api_user_rotate_secret',
+  `UPDATE api_users
+      SET previous_webhook_secret = webhook_secret,
+          previous_webhook_secret_expires_at = now() + make_interval(secs => $3),
+          webhook_secret = $2
+    WHERE id = $1
+    RETURNING id`,
+)

@@ -3,7 +3,15 @@ import { Coalescer } from './coalescer'
 
 /** A statement that takes as long as the test says, and records every group it was given. */
 function harness(
-  options: { maxInFlight?: number; maxGroup?: number; failGroups?: unknown; keyless?: boolean; sized?: boolean; gather?: { ms: number; enough: number } } = {},
+  options: {
+    maxInFlight?: number
+    maxGroup?: number
+    failGroups?: unknown
+    keyless?: boolean
+    sized?: boolean
+    gather?: { ms: number; enough: number }
+    deadlineMs?: number
+  } = {},
 ) {
   const groups: string[][] = []
   const singles: string[] = []
@@ -15,6 +23,7 @@ function harness(
     ...(options.keyless ? {} : { keys: (item: string) => item.split(':')[0]!.split('+') }),
     ...(options.sized ? { size: (item: string) => Number(item.split(':')[1]) } : {}),
     ...(options.gather ? { gather: options.gather } : {}),
+    ...(options.deadlineMs ? { deadlineMs: options.deadlineMs } : {}),
     run: async (items) => {
       groups.push(items)
       await new Promise<void>((r) => releases.push(r))
@@ -163,5 +172,21 @@ describe('Coalescer', () => {
     await first
     expect(await Promise.all(rest)).toEqual(['down', 'down'])
     expect(h.singles).toEqual(['a:1'])
+  })
+
+  it('never holds a call past its deadline: a running one fails, a queued one fails and leaves the queue', async () => {
+    const h = harness({ deadlineMs: 50 })
+    // a's statement hangs; b queues behind it (one in flight).
+    const running = h.coalescer.submit('a:1').catch((e: Error) => e.message)
+    const queued = h.coalescer.submit('b:1').catch((e: Error) => e.message)
+    const started = Date.now()
+    expect(await running).toBe('the database did not answer the request within 50 ms; retry shortly')
+    expect(await queued).toBe('the database did not answer the request within 50 ms; retry shortly')
+    expect(Date.now() - started).toBeLessThan(1_000)
+    // a's statement ends at last: b was never sent, and a later call is answered as usual.
+    const later = h.coalescer.submit('c:1')
+    await h.releaseAll()
+    expect(await later).toBe('ok c:1')
+    expect([...h.singles, ...h.groups.flat()]).toEqual(['a:1', 'c:1'])
   })
 })

@@ -1,4 +1,5 @@
 import { AppError } from '../domain/errors'
+import { deadlinePassed } from './database-errors'
 
 /**
  * Groups concurrent calls into one statement: the subscribe upserts of many requests become one
@@ -35,6 +36,12 @@ export interface CoalescerOptions<I, O> {
    * two thirds of the statements carried a single batch.
    */
   gather?: { ms: number; enough: number }
+  /**
+   * A call not answered this long after it was submitted fails with `unavailable`, whether it is
+   * still queued (it leaves the queue) or its statement is running (its answer is dropped): a
+   * request is never held past its deadline behind statements that hang.
+   */
+  deadlineMs?: number
   /** Calls sharing a key are kept apart (writes to one row). Without it calls are independent (reads). */
   keys?(item: I): readonly string[]
   /** One statement for all `items`; answers in the same order. */
@@ -56,14 +63,55 @@ export class Coalescer<I, O> {
   private readonly busyKeys = new Set<string>()
   private inFlight = 0
   private gatherTimer: NodeJS.Timeout | undefined
+  /** Calls with a deadline that are not answered yet (see `watch`). */
+  private readonly watched = new Set<{ call: Pending<I, O>; until: number }>()
+  private sweeper: NodeJS.Timeout | undefined
 
   constructor(private readonly options: CoalescerOptions<I, O>) {}
 
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, keys: this.options.keys?.(item) ?? [], size: this.options.size?.(item) ?? 1, resolve, reject })
+      const call: Pending<I, O> = { item, keys: this.options.keys?.(item) ?? [], size: this.options.size?.(item) ?? 1, resolve, reject }
+      if (this.options.deadlineMs !== undefined) this.watch(call, this.options.deadlineMs)
+      this.queue.push(call)
       this.pump()
     })
+  }
+
+  /**
+   * Fails `call` once it is unanswered `deadlineMs` after now. One sweep for every call, a tenth of
+   * the deadline apart (while any call is unanswered), rather than a timer per call: a timer for
+   * each subscribe cost the busy API process a few per cent of its requests.
+   */
+  private watch(call: Pending<I, O>, deadlineMs: number): void {
+    const { resolve, reject } = call
+    const watched = { call, until: Date.now() + deadlineMs }
+    this.watched.add(watched)
+    call.resolve = (value) => {
+      this.watched.delete(watched)
+      resolve(value)
+    }
+    call.reject = (error) => {
+      this.watched.delete(watched)
+      reject(error)
+    }
+    this.sweeper ??= setInterval(
+      () => {
+        const now = Date.now()
+        for (const w of this.watched) {
+          if (w.until > now) continue
+          const queued = this.queue.indexOf(w.call)
+          if (queued >= 0) this.queue.splice(queued, 1)
+          w.call.reject(deadlinePassed('the request', deadlineMs))
+        }
+        if (this.watched.size === 0) {
+          clearInterval(this.sweeper)
+          this.sweeper = undefined
+        }
+      },
+      Math.max(1, Math.floor(deadlineMs / 10)),
+    )
+    this.sweeper.unref()
   }
 
   /** Sends what may leave now; `waited` when the gather wait is over (see `gather`). */

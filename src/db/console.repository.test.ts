@@ -31,12 +31,14 @@ beforeAll(async () => {
        FROM tracking_tasks t WHERE t.id % 2 = 0`,
   )
   await db.query('ANALYZE')
+  const record = async (text: string, values?: unknown[]) => {
+    const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)
+    explained.push(rows.map((r) => r['QUERY PLAN']).join('\n'))
+    return []
+  }
   const explaining = {
-    query: async (text: string, values?: unknown[]) => {
-      const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)
-      explained.push(rows.map((r) => r['QUERY PLAN']).join('\n'))
-      return []
-    },
+    query: record,
+    queryWithin: (_ms: number, text: string, values?: unknown[]) => record(text, values),
   } as unknown as Database
   explain = async (run) => {
     explained = []

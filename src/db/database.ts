@@ -1,5 +1,7 @@
 import pg from 'pg'
-import { AppError } from '../domain/errors'
+import { deadlinePassed, translateDatabaseError } from './database-errors'
+
+export { isDatabaseUnavailable } from './database-errors'
 
 // int8 ids and counts as numbers: ids stay far below 2^53, and the interface types them as uint.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value))
@@ -11,16 +13,44 @@ export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>>
 }
 
+export interface DatabaseTimeouts {
+  /** The longest one statement may run: past it, it is cancelled and its connection destroyed. */
+  statementMs: number
+  /** The longest a caller waits for a connection (a free one of the pool, or a new one). */
+  connectMs: number
+}
+
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { statementMs: 5_000, connectMs: 5_000 }
+
+export interface DatabaseOptions {
+  poolSize: number
+  timeouts?: DatabaseTimeouts
+  /** Runs after the pool is closed (the embedded server is stopped there). */
+  onClose?: () => Promise<void>
+  /** Why the database cannot be reached now, when the process knows (the embedded server's supervisor). */
+  outage?: () => string | undefined
+}
+
 /**
  * The one way the service talks to PostgreSQL (the server at DATABASE_URL, or the embedded server
- * the service runs itself): a `pg` pool, with connection failures turned into `unavailable`.
+ * the service runs itself): a `pg` pool, every statement and every wait for a connection under a
+ * deadline, and failures that mean the database cannot serve now turned into `unavailable`
+ * (database-errors.ts).
+ *
+ * A database that fails must never end the process: every connection the pool hands out is
+ * listened to for 'error' for as long as it is held (pg-pool drops its own listener on checkout,
+ * and an 'error' event nobody hears is thrown), and one that broke, or whose statement passed its
+ * deadline, is destroyed rather than returned to the pool.
  */
 export class Database {
+  readonly timeouts: DatabaseTimeouts
+
   constructor(
     readonly pool: pg.Pool,
     readonly kind: DatabaseKind,
-    private readonly onClose: () => Promise<void> = async () => {},
+    private readonly options: Omit<DatabaseOptions, 'poolSize'> = {},
   ) {
+    this.timeouts = options.timeouts ?? DEFAULT_TIMEOUTS
     // An idle client whose server went away emits here; without a listener the process dies.
     pool.on('error', () => {})
   }
@@ -36,116 +66,211 @@ export class Database {
    * built per request is named through StatementNames, which bounds the names given out.
    */
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<R[]> {
+    // pool.query listens for its connection's 'error' while the statement runs, and a connection
+    // that failed it (past the deadline too: pg's query_timeout) is removed from the pool and
+    // destroyed. The cheapest path for the one statement of most requests: a connection checked
+    // out around the statement cost the query load about a tenth of the API process's CPU.
     try {
-      const result = await this.pool.query<R>(statement(text, values, name))
-      return result.rows
+      return (await this.pool.query<R>(statement(text, values, name, this.timeouts.statementMs))).rows
     } catch (error) {
-      throw translateDatabaseError(error)
+      throw translated(error, this.timeouts.statementMs)
     }
+  }
+
+  /** One statement known to take long (a report over every task), with a deadline of its own. */
+  async queryWithin<R extends pg.QueryResultRow = pg.QueryResultRow>(statementMs: number, text: string, values?: unknown[]): Promise<R[]> {
+    return this.inTransaction(statementMs, async (tx) => {
+      await tx.query(`SET LOCAL statement_timeout = ${Math.floor(statementMs)}`)
+      return (await tx.query<R>(text, values)).rows
+    })
   }
 
   /** Runs `work` in one transaction. Keep it short: never call a carrier or a webhook inside. */
   async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
+    return this.inTransaction(this.timeouts.statementMs, work)
+  }
+
+  private inTransaction<T>(statementMs: number, work: (client: Queryable) => Promise<T>): Promise<T> {
+    return this.session(statementMs, async (session) => {
+      await session.query('BEGIN')
+      try {
+        const result = await work(session)
+        await session.query('COMMIT')
+        return result
+      } catch (error) {
+        if (!session.broken) await session.query('ROLLBACK').catch(() => {})
+        throw error
+      }
+    })
+  }
+
+  /**
+   * Long maintenance work (migrations, rebuilding derived data): no deadline on its statements,
+   * which may take minutes on a large database; its connection is not reused after.
+   */
+  async maintenance<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
+    return this.session(
+      0,
+      async (session) => {
+        await session.query('SET statement_timeout = 0')
+        await session.query('SET idle_in_transaction_session_timeout = 0')
+        return work(session)
+      },
+      { discard: true },
+    )
+  }
+
+  /** A question the database answers at once when it serves (/readyz). */
+  async ping(): Promise<void> {
+    await this.query('SELECT 1')
+  }
+
+  /** Why the database cannot be reached now, when the process knows more than the error says. */
+  outage(): string | undefined {
+    return this.options.outage?.()
+  }
+
+  private async session<T>(statementMs: number, work: (session: HeldConnection) => Promise<T>, options: { discard?: boolean } = {}): Promise<T> {
     let client: pg.PoolClient
     try {
       client = await this.pool.connect()
     } catch (error) {
       throw translateDatabaseError(error)
     }
+    const session = new HeldConnection(client, statementMs)
     try {
-      await client.query('BEGIN')
-      const c = client
-      const result = await work({ query: (text, values, name) => c.query(statement(text, values, name)) })
-      await client.query('COMMIT')
-      return result
+      return await work(session)
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {})
-      throw translateDatabaseError(error)
+      throw translated(error, statementMs)
     } finally {
-      client.release()
+      session.release(options.discard === true)
     }
   }
 
   /**
    * LISTENs on `channel` with a connection of its own, reconnecting after failures; returns a
-   * function that stops listening. Callers poll as well, so LISTEN only makes them faster.
+   * function that stops listening. Callers poll as well, so LISTEN only makes them faster. The
+   * connection is asked a question every LISTEN_CHECK_MS: an idle connection behind a silent
+   * network would otherwise wait for TCP to give up (minutes) before it is replaced.
    */
   async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
     let client: pg.Client | undefined
     let stopped = false
     let retry: NodeJS.Timeout | undefined
+    let check: NodeJS.Timeout | undefined
+    const again = (broken: pg.Client) => {
+      if (client === broken) client = undefined
+      clearInterval(check)
+      broken.end().catch(() => {})
+      if (!stopped) retry = setTimeout(() => void connect(), 1000)
+    }
     const connect = async () => {
       if (stopped) return
       const next = new pg.Client(this.pool.options)
       next.on('notification', () => onNotify())
-      next.on('error', () => {
-        next.end().catch(() => {})
-        if (!stopped) retry = setTimeout(() => void connect(), 1000)
-      })
+      next.on('error', () => again(next))
       try {
+        // connect() has the pool's connect deadline; the statements have the statement deadline.
         await next.connect()
-        await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+        await next.query(statement(`LISTEN ${pg.escapeIdentifier(channel)}`, [], undefined, this.timeouts.statementMs))
         client = next
+        check = setInterval(() => {
+          next.query(statement('SELECT 1', [], undefined, this.timeouts.statementMs)).catch(() => again(next))
+        }, LISTEN_CHECK_MS)
+        check.unref()
       } catch {
-        await next.end().catch(() => {})
-        if (!stopped) retry = setTimeout(() => void connect(), 1000)
+        again(next)
       }
     }
     await connect()
     return async () => {
       stopped = true
       clearTimeout(retry)
+      clearInterval(check)
       await client?.end().catch(() => {})
     }
   }
 
   async close(): Promise<void> {
     await this.pool.end()
-    await this.onClose()
+    await this.options.onClose?.()
   }
 }
 
-function statement(text: string, values: unknown[] | undefined, name: string | undefined): pg.QueryConfig {
-  return name ? { name, text, values } : { text, values }
+const LISTEN_CHECK_MS = 30_000
+
+/** A statement as pg takes it, with the deadline after which pg fails it (0: none). */
+function statement(text: string, values: unknown[] | undefined, name: string | undefined, deadlineMs: number): pg.QueryConfig {
+  const config: pg.QueryConfig & { query_timeout?: number } = name ? { name, text, values } : { text, values }
+  if (deadlineMs > 0) config.query_timeout = deadlineMs
+  return config
 }
 
-export function createPool(connectionString: string, max: number): pg.Pool {
-  return new pg.Pool({
+/**
+ * A connection checked out of the pool: its statements run under the deadline, and its 'error'
+ * events are heard (and make it broken) for as long as it is held.
+ */
+class HeldConnection implements Queryable {
+  broken: Error | undefined
+  private readonly onError = (error: Error) => {
+    this.broken ??= error
+  }
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    /** 0: no deadline. */
+    private readonly statementMs: number,
+  ) {
+    client.on('error', this.onError)
+  }
+
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.client.query<R>(statement(text, values, name, this.statementMs))
+    } catch (error) {
+      // Past the deadline the statement may still be running: the connection must not be reused.
+      if (isDeadlineError(error)) this.broken ??= error as Error
+      throw error
+    }
+  }
+
+  /** Back to the pool, or destroyed when it broke (or must not be reused). */
+  release(discard: boolean): void {
+    this.client.off('error', this.onError)
+    // A connection given back with an error is ended by the pool: with a statement still in
+    // flight (past its deadline), pg destroys its socket, as behind a silent network nothing else
+    // frees it (the server cancels the statement by its own statement_timeout).
+    this.client.release(this.broken ?? discard)
+  }
+}
+
+/** pg's own words for a statement past its query_timeout. */
+const isDeadlineError = (error: unknown) => error instanceof Error && error.message === 'Query read timeout'
+
+/** What the caller is told of a failure: a statement past its deadline said so, the rest by database-errors.ts. */
+function translated(error: unknown, statementMs: number): unknown {
+  return isDeadlineError(error) ? deadlinePassed('a statement', statementMs) : translateDatabaseError(error)
+}
+
+/** The pool of one process: its deadlines given to the server too, TCP keepalive on every connection. */
+export function connectDatabase(connectionString: string, kind: DatabaseKind, options: DatabaseOptions): Database {
+  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS
+  const pool = new pg.Pool({
     connectionString,
-    max,
-    // Fail fast when the database is unreachable, so the API answers 503 instead of hanging.
-    connectionTimeoutMillis: 5_000,
+    max: options.poolSize,
+    // Fail fast when the database is unreachable or every connection is taken, so the API answers
+    // 503 instead of hanging.
+    connectionTimeoutMillis: timeouts.connectMs,
     idleTimeoutMillis: 30_000,
+    // A connection to a server that vanished without a reset is found out by TCP, not by waiting.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    // The server cancels a statement past the deadline by itself, and ends a session left inside
+    // a transaction by a client it can no longer hear (releasing the rows that transaction locked).
+    statement_timeout: timeouts.statementMs,
+    idle_in_transaction_session_timeout: Math.max(10_000, 2 * timeouts.statementMs),
     // Sessions run in UTC so that timestamps render the same everywhere.
     options: '-c TimeZone=UTC',
   })
-}
-
-// ENOENT: a Unix socket that is not there (the embedded server between its death and its restart).
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENOENT'])
-
-/** SQLSTATE classes that mean "the server cannot serve you now", not "your query is wrong". */
-function isUnavailableSqlState(code: string): boolean {
-  return (
-    code.startsWith('08') || // connection exception
-    code === '57P01' || // admin_shutdown
-    code === '57P02' || // crash_shutdown
-    code === '57P03' || // cannot_connect_now
-    code === '53300' // too_many_connections
-  )
-}
-
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false
-  const code = (error as { code?: unknown }).code
-  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || isUnavailableSqlState(code))) return true
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(
-    error.message,
-  )
-}
-
-function translateDatabaseError(error: unknown): unknown {
-  if (error instanceof AppError) return error
-  if (isDatabaseUnavailable(error)) return new AppError('unavailable', 'the database is unavailable; retry shortly')
-  return error
+  return new Database(pool, kind, { timeouts, onClose: options.onClose, outage: options.outage })
 }

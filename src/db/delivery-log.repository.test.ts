@@ -12,7 +12,9 @@ beforeAll(async () => {
   database = await createTestDatabase()
   const db = database.db
   await db.query(`INSERT INTO api_users (name, webhook_secret) SELECT 'u' || g, 'whsec_x' FROM generate_series(1, 20) g`)
-  await db.query(`INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) SELECT 1 + g % 20, 'FEDEX', 'LOG' || g, 'https://a.example/' FROM generate_series(1, 2000) g`)
+  await db.query(
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) SELECT 1 + g % 20, 'FEDEX', 'LOG' || g, 'https://a.example/' FROM generate_series(1, 2000) g`,
+  )
   await db.query(
     `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, created_at)
      SELECT t.id, t.user_id, 'msg_log' || g, '{}', CASE WHEN g % 50 = 0 THEN 'failed' ELSE 'success' END, now() - make_interval(mins => g)
@@ -22,7 +24,8 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(() => database.close())
 
-const explain = async (text: string, values: unknown[]) => (await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)).map((r) => r['QUERY PLAN']).join('\n')
+const explain = async (text: string, values: unknown[]) =>
+  (await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)).map((r) => r['QUERY PLAN']).join('\n')
 
 describe('the delivery log reads an index of the user’s deliveries', () => {
   it.each([

@@ -2,6 +2,8 @@ import type { EventType } from '../domain/event-types'
 import type { ListPosition } from '../domain/list-cursor'
 import type { WebhookStatus } from '../domain/statuses'
 import type { Database } from './database'
+import { nextRetryAtOf } from './task-document.sql'
+import { statementsOf } from './statements'
 
 /**
  * The account-wide delivery log (every delivery of a user: its tasks' callbacks and its
@@ -70,7 +72,7 @@ export function logStatement(userId: number, filters: DeliveryLogFilters, limit:
   if (after) where.push(`(d.created_at, d.id) < (${param(after.key)}::timestamptz, ${param(after.id)}::bigint)`)
   return {
     text: `SELECT d.id, d.created_at::text AS sort_key, d.webhook_id, d.event_type, d.task_id, d.endpoint_id, d.status, d.attempt_count,
-                  d.created_at, d.last_attempt_at, CASE WHEN d.status = 'retry_wait' THEN d.next_attempt_at END AS next_retry_at,
+                  d.created_at, d.last_attempt_at, ${nextRetryAtOf('d')} AS next_retry_at,
                   d.response_status_code, d.error_message
              FROM webhook_deliveries d
             WHERE ${where.join(' AND ')}
@@ -97,7 +99,12 @@ export class DeliveryLogRepository {
   constructor(private readonly db: Database) {}
 
   /** One page (and one more row, to tell whether there is a next one). */
-  async list(userId: number, filters: DeliveryLogFilters, limit: number, after: ListPosition | undefined): Promise<{ entry: DeliveryLogEntry; position: ListPosition }[]> {
+  async list(
+    userId: number,
+    filters: DeliveryLogFilters,
+    limit: number,
+    after: ListPosition | undefined,
+  ): Promise<{ entry: DeliveryLogEntry; position: ListPosition }[]> {
     const { text, values } = logStatement(userId, filters, limit, after)
     const rows = await this.db.query<LogRow>(text, values)
     return rows.map((r) => ({
@@ -124,15 +131,31 @@ export class DeliveryLogRepository {
    * second call finds them no longer failed: replay is idempotent. Returns how many it queued.
    */
   async replayFailed(userId: number, window: ReplayWindow, limit: number): Promise<number> {
-    const rows = await this.db.query(
-      `WITH picked AS (${REPLAY_PICK_SQL})
-       UPDATE webhook_deliveries d
-          SET status = 'pending', next_attempt_at = now(), cycle_start_attempt = d.attempt_count, updated_at = now()
-         FROM picked
-        WHERE d.id = picked.id
-        RETURNING d.id`,
-      [userId, window.createdFrom, window.createdTo, window.endpointId ?? null, limit],
-    )
+    const rows = await this.db.query(DELIVERY_LOG_REPLAY, [userId, window.createdFrom, window.createdTo, window.endpointId ?? null, limit])
     return rows.length
   }
 }
+
+// The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
+const sql = statementsOf(import.meta.url)
+const DELIVERY_LOG_REPLAY = sql(
+  'delivery_log_replay',
+  `WITH picked AS (${REPLAY_PICK_SQL})
+   UPDATE webhook_deliveries d
+      SET status = 'pending', next_attempt_at = now(), cycle_start_attempt = d.attempt_count, updated_at = now()
+     FROM picked
+    WHERE d.id = picked.id
+    RETURNING d.id`,
+)
+sql.family('delivery_log', () => [
+  { label: 'the first page, every delivery', text: logStatement(1, {}, 50, undefined).text },
+  {
+    label: 'the next page of one status, type, endpoint and task in a window',
+    text: logStatement(
+      1,
+      { status: 'failed', eventType: 'tracking.status_changed', endpointId: 1, taskId: 1, createdFrom: new Date(0), createdTo: new Date(1) },
+      50,
+      { key: '2026-11-20 00:00:00+00', id: 1 },
+    ).text,
+  },
+])

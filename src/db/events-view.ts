@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import { EVENT_FIELDS, FULL_EVENT_FIELDS } from '../domain/task-json'
+import { EVENT_FIELDS, FULL_EVENT_FIELDS } from '../domain/task-document'
 import type { Queryable } from './database'
+import { statementsOf } from './statements'
 
 /**
  * tracking_tasks.events_view: a task's events exactly as the query answer writes them (its
@@ -23,7 +24,7 @@ function membersOf(fields: Record<string, 'datetime' | 'text'>): string {
       const column = `e.${columnOf(field)}`
       return `${kind === 'datetime' ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : column} AS "${field}"`
     })
-    .join(', ')
+    .join(',\n           ')
 }
 
 /**
@@ -53,22 +54,33 @@ const REBUILD_BATCH = 10_000
  * Runs under the migration lock.
  */
 export async function syncEventsView(client: Queryable, log: (message: string) => void = () => {}): Promise<void> {
-  await client.query(`CREATE TABLE IF NOT EXISTS derived_definitions (name text PRIMARY KEY, fingerprint text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`)
-  const { rows } = await client.query<{ fingerprint: string }>(`SELECT fingerprint FROM derived_definitions WHERE name = 'events_view'`)
+  await client.query(DERIVED_DEFINITIONS_CREATE)
+  const { rows } = await client.query<{ fingerprint: string }>(EVENTS_VIEW_FINGERPRINT)
   if (rows[0]?.fingerprint === FINGERPRINT) return
-  const { rows: range } = await client.query<{ max: number | null }>('SELECT max(task_id) AS max FROM tracking_events')
+  const { rows: range } = await client.query<{ max: number | null }>(EVENTS_VIEW_LAST_TASK)
   const max = range[0]?.max ?? 0
   if (max > 0) log(`rebuilding the events kept on each task (their shape changed), up to task ${max}`)
   for (let from = 0; from < max; from += REBUILD_BATCH) {
-    await client.query(
-      `UPDATE tracking_tasks t SET events_view = ${eventsViewOf('t.id')}
-        WHERE t.id > $1 AND t.id <= $2 AND EXISTS (SELECT 1 FROM tracking_events e WHERE e.task_id = t.id)`,
-      [from, from + REBUILD_BATCH],
-    )
+    await client.query(EVENTS_VIEW_REBUILD, [from, from + REBUILD_BATCH])
   }
-  await client.query(
-    `INSERT INTO derived_definitions (name, fingerprint) VALUES ('events_view', $1)
-     ON CONFLICT (name) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, updated_at = now()`,
-    [FINGERPRINT],
-  )
+  await client.query(EVENTS_VIEW_FINGERPRINT_SAVE, [FINGERPRINT])
 }
+
+// The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
+const sql = statementsOf(import.meta.url)
+const DERIVED_DEFINITIONS_CREATE = sql(
+  'derived_definitions_create',
+  `CREATE TABLE IF NOT EXISTS derived_definitions (name text PRIMARY KEY, fingerprint text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+)
+const EVENTS_VIEW_FINGERPRINT = sql('events_view_fingerprint', `SELECT fingerprint FROM derived_definitions WHERE name = 'events_view'`)
+const EVENTS_VIEW_LAST_TASK = sql('events_view_last_task', 'SELECT max(task_id) AS max FROM tracking_events')
+const EVENTS_VIEW_REBUILD = sql(
+  'events_view_rebuild',
+  `UPDATE tracking_tasks t SET events_view = ${eventsViewOf('t.id')}
+    WHERE t.id > $1 AND t.id <= $2 AND EXISTS (SELECT 1 FROM tracking_events e WHERE e.task_id = t.id)`,
+)
+const EVENTS_VIEW_FINGERPRINT_SAVE = sql(
+  'events_view_fingerprint_save',
+  `INSERT INTO derived_definitions (name, fingerprint) VALUES ('events_view', $1)
+   ON CONFLICT (name) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, updated_at = now()`,
+)

@@ -21,7 +21,9 @@ describe('migrate', () => {
     expect(applied.map((m) => m.version)).toEqual(loadMigrations().map((m) => m.version))
     expect(await migrate(db)).toEqual([])
 
-    const [{ id: userId }] = (await db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('m', 'whsec_m') RETURNING id`)) as [{ id: number }]
+    const [{ id: userId }] = (await db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('m', 'whsec_m') RETURNING id`)) as [
+      { id: number },
+    ]
     const [{ id: taskId }] = (await db.query<{ id: number }>(
       `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) VALUES ($1, 'FEDEX', 'M1', 'https://a.example/') RETURNING id`,
       [userId],
@@ -57,16 +59,19 @@ describe('migration 0010 (milestones and endpoints)', () => {
   it('gives stored events and tasks their milestones as the carriers’ tables do, and deliveries their user', async () => {
     const old = await createTestDatabase({ migrated: false, poolSize: 1 })
     try {
-      await migrate(old.db, loadMigrations().filter((m) => m.version < 10))
-      const [{ id: userId }] = (await old.db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('m', 'whsec_m') RETURNING id`)) as [{ id: number }]
+      await migrate(
+        old.db,
+        loadMigrations().filter((m) => m.version < 10),
+      )
+      const [{ id: userId }] = (await old.db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('m', 'whsec_m') RETURNING id`)) as [
+        { id: number },
+      ]
       const task = async (carrier: string, number: string, status: string) =>
         (
-          await old.db.query<{ id: number }>(`INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, standard_status) VALUES ($1, $2, $3, 'https://a.example/', $4) RETURNING id`, [
-            userId,
-            carrier,
-            number,
-            status,
-          ])
+          await old.db.query<{ id: number }>(
+            `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, standard_status) VALUES ($1, $2, $3, 'https://a.example/', $4) RETURNING id`,
+            [userId, carrier, number, status],
+          )
         )[0]!.id
       // [carrier, code, its standard status, exception text]: each code's event, the newest last.
       const events: [string, string, string, string][] = [
@@ -88,7 +93,10 @@ describe('migration 0010 (milestones and endpoints)', () => {
         // One task per event, whose status is the event's (or in transit for an unknown code).
         const id = await task(carrier, `MIG${i}`, status || 'in_transit')
         ids.push(id)
-        await old.db.query(`INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, exception_description) VALUES ($1, 'k', now(), $2, $3, $4)`, [id, code, status, exception])
+        await old.db.query(
+          `INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, exception_description) VALUES ($1, 'k', now(), $2, $3, $4)`,
+          [id, code, status, exception],
+        )
       }
       const quiet = await task('FEDEX', 'MIGQUIET', 'pending')
       await old.db.query(`INSERT INTO webhook_deliveries (task_id, webhook_id, payload) VALUES ($1, 'msg_mig', '{}')`, [ids[0]])

@@ -1,4 +1,5 @@
 import type { Database } from './database'
+import { statementsOf } from './statements'
 
 /**
  * Sends `NOTIFY channel` at most once per `intervalMs`, outside any request's transaction.
@@ -22,10 +23,14 @@ export class Notifier {
     this.timer = setTimeout(() => {
       this.timer = undefined
       this.lastSent = Date.now()
-      this.db.query('SELECT pg_notify($1, $2)', [this.channel, '']).catch(() => {
+      this.db.query(NOTIFY, [this.channel, '']).catch(() => {
         // Workers poll as well: a lost wake-up only delays them.
       })
     }, wait)
     this.timer.unref()
   }
 }
+
+// The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
+const sql = statementsOf(import.meta.url)
+const NOTIFY = sql('notify', 'SELECT pg_notify($1, $2)')

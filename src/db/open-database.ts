@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { Database, createPool } from './database'
+import { connectDatabase, type Database, type DatabaseTimeouts } from './database'
 import { startEmbeddedServer, type EmbeddedLog, type EmbeddedRole } from './embedded/embedded-server'
 
 export interface OpenDatabaseOptions {
@@ -7,6 +7,8 @@ export interface OpenDatabaseOptions {
   databaseUrl: string | undefined
   dataDir: string
   poolSize: number
+  /** Deadlines of every statement and every wait for a connection (the defaults when unset). */
+  timeouts?: DatabaseTimeouts
   /**
    * service: runs the embedded server for as long as the process lives (refused when another
    * service runs it); tool (CLI, migrate): uses the running server, or runs one for its work.
@@ -19,9 +21,10 @@ export interface OpenDatabaseOptions {
 
 /** The database the process works on: the same pool and SQL whichever server it is. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) return new Database(createPool(options.databaseUrl, options.poolSize), 'postgres')
+  const { poolSize, timeouts } = options
+  if (options.databaseUrl) return connectDatabase(options.databaseUrl, 'postgres', { poolSize, timeouts })
   const server = await startEmbeddedServer({ dataDir: options.dataDir, role: options.role, log: options.log, onLost: options.onLost })
-  return new Database(createPool(server.connectionString, options.poolSize), 'embedded', () => server.stop())
+  return connectDatabase(server.connectionString, 'embedded', { poolSize, timeouts, onClose: () => server.stop(), outage: () => server.outage() })
 }
 
 /** Where the process's data lives, for an operator to read (never a password). */

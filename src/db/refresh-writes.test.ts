@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
-import { insertDeliveries, updateTasks } from './refresh-writes'
+import { insertDeliveries } from './outbox-writes'
+import { updateTasks } from './refresh-writes'
 
 // The outbox's bodies are sent and signed byte for byte as stored, and a task's addresses go into
 // its full task as stored: whatever the characters, the stored text is what JSON.stringify wrote.
@@ -16,7 +17,11 @@ const tricky = 'quote " backslash \\ slash / tab \t newline \n cr \r bell \u0007
 describe('insertDeliveries', () => {
   it('stores every body exactly as JSON.stringify wrote it, one row each, a shared body once per row', async () => {
     const { userId } = await t.createUser()
-    const { taskId } = await t.services.subscriptions.subscribe(userId, { carrierCode: 'FEDEX', trackingNumber: `RW${Date.now()}`, callbackUrl: 'https://a.example/' })
+    const { taskId } = await t.services.subscriptions.subscribe(userId, {
+      carrierCode: 'FEDEX',
+      trackingNumber: `RW${Date.now()}`,
+      callbackUrl: 'https://a.example/',
+    })
     const shared = { type: 'tracking.events_added', data: { note: tricky, list: [tricky, '', ' '] } }
     const payloads = [{ type: 'tracking.status_changed', data: { description: tricky } }, shared, shared, { type: 'tracking.deleted', data: {} }]
     await t.db.transaction((tx) =>
@@ -25,7 +30,10 @@ describe('insertDeliveries', () => {
         payloads.map((payload) => ({ taskId, userId, endpointId: null, type: payload.type as 'tracking.status_changed', payload })),
       ),
     )
-    const rows = await t.db.query<{ payload: string; event_type: string }>(`SELECT payload::text AS payload, event_type FROM webhook_deliveries WHERE task_id = $1 ORDER BY id`, [taskId])
+    const rows = await t.db.query<{ payload: string; event_type: string }>(
+      `SELECT payload::text AS payload, event_type FROM webhook_deliveries WHERE task_id = $1 ORDER BY id`,
+      [taskId],
+    )
     expect(rows.map((r) => r.payload)).toEqual(payloads.map((p) => JSON.stringify(p)))
     expect(rows.map((r) => r.event_type)).toEqual(payloads.map((p) => p.type))
   })
@@ -34,7 +42,11 @@ describe('insertDeliveries', () => {
 describe('updateTasks', () => {
   it('stores an address as the full task writes it, whatever the order of its members, and reads it back so', async () => {
     const { userId } = await t.createUser()
-    const { taskId } = await t.services.subscriptions.subscribe(userId, { carrierCode: 'FEDEX', trackingNumber: `RA${Date.now()}`, callbackUrl: 'https://a.example/' })
+    const { taskId } = await t.services.subscriptions.subscribe(userId, {
+      carrierCode: 'FEDEX',
+      trackingNumber: `RA${Date.now()}`,
+      callbackUrl: 'https://a.example/',
+    })
     // Members in another order than the interface's, as a carrier mapper might build them.
     const origin = { address: `1-1 "Chiyoda" ${tricky}`, postalCode: '100-0001', city: 'Chiyoda', state: '東京都', country: 'JP' }
     await t.db.transaction((tx) =>
@@ -62,7 +74,10 @@ describe('updateTasks', () => {
     )
     const written = JSON.stringify({ country: 'JP', state: '東京都', city: 'Chiyoda', postalCode: '100-0001', address: origin.address })
     const empty = JSON.stringify({ country: '', state: '', city: '', postalCode: '', address: '' })
-    const [row] = await t.db.query<{ origin: string; destination: string }>(`SELECT origin_address::text AS origin, destination_address::text AS destination FROM tracking_tasks WHERE id = $1`, [taskId])
+    const [row] = await t.db.query<{ origin: string; destination: string }>(
+      `SELECT origin_address::text AS origin, destination_address::text AS destination FROM tracking_tasks WHERE id = $1`,
+      [taskId],
+    )
     expect(row).toEqual({ origin: written, destination: empty })
     const full = await t.services.tasks.get(userId, taskId)
     expect(full).toContain(`"originAddress":${written},"destinationAddress":${empty}`)

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
+import { MILESTONE_NAMES } from '../domain/milestones'
 import { SETTINGS } from '../domain/settings'
 import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../domain/statuses'
 
@@ -24,7 +25,9 @@ async function checks(table: string, column: string): Promise<string[]> {
 const quoted = (def: string) => [...def.matchAll(/'([^']+)'::text/g)].map((m) => m[1])
 
 describe('the schema agrees with the domain', () => {
-  it('on the standard statuses and the webhook statuses', async () => {
+  it('on the standard statuses, the milestones and the webhook statuses', async () => {
+    const [milestones] = await checks('tracking_tasks', 'milestone')
+    expect(quoted(milestones!).sort()).toEqual([...MILESTONE_NAMES].sort())
     const [tasks] = await checks('tracking_tasks', 'standard_status')
     expect(quoted(tasks!).sort()).toEqual([...STANDARD_STATUSES].sort())
     const [deliveries] = await checks('webhook_deliveries', 'status')
@@ -37,7 +40,10 @@ describe('the schema agrees with the domain', () => {
       const [def] = await checks('settings', column)
       expect(def).toContain(`>= ${setting.min}`)
       expect(def).toContain(`<= ${setting.max}`)
-      const [row] = await database.db.query<{ value: number }>(`SELECT column_default::int AS value FROM information_schema.columns WHERE table_name = 'settings' AND column_name = $1`, [column])
+      const [row] = await database.db.query<{ value: number }>(
+        `SELECT column_default::int AS value FROM information_schema.columns WHERE table_name = 'settings' AND column_name = $1`,
+        [column],
+      )
       expect(row!.value).toBe(setting.default)
     }
   })

@@ -1,6 +1,7 @@
 import { SETTINGS, type SettingName, type Settings } from '../domain/settings'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
+import { statementsOf } from './statements'
 
 export type { Settings }
 
@@ -16,6 +17,7 @@ export class SettingsRepository {
     this.reads = new Coalescer<undefined, Settings>({
       maxInFlight: 1,
       maxGroup: 1000,
+      deadlineMs: db.timeouts.statementMs,
       run: async (calls) => {
         const settings = await this.read()
         return calls.map(() => settings)
@@ -29,17 +31,14 @@ export class SettingsRepository {
   }
 
   private async read(): Promise<Settings> {
-    const [row] = await this.db.query<Record<string, number>>(`SELECT ${SELECT_LIST} FROM settings WHERE id`, [], 'settings_read')
+    const [row] = await this.db.query<Record<string, number>>(SETTINGS_READ, [], 'settings_read')
     return row as Settings
   }
 
   async update(patch: Partial<Settings>): Promise<Settings> {
     const names = SETTING_NAMES.filter((name) => patch[name] !== undefined)
     const [row] = await this.db.query<Record<string, number>>(
-      `UPDATE settings
-          SET ${[...names.map((name, i) => `${COLUMNS[name]} = $${i + 1}`), 'updated_at = now()'].join(', ')}
-        WHERE id
-        RETURNING ${SELECT_LIST}`,
+      updateStatement(names),
       names.map((name) => patch[name]),
     )
     return row as Settings
@@ -50,3 +49,16 @@ export class SettingsRepository {
 const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[]
 const COLUMNS = Object.fromEntries(SETTING_NAMES.map((name) => [name, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)])) as Record<SettingName, string>
 const SELECT_LIST = SETTING_NAMES.map((name) => `${COLUMNS[name]} AS "${name}"`).join(', ')
+
+/** Sets the settings named, in order, from $1, $2, … */
+function updateStatement(names: SettingName[]): string {
+  return `UPDATE settings
+             SET ${[...names.map((name, i) => `${COLUMNS[name]} = $${i + 1}`), 'updated_at = now()'].join(', ')}
+           WHERE id
+       RETURNING ${SELECT_LIST}`
+}
+
+// The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
+const sql = statementsOf(import.meta.url)
+const SETTINGS_READ = sql('settings_read', `SELECT ${SELECT_LIST} FROM settings WHERE id`)
+sql.family('settings_update', () => [{ label: 'every setting at once', text: updateStatement(SETTING_NAMES) }])

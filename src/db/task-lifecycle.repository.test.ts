@@ -35,7 +35,14 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(() => database.close())
 
-const query = (filters: TaskListFilters, sort: TaskListQuery['sort'] = '-createdAt', after?: TaskListQuery['after']): TaskListQuery => ({ userId: USER, filters, sort, limit: 20, after, includeEvents: false })
+const query = (filters: TaskListFilters, sort: TaskListQuery['sort'] = '-createdAt', after?: TaskListQuery['after']): TaskListQuery => ({
+  userId: USER,
+  filters,
+  sort,
+  limit: 20,
+  after,
+  includeEvents: false,
+})
 
 async function plan(filters: TaskListFilters, sort: TaskListQuery['sort'] = '-createdAt', after?: TaskListQuery['after'], readRange = false): Promise<string> {
   const { text, values } = listStatement(query(filters, sort, after), readRange)
@@ -131,7 +138,10 @@ describe('the list reads an index of the user’s tasks', () => {
     // every call was planned anew (140 µs of a page's 320 on the database's side).
     // A time range's values are hidden from the planner (listStatement's `time`): a custom plan,
     // made for them, looked cheaper than the generic one on every call (0.5 ms a page planning).
-    const day = (daysAgo: number) => ({ updatedFrom: new Date(Date.now() - daysAgo * 86_400_000), updatedTo: new Date(Date.now() - (daysAgo - 1) * 86_400_000) })
+    const day = (daysAgo: number) => ({
+      updatedFrom: new Date(Date.now() - daysAgo * 86_400_000),
+      updatedTo: new Date(Date.now() - (daysAgo - 1) * 86_400_000),
+    })
     const statements: [string, () => { text: string; values: unknown[] }][] = [
       ['plan_kept_default', () => listStatement(query({}))],
       ['plan_kept_status', () => listStatement(query({ standardStatus: ['in_transit'] }))],
@@ -202,7 +212,9 @@ describe('the list reads an index of the user’s tasks', () => {
     const at = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000)
     const rows = async (q: TaskListQuery, narrowRange: boolean) => {
       const { text, values } = listStatement({ ...q, userId: user }, narrowRange)
-      return (await database.db.query<{ id: number; sort_key: string | null }>(text, values)).filter((row) => row.sort_key !== null).map((row) => [row.id, row.sort_key])
+      return (await database.db.query<{ id: number; sort_key: string | null }>(text, values))
+        .filter((row) => row.sort_key !== null)
+        .map((row) => [row.id, row.sort_key])
     }
     const days = { updatedFrom: at(40), updatedTo: at(30) }
     const walked = await rows(query(days), false)

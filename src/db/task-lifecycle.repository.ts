@@ -1,21 +1,24 @@
 import { ExpiringMap } from '../domain/expiring-map'
 import type { ListPosition, TaskListQuery } from '../domain/task-list'
-import type { EndpointData, EndpointSubscription, PlannedDelivery } from '../domain/task-events'
-import type { Database, Queryable } from './database'
-import { endpointsOf, insertDeliveries, type DeliveryToInsert } from './refresh-writes'
+import type { FullTaskJson, JsonText } from '../domain/task-document'
+import type { Database } from './database'
 import { StatementNames } from './statement-names'
-import { fullTaskDocumentOf } from './task-document'
+import { taskDocumentOf } from './task-document.sql'
 import { listStatement, NARROW_RANGE, rangeCountStatement } from './task-list.sql'
+import { statementsOf } from './statements'
 
 /**
- * The task beyond the interface's three endpoints: the full task, the list, stop, refresh now,
- * delete, and the deletes of retention. Every statement names the user: another user's task is
- * as absent as one that does not exist.
+ * The task beyond the interface's three endpoints: the full task, the list, stop and refresh now
+ * (deletes: task-deletes.ts). Every statement names the user: another user's task is as absent as
+ * one that does not exist.
  */
+
+/** The full task as the database wrote it. */
+export type FullTaskDocument = JsonText<FullTaskJson>
 
 /** A listed task's document with its position, for the next page's cursor. */
 export interface ListedTask {
-  document: string
+  document: FullTaskDocument
   position: ListPosition
 }
 
@@ -41,12 +44,8 @@ export class TaskLifecycleRepository {
   constructor(private readonly db: Database) {}
 
   /** The full task's document (with its events), or undefined. */
-  async findFull(userId: number, taskId: number): Promise<string | undefined> {
-    const [row] = await this.db.query<{ document: string }>(
-      `SELECT ${fullTaskDocumentOf({ events: true })} AS document FROM tracking_tasks t WHERE t.user_id = $1 AND t.id = $2`,
-      [userId, taskId],
-      'task_full',
-    )
+  async findFull(userId: number, taskId: number): Promise<FullTaskDocument | undefined> {
+    const [row] = await this.db.query<{ document: FullTaskDocument }>(TASK_FULL, [userId, taskId], 'task_full')
     return row?.document
   }
 
@@ -59,7 +58,7 @@ export class TaskLifecycleRepository {
    */
   async list(query: TaskListQuery): Promise<ListedTask[]> {
     const { text, values } = listStatement(query, await this.rangeIsNarrow(query))
-    const rows = await this.db.query<{ document: string; id: number; sort_key: string }>(text, values, this.listNames.nameOf(text))
+    const rows = await this.db.query<{ document: FullTaskDocument; id: number; sort_key: string }>(text, values, this.listNames.nameOf(text))
     return rows.map((row) => ({ document: row.document, position: { key: row.sort_key, id: row.id } }))
   }
 
@@ -80,22 +79,8 @@ export class TaskLifecycleRepository {
    * Stops fetching the task: inactive, stoppedAt set (kept when stopped already), its lease
    * dropped so that a fetch in flight is not applied. Deliveries already made still go out.
    */
-  async stop(userId: number, taskId: number): Promise<string | undefined> {
-    const [row] = await this.db.query<{ document: string }>(
-      `WITH stopped AS (
-         UPDATE tracking_tasks t
-            SET stopped_at = COALESCE(t.stopped_at, now()),
-                inactive_since = COALESCE(t.inactive_since, now()),
-                updated_at = CASE WHEN t.next_refresh_at IS NOT NULL OR t.stopped_at IS NULL THEN now() ELSE t.updated_at END,
-                next_refresh_at = NULL,
-                refresh_lease_owner = NULL,
-                refresh_lease_until = NULL
-          WHERE t.user_id = $1 AND t.id = $2
-          RETURNING t.*
-       )
-       SELECT ${fullTaskDocumentOf({ events: true })} AS document FROM stopped t`,
-      [userId, taskId],
-    )
+  async stop(userId: number, taskId: number): Promise<FullTaskDocument | undefined> {
+    const [row] = await this.db.query<{ document: FullTaskDocument }>(TASK_STOP, [userId, taskId])
     return row?.document
   }
 
@@ -105,95 +90,58 @@ export class TaskLifecycleRepository {
    * decides afresh. A lease in flight is dropped: the new fetch replaces it.
    */
   async requestRefresh(userId: number, taskId: number): Promise<RefreshRequest> {
-    const [row] = await this.db.query<{ requested: boolean; next_check_at: Date | null; wait_seconds: number }>(
-      `WITH target AS (
-         SELECT id, refresh_requested_at FROM tracking_tasks WHERE user_id = $1 AND id = $2 FOR UPDATE
-       ),
-       requested AS (
-         UPDATE tracking_tasks t
-            SET next_refresh_at = now(),
-                refresh_requested_at = now(),
-                refresh_failures = 0,
-                refresh_lease_owner = NULL,
-                refresh_lease_until = NULL,
-                stopped_at = NULL,
-                inactive_since = NULL,
-                last_new_event_at = CASE WHEN t.standard_status = 'expired' THEN now() ELSE t.last_new_event_at END,
-                updated_at = CASE WHEN t.next_refresh_at IS NULL THEN now() ELSE t.updated_at END
-           FROM target
-          WHERE t.id = target.id
-            AND (target.refresh_requested_at IS NULL OR target.refresh_requested_at <= now() - make_interval(secs => $3))
-          RETURNING t.next_refresh_at
-       )
-       SELECT EXISTS (SELECT 1 FROM requested) AS requested,
-              (SELECT next_refresh_at FROM requested) AS next_check_at,
-              CEIL(EXTRACT(EPOCH FROM target.refresh_requested_at + make_interval(secs => $3) - now()))::int AS wait_seconds
-         FROM target`,
-      [userId, taskId, REFRESH_INTERVAL_SECONDS],
-    )
+    const [row] = await this.db.query<{ requested: boolean; next_check_at: Date | null; wait_seconds: number }>(TASK_REFRESH_REQUEST, [
+      userId,
+      taskId,
+      REFRESH_INTERVAL_SECONDS,
+    ])
     if (!row) return { outcome: 'not_found' }
     if (!row.requested) return { outcome: 'too_soon', retryAfterSeconds: Math.max(1, row.wait_seconds) }
     return { outcome: 'requested', nextCheckAt: row.next_check_at! }
   }
-
-  /**
-   * Deletes the task; its events, deliveries and their attempts go with it (migration 0009's
-   * triggers). The `tracking.deleted` deliveries `plan` makes (from the task as it was and its
-   * user's enabled endpoints) are written in the same transaction. Returns how many it made, or
-   * undefined when the user has no such task.
-   */
-  async delete(userId: number, taskId: number, plan: DeletionPlan): Promise<number | undefined> {
-    return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<Doomed>('SELECT id, user_id FROM tracking_tasks WHERE user_id = $1 AND id = $2 FOR UPDATE', [userId, taskId])
-      return rows.length === 0 ? undefined : deleteLocked(tx, rows, plan)
-    })
-  }
-
-  /**
-   * Retention: deletes up to `limit` of the tasks inactive for more than `days`, longest inactive
-   * first, in one short transaction (rows another transaction holds are skipped, not waited for),
-   * with their `tracking.deleted` deliveries as `delete` makes them. Returns how many it deleted.
-   */
-  async deleteInactive(days: number, limit: number, plan: DeletionPlan): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<Doomed>(
-        `SELECT id, user_id FROM tracking_tasks
-          WHERE inactive_since < now() - make_interval(days => $1)
-          ORDER BY inactive_since
-          LIMIT $2
-          FOR UPDATE SKIP LOCKED`,
-        [days, limit],
-      )
-      if (rows.length > 0) await deleteLocked(tx, rows, plan)
-      return rows.length
-    })
-  }
 }
 
-/** The deliveries of a task's deletion, from the task as it was and its user's enabled endpoints. */
-export type DeletionPlan = (task: EndpointData, endpoints: readonly EndpointSubscription[]) => PlannedDelivery[]
-
-interface Doomed {
-  id: number
-  user_id: number
-}
-
-/** Deletes tasks this transaction holds, after writing down what their deletion tells; how many deliveries it made. */
-async function deleteLocked(tx: Queryable, doomed: Doomed[], plan: DeletionPlan): Promise<number> {
-  const endpoints = await endpointsOf(tx, doomed.map((d) => d.user_id))
-  const told = doomed.filter((d) => endpoints.get(d.user_id)?.some((e) => e.eventTypes.includes('tracking.deleted')))
-  const deliveries: DeliveryToInsert[] = []
-  if (told.length > 0) {
-    const { rows } = await tx.query<{ id: number; user_id: number; document: string }>(
-      `SELECT t.id, t.user_id, ${fullTaskDocumentOf({ events: true, latestWebhook: false })} AS document FROM tracking_tasks t WHERE t.id = ANY($1::bigint[])`,
-      [told.map((d) => d.id)],
-    )
-    for (const row of rows) {
-      for (const delivery of plan(JSON.parse(row.document) as EndpointData, endpoints.get(row.user_id)!)) deliveries.push({ ...delivery, taskId: row.id, userId: row.user_id })
-    }
-  }
-  await tx.query('DELETE FROM tracking_tasks WHERE id = ANY($1::bigint[])', [doomed.map((d) => d.id)])
-  // After the delete: its trigger takes every delivery about the task, and these stay.
-  await insertDeliveries(tx, deliveries)
-  return deliveries.length
-}
+// The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
+const sql = statementsOf(import.meta.url)
+const TASK_FULL = sql('task_full', `SELECT ${taskDocumentOf('full')} AS document FROM tracking_tasks t WHERE t.user_id = $1 AND t.id = $2`)
+const TASK_STOP = sql(
+  'task_stop',
+  `WITH stopped AS (
+     UPDATE tracking_tasks t
+        SET stopped_at = COALESCE(t.stopped_at, now()),
+            inactive_since = COALESCE(t.inactive_since, now()),
+            updated_at = CASE WHEN t.next_refresh_at IS NOT NULL OR t.stopped_at IS NULL THEN now() ELSE t.updated_at END,
+            next_refresh_at = NULL,
+            refresh_lease_owner = NULL,
+            refresh_lease_until = NULL
+      WHERE t.user_id = $1 AND t.id = $2
+      RETURNING t.*
+   )
+   SELECT ${taskDocumentOf('full')} AS document FROM stopped t`,
+)
+const TASK_REFRESH_REQUEST = sql(
+  'task_refresh_request',
+  `WITH target AS (
+     SELECT id, refresh_requested_at FROM tracking_tasks WHERE user_id = $1 AND id = $2 FOR UPDATE
+   ),
+   requested AS (
+     UPDATE tracking_tasks t
+        SET next_refresh_at = now(),
+            refresh_requested_at = now(),
+            refresh_failures = 0,
+            refresh_lease_owner = NULL,
+            refresh_lease_until = NULL,
+            stopped_at = NULL,
+            inactive_since = NULL,
+            last_new_event_at = CASE WHEN t.standard_status = 'expired' THEN now() ELSE t.last_new_event_at END,
+            updated_at = CASE WHEN t.next_refresh_at IS NULL THEN now() ELSE t.updated_at END
+       FROM target
+      WHERE t.id = target.id
+        AND (target.refresh_requested_at IS NULL OR target.refresh_requested_at <= now() - make_interval(secs => $3))
+      RETURNING t.next_refresh_at
+   )
+   SELECT EXISTS (SELECT 1 FROM requested) AS requested,
+          (SELECT next_refresh_at FROM requested) AS next_check_at,
+          CEIL(EXTRACT(EPOCH FROM target.refresh_requested_at + make_interval(secs => $3) - now()))::int AS wait_seconds
+     FROM target`,
+)

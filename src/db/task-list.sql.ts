@@ -1,5 +1,6 @@
-import { LIST_LIMIT, listedMilestones, type TaskListQuery } from '../domain/task-list'
-import { fullTaskDocumentOf } from './task-document'
+import { LIST_LIMIT, listedMilestones, type ListSort, type TaskListFilters, type TaskListQuery } from '../domain/task-list'
+import { statementsOf } from './statements'
+import { taskDocumentOf } from './task-document.sql'
 
 /**
  * The list's statements, kept apart from the repository that runs them so that their plan tests
@@ -33,7 +34,7 @@ const time = (param: string) => hidden(param, 'timestamptz')
  * One page of a user's tasks, and one more row to tell whether there is a next page. Each filter
  * is a condition on the row; the page is read along an index in the sort's order from the
  * cursor's position (keyset), so a page costs the same wherever it is. Each row is the task's
- * document as the database writes it (task-document.ts).
+ * document as the database writes it (task-document.sql.ts).
  *
  * Status and milestone filters become the milestones they leave (listedMilestones; a task's
  * milestone always belongs to its status, domain/milestones.ts): one is read through the user's
@@ -53,7 +54,8 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
   // Said twice so that a generic plan may read the reference index (partial: a plan for any value
   // cannot use it), and hidden: a custom plan saw that the value was not the common empty one and
   // looked cheaper than the generic plan whenever the statistics guessed too few references.
-  else if (filters.externalReferenceNo !== undefined) where.push(`t.external_reference_no = ${hidden(param(filters.externalReferenceNo), 'text')} AND t.external_reference_no <> ''`)
+  else if (filters.externalReferenceNo !== undefined)
+    where.push(`t.external_reference_no = ${hidden(param(filters.externalReferenceNo), 'text')} AND t.external_reference_no <> ''`)
   if (filters.active !== undefined) where.push(`t.next_refresh_at IS ${filters.active ? 'NOT ' : ''}NULL`)
   const at = (value: Date) => time(param(value))
   // A range of the other time that is walked (wider than NARROW_RANGE: its count said so) is a
@@ -68,7 +70,7 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
   if (query.after) where.push(`(t.${sort.column}, t.id) ${sort.after} (${param(query.after.key)}::timestamptz, ${param(query.after.id)}::bigint)`)
   const milestones = listedMilestones(filters)
   const order = `ORDER BY t.${sort.column} ${sort.direction}, t.id ${sort.direction}`
-  const select = `SELECT ${fullTaskDocumentOf({ events: query.includeEvents })} AS document, t.id, t.${sort.column}::text AS sort_key`
+  const select = `SELECT ${taskDocumentOf('full', { events: query.includeEvents })} AS document, t.id, t.${sort.column}::text AS sort_key`
   // The page size is written into the text, not passed: with a LIMIT parameter PostgreSQL found
   // its generic plan dearer than a custom one and planned the statement on every call (140 µs of
   // a page's 320 on the database's side). With a literal one it keeps one plan per connection.
@@ -78,10 +80,14 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
   if (readRange) {
     // The range read through its own index and sorted (an expression no index serves).
     if (milestones) where.push(`t.milestone = ANY(${param(milestones)}::text[])`)
-    return pageOf(`SELECT t.id FROM tracking_tasks t WHERE ${where.join(' AND ')} ORDER BY t.${sort.column} + interval '0' ${sort.direction}, t.id ${sort.direction} LIMIT ${limit}`)
+    return pageOf(
+      `SELECT t.id FROM tracking_tasks t WHERE ${where.join(' AND ')} ORDER BY t.${sort.column} + interval '0' ${sort.direction}, t.id ${sort.direction} LIMIT ${limit}`,
+    )
   }
   if (milestones && milestones.length > 1) {
-    const each = milestones.map((m) => `(SELECT t.id, t.${sort.column} FROM tracking_tasks t WHERE ${[...where, `t.milestone = ${param(m)}`].join(' AND ')} ${order} LIMIT ${limit})`)
+    const each = milestones.map(
+      (m) => `(SELECT t.id, t.${sort.column} FROM tracking_tasks t WHERE ${[...where, `t.milestone = ${param(m)}`].join(' AND ')} ${order} LIMIT ${limit})`,
+    )
     return pageOf(`SELECT t.id FROM (${each.join(' UNION ALL ')}) t ${order} LIMIT ${limit}`)
   }
   if (milestones) where.push(milestones.length === 0 ? 'false' : `t.milestone = ${param(milestones[0])}`)
@@ -94,7 +100,10 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
 
 /** The time the page is not sorted by, and the range the filters give it (either end may be open). */
 function otherTimeRange({ sort, filters }: TaskListQuery): { column: 'updated_at' | 'created_at'; from?: Date; to?: Date } | undefined {
-  const range = SORTS[sort].column === 'created_at' ? { column: 'updated_at' as const, from: filters.updatedFrom, to: filters.updatedTo } : { column: 'created_at' as const, from: filters.createdFrom, to: filters.createdTo }
+  const range =
+    SORTS[sort].column === 'created_at'
+      ? { column: 'updated_at' as const, from: filters.updatedFrom, to: filters.updatedTo }
+      : { column: 'created_at' as const, from: filters.createdFrom, to: filters.createdTo }
   return range.from || range.to ? range : undefined
 }
 
@@ -120,3 +129,44 @@ function pageLimit(size: number): string {
   if (!Number.isInteger(size) || size < LIST_LIMIT.min || size > LIST_LIMIT.max) throw new Error(`page size out of range: ${size}`)
   return String(size + 1)
 }
+
+// The list's statements for review (src/db/queries/task_list.sql, task_list_range.sql): the text of
+// each kind of page. A page's text depends on its filters, sort and size.
+const sql = statementsOf(import.meta.url)
+const page = (filters: TaskListFilters, sort: ListSort = '-createdAt', more: Partial<TaskListQuery> = {}): TaskListQuery => ({
+  userId: 1,
+  filters,
+  sort,
+  limit: LIST_LIMIT.default,
+  after: undefined,
+  includeEvents: false,
+  ...more,
+})
+const DAY = new Date('2026-11-20T00:00:00Z')
+const NEXT_DAY = new Date('2026-11-21T00:00:00Z')
+sql.family('task_list', () => {
+  const pages: [string, TaskListQuery, boolean][] = [
+    ['the default page: newest created first', page({}), false],
+    [
+      'the next page, by change, oldest first, with the events',
+      page({}, 'updatedAt', { after: { key: '2026-11-20 00:00:00+00', id: 1 }, includeEvents: true }),
+      false,
+    ],
+    ['one milestone', page({ milestone: ['out_for_delivery'] }), false],
+    ['a standard status (its milestones, merged)', page({ standardStatus: ['in_transit'] }), false],
+    ['a carrier', page({ carrierCode: 'x' }), false],
+    ['a tracking number', page({ trackingNumber: 'x' }), false],
+    ['a reference', page({ externalReferenceNo: 'x' }), false],
+    ['no reference', page({ externalReferenceNo: '' }), false],
+    ['active tasks', page({ active: true }), false],
+    ['inactive tasks', page({ active: false }), false],
+    ['a range of the sorted time', page({ createdFrom: DAY, createdTo: NEXT_DAY }), false],
+    ['a wide range of the other time, walked along the sort', page({ updatedFrom: DAY, updatedTo: NEXT_DAY }), false],
+    ['a narrow range of the other time, read and sorted', page({ updatedFrom: DAY, updatedTo: NEXT_DAY }), true],
+  ]
+  return pages.map(([label, query, readRange]) => ({ label, text: listStatement(query, readRange).text }))
+})
+sql.family('task_list_range', () => [
+  { label: 'the tasks a range of the change time holds (pages sorted by creation)', text: rangeCountStatement(page({ updatedFrom: DAY }))!.text },
+  { label: 'the tasks a range of the creation time holds (pages sorted by change)', text: rangeCountStatement(page({ createdFrom: DAY }, '-updatedAt'))!.text },
+])

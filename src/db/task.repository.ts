@@ -1,11 +1,11 @@
-import type { Milestone } from '../domain/milestones'
-import type { StandardStatus, WebhookStatus } from '../domain/statuses'
+import type { StandardStatus } from '../domain/statuses'
 import type { SubscriptionRequest } from '../domain/subscription-input'
-import type { Address, TaskView, TrackingTask, WebhookSummary } from '../domain/tracking-task'
+import type { JsonText, TaskJson } from '../domain/task-document'
 import { intArray, textArray } from './array-literal'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
 import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL } from './task.sql'
+import { statementsOf } from './statements'
 
 export interface UpsertOutcome {
   taskId: number
@@ -29,49 +29,8 @@ export function taskKey(carrierCode: string, trackingNumber: string): string {
   return `${carrierCode}\u0000${trackingNumber}`
 }
 
-/** A task as the query statements and the refresh return it: the events as the text kept on the row. */
-export interface TaskViewRow {
-  id: number
-  carrier_code: string
-  tracking_number: string
-  external_reference_no: string
-  standard_status: StandardStatus
-  milestone: Milestone
-  carrier_status: string
-  estimated_delivery_at: Date | null
-  origin_address: Address
-  destination_address: Address
-  events_json: string
-  latest_webhook: (Omit<WebhookSummary, 'nextRetryAt' | 'lastAttemptAt'> & { status: WebhookStatus; nextRetryAt: string | null; lastAttemptAt: string | null }) | null
-}
-
-function toDate(value: string | null): Date | null {
-  return value === null ? null : new Date(value)
-}
-
-export function toTaskView(row: TaskViewRow): TaskView {
-  return { ...toTaskHead(row), eventsJson: row.events_json }
-}
-
-function toTaskHead(row: Omit<TaskViewRow, 'events_json'>): Omit<TrackingTask, 'events'> {
-  return {
-    taskId: row.id,
-    carrierCode: row.carrier_code,
-    trackingNumber: row.tracking_number,
-    externalReferenceNo: row.external_reference_no,
-    standardStatus: row.standard_status,
-    milestone: row.milestone,
-    carrierStatus: row.carrier_status,
-    estimatedDeliveryAt: row.estimated_delivery_at,
-    originAddress: row.origin_address,
-    destinationAddress: row.destination_address,
-    latestWebhook: row.latest_webhook && {
-      ...row.latest_webhook,
-      nextRetryAt: toDate(row.latest_webhook.nextRetryAt),
-      lastAttemptAt: toDate(row.latest_webhook.lastAttemptAt),
-    },
-  }
-}
+/** The interface's task (the query answer) as the database wrote it. */
+export type TaskDocument = JsonText<TaskJson>
 
 export interface UpsertRequest extends SubscriptionRequest {
   userId: number
@@ -129,17 +88,15 @@ export class TaskRepository {
   private readonly upserts: Coalescer<UpsertRequest, UpsertOutcome>
   /** Concurrent batch subscribes, grouped into larger statements the same way. */
   private readonly batches: Coalescer<BatchRow[], GroupedInsertResult>
-  /**
-   * Concurrent queries, grouped the same way: a statement's fixed cost (a round trip, and on the
-   * embedded database PGlite's per-statement work) was most of a query's cost.
-   */
-  private readonly byId: Coalescer<ByIdQuery, TaskView | undefined>
-  private readonly byNumber: Coalescer<ByNumberQuery, TaskView | undefined>
+  /** Concurrent queries, grouped the same way: a statement's fixed cost (a round trip) was most of a query's cost. */
+  private readonly byId: Coalescer<ByIdQuery, TaskDocument | undefined>
+  private readonly byNumber: Coalescer<ByNumberQuery, TaskDocument | undefined>
 
   constructor(private readonly db: Database) {
     this.upserts = new Coalescer<UpsertRequest, UpsertOutcome>({
       // Two in flight measured best (one: fewer, larger groups but idle gaps; four: smaller groups).
       maxInFlight: 2,
+      deadlineMs: db.timeouts.statementMs,
       maxGroup: 200,
       keys: (request) => [upsertKey(request)],
       run: (requests) => this.upsertMany(requests),
@@ -147,10 +104,9 @@ export class TaskRepository {
     })
     this.batches = new Coalescer<BatchRow[], GroupedInsertResult>({
       // Two in flight, as for the single upserts: the next group is queued at the database when
-      // one finishes (the embedded database's thread was busy 74-83 % of the time instead of
-      // 65-71 % with one). Paired against the previous code (one statement per batch, after a
-      // settings read): embedded 1.01-1.06×, PostgreSQL 0.89-0.96× whether 1, 2, 4 or 10 in flight.
+      // one finishes.
       maxInFlight: 2,
+      deadlineMs: db.timeouts.statementMs,
       // Rows: about ten batches of the default size.
       maxGroup: 1000,
       size: (rows) => rows.length,
@@ -167,25 +123,30 @@ export class TaskRepository {
       ({ userId, taskId }) => [TASK_BY_ID_SQL, [userId, taskId], 'task_by_id'],
     )
     this.byNumber = this.lookups<ByNumberQuery>(
-      (queries) => [TASKS_BY_NUMBER_MANY_SQL, [intArray(queries.map((q) => q.userId)), textArray(queries.map((q) => q.trackingNumber))], 'tasks_by_number_many'],
+      (queries) => [
+        TASKS_BY_NUMBER_MANY_SQL,
+        [intArray(queries.map((q) => q.userId)), textArray(queries.map((q) => q.trackingNumber))],
+        'tasks_by_number_many',
+      ],
       ({ userId, trackingNumber }) => [TASK_BY_NUMBER_SQL, [userId, trackingNumber], 'task_by_number'],
     )
   }
 
   /** A kind of lookup: one statement for a lone query, one for a group (answers by `ord`). */
-  private lookups<Q>(many: (queries: Q[]) => Statement, one: (query: Q) => Statement): Coalescer<Q, TaskView | undefined> {
-    return new Coalescer<Q, TaskView | undefined>({
+  private lookups<Q>(many: (queries: Q[]) => Statement, one: (query: Q) => Statement): Coalescer<Q, TaskDocument | undefined> {
+    return new Coalescer<Q, TaskDocument | undefined>({
       maxInFlight: READS_IN_FLIGHT,
       maxGroup: 100,
+      deadlineMs: this.db.timeouts.statementMs,
       run: async (queries) => {
-        const rows = await this.db.query<TaskViewRow & { ord: number }>(...many(queries))
-        const answers: (TaskView | undefined)[] = new Array(queries.length).fill(undefined)
-        for (const row of rows) answers[row.ord - 1] = toTaskView(row)
+        const rows = await this.db.query<{ ord: number; document: TaskDocument }>(...many(queries))
+        const answers: (TaskDocument | undefined)[] = new Array(queries.length).fill(undefined)
+        for (const row of rows) answers[row.ord - 1] = row.document
         return answers
       },
       runOne: async (query) => {
-        const [row] = await this.db.query<TaskViewRow>(...one(query))
-        return row && toTaskView(row)
+        const [row] = await this.db.query<{ document: TaskDocument }>(...one(query))
+        return row?.document
       },
     })
   }
@@ -207,16 +168,7 @@ export class TaskRepository {
       .sort(lockOrder)
       .map(({ request }) => request)
     const rows = await this.db.query<UpsertRow>(
-      `INSERT INTO tracking_tasks (${UPSERT_COLUMNS})
-       SELECT ${UPSERT_COLUMNS}
-         FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
-              WITH ORDINALITY AS i (${UPSERT_COLUMNS}, ord)
-        ORDER BY ord
-       ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE
-          SET callback_url = EXCLUDED.callback_url,
-              external_reference_no = EXCLUDED.external_reference_no,
-              updated_at = now()
-       RETURNING id, user_id, carrier_code, tracking_number, standard_status, (xmax = 0) AS created`,
+      TASK_UPSERT_MANY,
       [
         intArray(sorted.map((r) => r.userId)),
         textArray(sorted.map((r) => r.carrierCode)),
@@ -286,12 +238,28 @@ export class TaskRepository {
   }
 
   /** The user's task with this id; another user's task is as absent as a missing one. */
-  findById(userId: number, taskId: number): Promise<TaskView | undefined> {
+  findById(userId: number, taskId: number): Promise<TaskDocument | undefined> {
     return this.byId.submit({ userId, taskId })
   }
 
   /** The user's newest task (largest id) with this tracking number, at any carrier. */
-  findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TaskView | undefined> {
+  findNewestByTrackingNumber(userId: number, trackingNumber: string): Promise<TaskDocument | undefined> {
     return this.byNumber.submit({ userId, trackingNumber })
   }
 }
+
+// The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
+const sql = statementsOf(import.meta.url)
+const TASK_UPSERT_MANY = sql(
+  'task_upsert_many',
+  `INSERT INTO tracking_tasks (${UPSERT_COLUMNS})
+   SELECT ${UPSERT_COLUMNS}
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
+          WITH ORDINALITY AS i (${UPSERT_COLUMNS}, ord)
+    ORDER BY ord
+   ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE
+      SET callback_url = EXCLUDED.callback_url,
+          external_reference_no = EXCLUDED.external_reference_no,
+          updated_at = now()
+   RETURNING id, user_id, carrier_code, tracking_number, standard_status, (xmax = 0) AS created`,
+)

@@ -1,48 +1,35 @@
+import { statementsOf } from './statements'
+import { taskDocumentOf } from './task-document.sql'
+
 /**
- * The statements about tasks that more than one module reads: the task view (the query endpoint,
- * the refresh's webhook payloads) and the subscribe statements, kept apart from the code that
- * runs them so that their plan tests can EXPLAIN them. events_view: see events-view.ts.
+ * The query endpoint's and the subscribes' statements, kept apart from the code that runs them so
+ * that their plan tests can EXPLAIN them.
  */
 
-const TASK_COLUMNS = `
-  t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status, t.milestone,
-  t.carrier_status, t.estimated_delivery_at, t.origin_address, t.destination_address`
+const sql = statementsOf(import.meta.url)
 
-/** The columns of a TaskViewRow that `tracking_tasks t` holds itself (all but latest_webhook). */
-export const TASK_VIEW_COLUMNS = `${TASK_COLUMNS}, t.events_view::text AS events_json`
+// One round trip per query: the task's document as the interface answers it, its events kept
+// ready on the row (events-view.ts) and its newest delivery read through the outbox's index.
+const SELECT_TASK = `SELECT ${taskDocumentOf('query')} AS document FROM tracking_tasks t`
 
-/** The task's newest delivery as latestWebhook shows it (an SQL expression over `t`). */
-const LATEST_WEBHOOK = `
-  (
-    SELECT json_build_object(
-             'status', d.status, 'attemptCount', d.attempt_count,
-             'nextRetryAt', CASE WHEN d.status = 'retry_wait' THEN d.next_attempt_at END,
-             'lastAttemptAt', d.last_attempt_at, 'responseStatusCode', d.response_status_code,
-             'errorMessage', d.error_message)
-      FROM webhook_deliveries d
-     WHERE d.task_id = t.id AND d.endpoint_id IS NULL
-     ORDER BY d.id DESC
-     LIMIT 1
-  )`
-
-// One round trip per query: the task with its events (kept ready on the row, and read as text:
-// they go into the answer as they are) and its newest delivery. Rows are TaskViewRows.
-const SELECT_TASK = `
-  SELECT ${TASK_COLUMNS}, t.events_view::text AS events_json, ${LATEST_WEBHOOK} AS latest_webhook
-    FROM tracking_tasks t`
-
-export const TASK_BY_ID_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2`
-export const TASK_BY_NUMBER_SQL = `${SELECT_TASK} WHERE t.user_id = $1 AND t.tracking_number = $2 ORDER BY t.id DESC LIMIT 1`
+export const TASK_BY_ID_SQL = sql('task_by_id', `${SELECT_TASK} WHERE t.user_id = $1 AND t.id = $2`)
+export const TASK_BY_NUMBER_SQL = sql('task_by_number', `${SELECT_TASK} WHERE t.user_id = $1 AND t.tracking_number = $2 ORDER BY t.id DESC LIMIT 1`)
 // The same two lookups for many queries at once: one answer row per query that finds a task,
 // tagged with the query's position (`ord`).
-export const TASKS_BY_ID_MANY_SQL = `
-  SELECT q.ord, x.*
+export const TASKS_BY_ID_MANY_SQL = sql(
+  'tasks_by_id_many',
+  `
+  SELECT q.ord, x.document
     FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS q (user_id, id, ord)
-   CROSS JOIN LATERAL (${SELECT_TASK} WHERE t.user_id = q.user_id AND t.id = q.id) x`
-export const TASKS_BY_NUMBER_MANY_SQL = `
-  SELECT q.ord, x.*
+   CROSS JOIN LATERAL (${SELECT_TASK} WHERE t.user_id = q.user_id AND t.id = q.id) x`,
+)
+export const TASKS_BY_NUMBER_MANY_SQL = sql(
+  'tasks_by_number_many',
+  `
+  SELECT q.ord, x.document
     FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS q (user_id, tracking_number, ord)
-   CROSS JOIN LATERAL (${SELECT_TASK} WHERE t.user_id = q.user_id AND t.tracking_number = q.tracking_number ORDER BY t.id DESC LIMIT 1) x`
+   CROSS JOIN LATERAL (${SELECT_TASK} WHERE t.user_id = q.user_id AND t.tracking_number = q.tracking_number ORDER BY t.id DESC LIMIT 1) x`,
+)
 
 // Batch subscribe: insert the missing tasks, and find the id of each one that existed. Rows of
 // several batches (several users) share the statement, told apart by position (`ord`). Each row
@@ -52,7 +39,9 @@ export const TASKS_BY_NUMBER_MANY_SQL = `
 // subquery the planner cannot turn into a join: a join was planned as a scan of all of the
 // user's tasks whenever the statistics lagged behind a fast-growing table (17 ms instead of 2 ms
 // a batch).
-export const INSERT_MISSING_SQL = `
+export const INSERT_MISSING_SQL = sql(
+  'task_insert_missing',
+  `
   WITH limits AS (
     SELECT batch_max_items FROM settings WHERE id
   ),
@@ -76,4 +65,5 @@ export const INSERT_MISSING_SQL = `
          END AS id,
          n.id IS NOT NULL AS created
     FROM input i
-    LEFT JOIN inserted n ON n.user_id = i.user_id AND n.carrier_code = i.carrier_code AND n.tracking_number = i.tracking_number`
+    LEFT JOIN inserted n ON n.user_id = i.user_id AND n.carrier_code = i.carrier_code AND n.tracking_number = i.tracking_number`,
+)

@@ -29,7 +29,7 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: FieldError[] = [],
-    /** For rate_limited: when the caller may try again (the Retry-After header). */
+    /** For rate_limited and unavailable: when the caller may try again (the Retry-After header). */
     readonly retryAfterSeconds?: number,
     /** More of what the caller should know, beside `error` and `details` in the envelope's data. */
     readonly data?: Record<string, unknown>,
@@ -76,7 +76,8 @@ export const MUST = {
   distinct: (first: number, second: number) => `must not repeat a value (items ${first} and ${second} are the same)`,
   oneOf: (values: readonly string[]) => `must be one of ${values.join(', ')}`,
   // Quoted, so that an empty item (`a,,b`, a trailing comma) shows as "" rather than as nothing.
-  listOf: (values: readonly string[], wrong: readonly string[]) => `must be a comma-separated list of ${values.join(', ')} (not ${wrong.map((v) => JSON.stringify(v)).join(', ')})`,
+  listOf: (values: readonly string[], wrong: readonly string[]) =>
+    `must be a comma-separated list of ${values.join(', ')} (not ${wrong.map((v) => JSON.stringify(v)).join(', ')})`,
 } as const
 
 /** The request body as a whole, in a FieldError. */

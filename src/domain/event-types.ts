@@ -3,7 +3,13 @@
  * `tracking.status_changed` only, exactly as the interface describes it; account endpoints choose
  * among all of them. `webhook.test` is the endpoint test call's, not subscribable.
  */
-export const EVENT_TYPES = ['tracking.status_changed', 'tracking.milestone_changed', 'tracking.eta_changed', 'tracking.events_added', 'tracking.deleted'] as const
+export const EVENT_TYPES = [
+  'tracking.status_changed',
+  'tracking.milestone_changed',
+  'tracking.eta_changed',
+  'tracking.events_added',
+  'tracking.deleted',
+] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]
 

@@ -50,6 +50,16 @@ describe('a host limit', () => {
   })
 
   it('reads a status as ok, overloaded or neither', () => {
-    expect([200, 204, 0, 429, 500, 503, 404, 410, 302].map(answerKind)).toEqual(['ok', 'ok', 'overloaded', 'overloaded', 'overloaded', 'overloaded', 'other', 'other', 'other'])
+    expect([200, 204, 0, 429, 500, 503, 404, 410, 302].map(answerKind)).toEqual([
+      'ok',
+      'ok',
+      'overloaded',
+      'overloaded',
+      'overloaded',
+      'overloaded',
+      'other',
+      'other',
+      'other',
+    ])
   })
 })

@@ -20,3 +20,12 @@ export function objectText(members: JsonMembers): string {
   }
   return `${text}}`
 }
+
+/** The JSON object `object` (text) with `members` added at its end. */
+export function withMembers(object: string, members: JsonMembers): string {
+  const added = objectText(members)
+  if (added === '{}') return object
+  const body = object.trimEnd()
+  if (!body.endsWith('}')) throw new Error('not a JSON object')
+  return body === '{}' ? added : `${body.slice(0, -1)},${added.slice(1)}`
+}

@@ -58,4 +58,3 @@ export function decodeCursor(secret: Buffer, query: Listing, cursor: string): { 
   }
   return { ok: true, position }
 }
-

@@ -22,11 +22,6 @@ export const MILESTONES = {
 export type Milestone = keyof typeof MILESTONES
 export const MILESTONE_NAMES = Object.keys(MILESTONES) as Milestone[]
 
-/** The standard status a milestone belongs to. */
-export function statusOfMilestone(milestone: Milestone): StandardStatus {
-  return MILESTONES[milestone]
-}
-
 /** The plain milestone of a standard status (each status has one of its own name). */
 export function plainMilestone(status: StandardStatus): Milestone {
   return status

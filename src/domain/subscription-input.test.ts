@@ -4,7 +4,9 @@ import { parseTrackingNumber, validateSubscription } from './subscription-input'
 
 // The service resolves carriers from the registry (carrier-catalog.service.test.ts); here, two known codes.
 const resolve: CarrierResolver = (carrierCode) =>
-  ['FEDEX', 'UPARCEL'].includes(carrierCode) ? { ok: true, carrierCode } : { ok: false, error: 'unsupported_carrier', message: unsupportedCarrierMessage(['FEDEX', 'UPARCEL']) }
+  ['FEDEX', 'UPARCEL'].includes(carrierCode)
+    ? { ok: true, carrierCode }
+    : { ok: false, error: 'unsupported_carrier', message: unsupportedCarrierMessage(['FEDEX', 'UPARCEL']) }
 const check = (input: unknown) => validateSubscription(input, resolve)
 
 const valid = { carrierCode: 'fedex', trackingNumber: ' 123 ', callbackUrl: 'https://a.example/hook' }
@@ -26,14 +28,12 @@ describe('validateSubscription', () => {
     expect(check({ ...valid, carrierCode: ' dhl ' })).toMatchObject({ ok: false, error: 'unsupported_carrier', carrierCode: 'DHL', trackingNumber: '123' })
   })
 
-  it.each([
-    ['http://localhost:8080/x'],
-    ['https://user:pw@a.example/x?y=1#z'],
-    ['http://[::1]/x'],
-    ['https://bücher.example/'],
-  ])('accepts the URL %s', (callbackUrl) => {
-    expect(check({ ...valid, callbackUrl }).ok).toBe(true)
-  })
+  it.each([['http://localhost:8080/x'], ['https://user:pw@a.example/x?y=1#z'], ['http://[::1]/x'], ['https://bücher.example/']])(
+    'accepts the URL %s',
+    (callbackUrl) => {
+      expect(check({ ...valid, callbackUrl }).ok).toBe(true)
+    },
+  )
 
   it.each([['https://'], ['http:/a'], ['mailto:a@b.c'], ['file:///etc/passwd'], ['https://a.example/ x'], ['']])('refuses the URL %j', (callbackUrl) => {
     expect(check({ ...valid, callbackUrl })).toMatchObject({ ok: false, error: 'validation_error' })
@@ -41,9 +41,17 @@ describe('validateSubscription', () => {
 
   it('judges each URL on its own, however the URLs before it were judged', () => {
     // The verdict of the last URL is remembered (batch items share one): it must never leak.
-    const verdicts = ['https://a.example/1', 'https:/bad', 'https:/bad', 'https://a.example/1', 'https://a.example/1', 'https:/bad', 42, 42, 'https://a.example/2'].map(
-      (callbackUrl) => check({ ...valid, callbackUrl }),
-    )
+    const verdicts = [
+      'https://a.example/1',
+      'https:/bad',
+      'https:/bad',
+      'https://a.example/1',
+      'https://a.example/1',
+      'https:/bad',
+      42,
+      42,
+      'https://a.example/2',
+    ].map((callbackUrl) => check({ ...valid, callbackUrl }))
     expect(verdicts.map((v) => v.ok)).toEqual([true, false, false, true, true, false, false, false, true])
     expect(verdicts[2]).toEqual(verdicts[1])
     expect(verdicts[7]).toMatchObject({ ok: false, details: [{ field: 'callbackUrl', message: 'must be a string' }] })

@@ -1,17 +1,18 @@
 import type { EventType } from './event-types'
 import type { Milestone } from './milestones'
 import type { StandardStatus } from './statuses'
-import type { FullEventJson, FullTaskJson } from './task-json'
+import type { FullEventJson, FullTaskJson, JsonText } from './task-document'
 import type { RawJson } from './json-text'
-import type { TaskView } from './tracking-task'
 import type { TaskUpdate } from './tracking-update'
-import { statusChangedBody, type StatusChangedPayload } from './webhook-payload'
+import { statusChangedBody, type StatusChangedPayload, type WebhookTaskJson } from './webhook-payload'
 
 /**
  * What a change of a task tells whom (docs/webhooks.md): the task's callbackUrl gets the
  * interface's `tracking.status_changed` and nothing else; each enabled endpoint of the task's user
  * gets every event type it chose, when its carrier and milestone filters (if any) hold the task.
- * Pure: the caller stores the deliveries in the transaction of the change.
+ * Which event types a change makes happen is decided here, by one rule per type (HAPPENS); the
+ * deletion makes `tracking.deleted`. Pure: the caller stores the deliveries in the transaction of
+ * the change.
  */
 
 /** An endpoint as the events need it. */
@@ -32,15 +33,45 @@ export interface PlannedDelivery {
   payload: object | RawJson
 }
 
-/** A task's change as one fetch made it. */
-export interface TaskChange {
-  previous: { standardStatus: StandardStatus; carrierStatus: string; milestone: Milestone; estimatedDeliveryAt: Date | null }
+/** The task before a fetch, as the rules compare it. */
+export interface TaskBefore {
+  standardStatus: StandardStatus
+  carrierStatus: string
+  milestone: Milestone
+  estimatedDeliveryAt: Date | null
+}
+
+/** What one fetch changed: all the rules read. */
+export interface ChangeFacts {
+  previous: TaskBefore
   update: TaskUpdate
-  /** The task as the interface shows it, after the change (the callback's payload). */
-  task: TaskView
+  /** How many of the fetch's events were not stored yet. */
+  newEventCount: number
+}
+
+/** The event types a fetch can make happen; the other, `tracking.deleted`, is the deletion's. */
+export type ChangeEventType = Exclude<EventType, 'tracking.deleted'>
+
+/** Each event type's rule: whether a change makes it happen. A new event type must have one here. */
+const HAPPENS: Record<ChangeEventType, (facts: ChangeFacts) => boolean> = {
+  'tracking.status_changed': ({ update }) => update.statusChanged,
+  'tracking.milestone_changed': ({ update }) => update.milestoneChanged,
+  'tracking.eta_changed': ({ update }) => update.etaChanged,
+  'tracking.events_added': ({ newEventCount }) => newEventCount > 0,
+}
+
+/** The event types a change makes happen, in the order their webhooks are written; none: nobody is told. */
+export function eventsOfChange(facts: ChangeFacts): ChangeEventType[] {
+  return (Object.keys(HAPPENS) as ChangeEventType[]).filter((type) => HAPPENS[type](facts))
+}
+
+/** A task's change as one fetch made it, with the task as it is after it. */
+export interface TaskChange extends ChangeFacts {
+  /** The interface's task after the change (without latestWebhook), as the database wrote it: the callback's payload. */
+  task: JsonText<WebhookTaskJson>
   /** The full task after the change, with its events (without latestWebhook); only read when the user has endpoints. */
   full: EndpointData | undefined
-  /** The events this fetch added, as the full task writes them. */
+  /** The events this fetch added, as the full task writes them (for the endpoints). */
   newEvents: FullEventJson[]
 }
 
@@ -64,29 +95,44 @@ export function endpointWants(endpoint: EndpointSubscription, type: EventType, t
   )
 }
 
+/** Each event type's body for the endpoints, from a change and the full task after it. */
+const ENDPOINT_BODIES: { [T in ChangeEventType]: (change: TaskChange, full: EndpointData, timestamp: string) => Extract<EndpointPayloadJson, { type: T }> } = {
+  'tracking.status_changed': ({ previous }, full, timestamp) => ({
+    type: 'tracking.status_changed',
+    timestamp,
+    data: { ...full, previousStandardStatus: previous.standardStatus, previousCarrierStatus: previous.carrierStatus },
+  }),
+  'tracking.milestone_changed': ({ previous }, full, timestamp) => ({
+    type: 'tracking.milestone_changed',
+    timestamp,
+    data: { ...full, previousMilestone: previous.milestone },
+  }),
+  'tracking.eta_changed': ({ previous }, full, timestamp) => ({
+    type: 'tracking.eta_changed',
+    timestamp,
+    data: { ...full, previousEstimatedDeliveryAt: previous.estimatedDeliveryAt?.toISOString() ?? null },
+  }),
+  'tracking.events_added': ({ newEvents }, { events: _all, ...task }, timestamp) => ({
+    type: 'tracking.events_added',
+    timestamp,
+    data: { ...task, newEvents },
+  }),
+}
+
 /** Every delivery a change makes: the callback's, and each endpoint's that wants one of its events. */
 export function deliveriesOfChange(change: TaskChange, endpoints: readonly EndpointSubscription[], now: Date): PlannedDelivery[] {
-  const { update, previous, full } = change
+  const happened = eventsOfChange(change)
   const deliveries: PlannedDelivery[] = []
-  if (update.statusChanged) deliveries.push({ endpointId: null, type: 'tracking.status_changed', payload: statusChangedBody(change.task, previous, now) })
+  if (happened.includes('tracking.status_changed')) {
+    deliveries.push({ endpointId: null, type: 'tracking.status_changed', payload: statusChangedBody(change.task, change.previous, now) })
+  }
+  const { full } = change
   if (!full || endpoints.length === 0) return deliveries
   const timestamp = now.toISOString()
-  const happened: (() => EndpointPayloadJson)[] = []
-  if (update.statusChanged) {
-    happened.push(() => ({ type: 'tracking.status_changed', timestamp, data: { ...full, previousStandardStatus: previous.standardStatus, previousCarrierStatus: previous.carrierStatus } }))
-  }
-  if (update.milestoneChanged) happened.push(() => ({ type: 'tracking.milestone_changed', timestamp, data: { ...full, previousMilestone: previous.milestone } }))
-  if (update.etaChanged) {
-    happened.push(() => ({ type: 'tracking.eta_changed', timestamp, data: { ...full, previousEstimatedDeliveryAt: previous.estimatedDeliveryAt?.toISOString() ?? null } }))
-  }
-  if (change.newEvents.length > 0) {
-    const { events: _all, ...task } = full
-    happened.push(() => ({ type: 'tracking.events_added', timestamp, data: { ...task, newEvents: change.newEvents } }))
-  }
-  for (const payload of happened) {
+  for (const type of happened) {
     // One body for every endpoint of one event: the same event, signed by each with its own secret.
-    const body = payload()
-    for (const endpoint of endpoints) if (endpointWants(endpoint, body.type, full)) deliveries.push({ endpointId: endpoint.id, type: body.type, payload: body })
+    const body = ENDPOINT_BODIES[type](change, full, timestamp)
+    for (const endpoint of endpoints) if (endpointWants(endpoint, type, full)) deliveries.push({ endpointId: endpoint.id, type, payload: body })
   }
   return deliveries
 }

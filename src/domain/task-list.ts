@@ -1,4 +1,4 @@
-import { MUST, type FieldError } from './errors'
+import type { FieldError } from './errors'
 import { MILESTONE_NAMES, milestonesOf, type Milestone } from './milestones'
 import type { StandardStatus } from './statuses'
 
@@ -61,5 +61,3 @@ export function filterProblems(filters: TaskListFilters): FieldError[] {
   }
   return problems
 }
-
-export const LIST_MUST = { limit: MUST.between(LIST_LIMIT.min, LIST_LIMIT.max) }

@@ -11,10 +11,18 @@ describe('parseTaskQuery', () => {
     expect(parseTaskQuery(query)).toEqual({ ok: true, lookup })
   })
 
-  it.each([[{}], [{ taskId: '1', trackingNumber: 'X' }], [{ taskId: '1.5' }], [{ taskId: '-1' }], [{ taskId: '0' }], [{ taskId: '000' }], [{ taskId: ' 1' }], [{ taskId: '1'.repeat(31) }], [{ taskId: ['1', '2'] }], [{ trackingNumber: '' }]])(
-    'refuses %j',
-    (query) => {
-      expect(parseTaskQuery(query).ok).toBe(false)
-    },
-  )
+  it.each([
+    [{}],
+    [{ taskId: '1', trackingNumber: 'X' }],
+    [{ taskId: '1.5' }],
+    [{ taskId: '-1' }],
+    [{ taskId: '0' }],
+    [{ taskId: '000' }],
+    [{ taskId: ' 1' }],
+    [{ taskId: '1'.repeat(31) }],
+    [{ taskId: ['1', '2'] }],
+    [{ trackingNumber: '' }],
+  ])('refuses %j', (query) => {
+    expect(parseTaskQuery(query).ok).toBe(false)
+  })
 })

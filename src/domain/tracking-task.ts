@@ -1,7 +1,6 @@
-import type { Milestone } from './milestones'
-import type { StandardStatus, WebhookStatus } from './statuses'
+import type { WebhookStatus } from './statuses'
 
-/** The normalised view of a subscription task, as the query endpoint returns it. */
+/** The parts of a task's normalised view that carriers fill and the records keep (its documents: task-document.ts). */
 
 export interface Address {
   country: string
@@ -10,8 +9,6 @@ export interface Address {
   postalCode: string
   address: string
 }
-
-export const EMPTY_ADDRESS: Address = Object.freeze({ country: '', state: '', city: '', postalCode: '', address: '' })
 
 export interface TrackingEvent {
   eventTime: Date
@@ -39,31 +36,4 @@ export interface WebhookSummary {
   responseStatusCode: number
   /** "" when none. */
   errorMessage: string
-}
-
-export interface TrackingTask {
-  taskId: number
-  carrierCode: string
-  trackingNumber: string
-  externalReferenceNo: string
-  standardStatus: StandardStatus
-  /** Not in the interface's answers: the full task's (docs/api.md). */
-  milestone: Milestone
-  carrierStatus: string
-  estimatedDeliveryAt: Date | null
-  originAddress: Address
-  destinationAddress: Address
-  /** Ascending by eventTime. */
-  events: TrackingEvent[]
-  latestWebhook: WebhookSummary | null
-}
-
-/**
- * A task as the query endpoint reads it: its events already written as the endpoint sends them
- * (kept ready on the task row), so that a query neither parses nor serialises them again. Parsing
- * and re-serialising ten events was most of the API process's work per query.
- */
-export interface TaskView extends Omit<TrackingTask, 'events'> {
-  /** The events as the query answer writes them (task-json.ts): a JSON array, ascending by eventTime. */
-  eventsJson: string
 }

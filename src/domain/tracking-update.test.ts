@@ -3,7 +3,14 @@ import { parseCarrierTime, resolveUpdate, type CarrierSnapshot, type TaskRefresh
 
 const DAY = 86_400_000
 const now = new Date('2026-11-22T12:00:00Z')
-const state: TaskRefreshState = { standardStatus: 'in_transit', milestone: 'in_transit', carrierStatus: 'In transit', estimatedDeliveryAt: null, createdAt: new Date(now.getTime() - DAY), lastNewEventAt: null }
+const state: TaskRefreshState = {
+  standardStatus: 'in_transit',
+  milestone: 'in_transit',
+  carrierStatus: 'In transit',
+  estimatedDeliveryAt: null,
+  createdAt: new Date(now.getTime() - DAY),
+  lastNewEventAt: null,
+}
 const snapshot: CarrierSnapshot = {
   rawStatusCode: 'OD',
   standardStatus: 'in_transit',
@@ -53,7 +60,9 @@ describe('resolveUpdate', () => {
   it('expires a task without a new event for the configured time', () => {
     const quiet = { ...state, lastNewEventAt: new Date(now.getTime() - 30 * DAY) }
     expect(resolveUpdate(quiet, snapshot, { ...ctx, newEventCount: 0 })).toMatchObject({ standardStatus: 'expired', statusChanged: true })
-    expect(resolveUpdate({ ...quiet, lastNewEventAt: new Date(now.getTime() - 29 * DAY) }, snapshot, { ...ctx, newEventCount: 0 }).standardStatus).toBe('in_transit')
+    expect(resolveUpdate({ ...quiet, lastNewEventAt: new Date(now.getTime() - 29 * DAY) }, snapshot, { ...ctx, newEventCount: 0 }).standardStatus).toBe(
+      'in_transit',
+    )
     // A new event resets the clock.
     expect(resolveUpdate(quiet, snapshot, ctx).standardStatus).toBe('in_transit')
   })

@@ -110,7 +110,18 @@ function consistentMilestone(status: StandardStatus, milestone: Milestone | null
 /** An identity for an event that survives refetches: when, what, and where. */
 export function eventKey(event: TrackingEvent): string {
   return createHash('sha256')
-    .update(JSON.stringify([event.eventTime.toISOString(), event.eventCode, event.description, event.country, event.state, event.city, event.postalCode, event.address]))
+    .update(
+      JSON.stringify([
+        event.eventTime.toISOString(),
+        event.eventCode,
+        event.description,
+        event.country,
+        event.state,
+        event.city,
+        event.postalCode,
+        event.address,
+      ]),
+    )
     .digest('base64url')
 }
 

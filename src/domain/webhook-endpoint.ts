@@ -35,7 +35,14 @@ export interface EndpointRecord extends EndpointFields {
 /** A create's fields, or a patch's: the fields given, each judged as on create. */
 export type EndpointPatch = Partial<EndpointFields>
 
-function list<T extends string>(field: string, value: unknown, allowed: readonly string[], problems: FieldError[], normalise = (v: string) => v, emptyOk = true): T[] | undefined {
+function list<T extends string>(
+  field: string,
+  value: unknown,
+  allowed: readonly string[],
+  problems: FieldError[],
+  normalise = (v: string) => v,
+  emptyOk = true,
+): T[] | undefined {
   if (!Array.isArray(value)) {
     problems.push({ field, message: MUST.array })
     return undefined
@@ -66,7 +73,11 @@ function list<T extends string>(field: string, value: unknown, allowed: readonly
  * Judges an endpoint's fields: all of them on create (url and eventTypes required), the ones given
  * on a patch. Unknown fields are the HTTP schema's to refuse.
  */
-export function parseEndpointFields(input: Record<string, unknown>, mode: 'create' | 'patch', carrierCodes: readonly string[]): { ok: true; value: EndpointPatch } | { ok: false; details: FieldError[] } {
+export function parseEndpointFields(
+  input: Record<string, unknown>,
+  mode: 'create' | 'patch',
+  carrierCodes: readonly string[],
+): { ok: true; value: EndpointPatch } | { ok: false; details: FieldError[] } {
   const problems: FieldError[] = []
   const value: EndpointPatch = {}
   const given = (field: string) => input[field] !== undefined
@@ -96,11 +107,19 @@ export function parseEndpointFields(input: Record<string, unknown>, mode: 'creat
     if (typeof input.enabled !== 'boolean') problems.push({ field: 'enabled', message: MUST.boolean })
     else value.enabled = input.enabled
   }
-  if (mode === 'patch' && problems.length === 0 && Object.keys(value).length === 0) problems.push({ field: BODY_FIELD, message: 'must change at least one field' })
+  if (mode === 'patch' && problems.length === 0 && Object.keys(value).length === 0)
+    problems.push({ field: BODY_FIELD, message: 'must change at least one field' })
   return problems.length > 0 ? { ok: false, details: problems } : { ok: true, value }
 }
 
 /** A create's fields with their defaults. */
 export function withDefaults(patch: EndpointPatch): EndpointFields {
-  return { url: patch.url!, eventTypes: patch.eventTypes!, description: patch.description ?? '', carrierCodes: patch.carrierCodes ?? [], milestones: patch.milestones ?? [], enabled: patch.enabled ?? true }
+  return {
+    url: patch.url!,
+    eventTypes: patch.eventTypes!,
+    description: patch.description ?? '',
+    carrierCodes: patch.carrierCodes ?? [],
+    milestones: patch.milestones ?? [],
+    enabled: patch.enabled ?? true,
+  }
 }

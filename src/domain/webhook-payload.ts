@@ -1,31 +1,32 @@
-import { objectText, RawJson, type JsonMembers } from './json-text'
+import { objectText, RawJson, withMembers } from './json-text'
 import type { StandardStatus } from './statuses'
-import { taskViewMembers, type TaskJson } from './task-json'
-import type { TaskView } from './tracking-task'
+import type { JsonText, TaskJson } from './task-document'
+
+/** The interface's task as a webhook carries it: the query's answer without latestWebhook. */
+export type WebhookTaskJson = Omit<TaskJson, 'latestWebhook'>
 
 /** The body of `tracking.status_changed` (docs/webhooks.md). */
 export interface StatusChangedPayload {
   type: 'tracking.status_changed'
   timestamp: string
-  data: Omit<TaskJson, 'latestWebhook'> & { previousStandardStatus: StandardStatus; previousCarrierStatus: string }
+  data: WebhookTaskJson & { previousStandardStatus: StandardStatus; previousCarrierStatus: string }
 }
 
 /**
  * The body of a status-change webhook (a StatusChangedPayload), as the text it is stored and sent
- * as: the task exactly as the query endpoint returns it, without latestWebhook, plus what the
- * status was before. The events go in as the text kept on the task, as in the query's answer.
+ * as: the task exactly as the query endpoint returns it, without latestWebhook (the document the
+ * database wrote), plus what the status was before.
  */
-export function statusChangedBody(task: TaskView, previous: { standardStatus: StandardStatus; carrierStatus: string }, now: Date): RawJson {
-  const data: JsonMembers = [
-    ...taskViewMembers(task).filter(([key]) => key !== 'latestWebhook'),
+export function statusChangedBody(task: JsonText<WebhookTaskJson>, previous: { standardStatus: StandardStatus; carrierStatus: string }, now: Date): RawJson {
+  const data = withMembers(task, [
     ['previousStandardStatus', previous.standardStatus],
     ['previousCarrierStatus', previous.carrierStatus],
-  ]
+  ])
   return new RawJson(
     objectText([
       ['type', 'tracking.status_changed'],
       ['timestamp', now.toISOString()],
-      ['data', new RawJson(objectText(data))],
+      ['data', new RawJson(data)],
     ]),
   )
 }

@@ -18,7 +18,8 @@ import type { ConsoleService } from '../services/console.service'
 import type { DeliveryLogService } from '../services/delivery-log.service'
 import type { WebhookEndpointService } from '../services/webhook-endpoint.service'
 import type { WebhookHistoryService } from '../services/webhook-history.service'
-import { frameworkErrorHandler, installErrorHandling } from './error-handler'
+import { AppError } from '../domain/errors'
+import { errorEnvelope, frameworkErrorHandler, installErrorHandling } from './error-handler'
 import { createRegistry } from '../observability/metrics'
 import { installMetrics } from './metrics'
 import { installRateLimits, type RateLimitOptions } from './rate-limit'
@@ -82,7 +83,8 @@ function buildSerializer(externalSchemas: Parameters<ReturnType<typeof Serialize
 
 function buildValidator(externalSchemas: Parameters<typeof buildAjv>[0], ajvOptions: Parameters<typeof buildAjv>[1]) {
   const ajv = buildAjv(externalSchemas, ajvOptions) as unknown as FastifySchemaCompiler<unknown>
-  return (route: Parameters<FastifySchemaCompiler<unknown>>[0]) => (route.httpPart === 'params' || route.httpPart === 'querystring' ? parameterCompiler(route as never) : ajv(route))
+  return (route: Parameters<FastifySchemaCompiler<unknown>>[0]) =>
+    route.httpPart === 'params' || route.httpPart === 'querystring' ? parameterCompiler(route as never) : ajv(route)
 }
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -115,11 +117,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: (error, socket) => {
       if (!socket.writable) return socket.destroy()
       const tooLarge = (error as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW'
-      const body = JSON.stringify({
-        code: 400,
-        data: { error: 'validation_error' },
-        msg: tooLarge ? 'the request headers are too large (16 KiB at most)' : 'the request is not valid HTTP',
-      })
+      const body = JSON.stringify(
+        errorEnvelope(new AppError('validation_error', tooLarge ? 'the request headers are too large (16 KiB at most)' : 'the request is not valid HTTP')),
+      )
       socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -147,7 +147,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options
   await app.register(healthRoutes, { health: services.health })
   if (options.api === false) return app
-  await app.register(apiRoutes, { auth: services.auth, subscriptions: services.subscriptions, tasks: services.tasks, webhooks: services.webhooks, endpoints: services.endpoints, deliveryLog: services.deliveryLog, carriers: services.carriers })
+  await app.register(apiRoutes, {
+    auth: services.auth,
+    subscriptions: services.subscriptions,
+    tasks: services.tasks,
+    webhooks: services.webhooks,
+    endpoints: services.endpoints,
+    deliveryLog: services.deliveryLog,
+    carriers: services.carriers,
+  })
   if (options.adminToken) {
     await app.register(adminRoutes, { adminToken: options.adminToken, users: services.users, settings: services.settings })
     await app.register(consoleRoutes, {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, BODY_FIELD, invalid, MUST, type ErrorCode, type FieldError } from '../domain/errors'
+import { envelope } from './envelope'
 import { ParameterError } from './parameters'
 
 /** The one place where an error reason becomes an HTTP status (docs/api.md, Errors). */
@@ -19,16 +20,13 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 }
 
 export function errorEnvelope(error: AppError) {
-  const code = HTTP_STATUS[error.code]
-  return {
-    code,
-    data: { error: error.code, ...(error.details.length > 0 ? { details: error.details } : {}), ...error.data },
-    msg: error.message,
-  }
+  return envelope(HTTP_STATUS[error.code], { error: error.code, ...(error.details.length > 0 ? { details: error.details } : {}), ...error.data }, error.message)
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.code === 'rate_limited' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(error.retryAfterSeconds ?? 1))
+  // Both say when to come back: a rate limit's bucket refills, a database failure is usually brief.
+  if ((error.code === 'rate_limited' || error.code === 'unavailable') && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', String(error.retryAfterSeconds ?? 1))
   const body = errorEnvelope(error)
   return reply.code(body.code).send(body)
 }
@@ -58,7 +56,10 @@ function fieldErrors(validation: AjvError[]): FieldError[] {
       case 'additionalProperties':
         return { field: child(e.params.additionalProperty), message: MUST.unknownField }
       case 'type':
-        return { field: path || BODY_FIELD, message: (schema.type === 'integer' && range()) || TYPE_WORDS[String(e.params.type)] || `must be a ${String(e.params.type)}` }
+        return {
+          field: path || BODY_FIELD,
+          message: (schema.type === 'integer' && range()) || TYPE_WORDS[String(e.params.type)] || `must be a ${String(e.params.type)}`,
+        }
       case 'minimum':
       case 'maximum':
         return { field: path, message: range() ?? `${e.message}` }
@@ -106,6 +107,11 @@ export function classify(error: FastifyError | AppError | Error): AppError {
   return new AppError('internal_error', 'internal error')
 }
 
+/** What the database itself said (PostgreSQL's message, a socket's error), for the log. */
+function causeOf(error: Error): string | undefined {
+  return error.cause instanceof Error ? error.cause.message : undefined
+}
+
 /** For errors Fastify raises before routing (a URL it cannot decode): the same envelope. */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   void sendError(reply, classify(error))
@@ -115,7 +121,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = classify(error)
     if (appError.code === 'internal_error') request.log.error({ err: error }, 'request failed')
-    else if (appError.code === 'unavailable') request.log.warn({ reason: error.message }, 'database unavailable')
+    else if (appError.code === 'unavailable') request.log.warn({ reason: error.message, cause: causeOf(error) }, 'database unavailable')
     return sendError(reply, appError)
   })
   app.setNotFoundHandler((_request, reply) => sendError(reply, new AppError('not_found', 'no such route')))

@@ -15,7 +15,14 @@ interface Operation {
   requestBody?: { content: { 'application/json': { schema: { $ref?: string; properties?: Record<string, unknown> } } } }
 }
 let t: TestApp
-let doc: { openapi: string; info: { license: unknown }; servers: unknown[]; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { enum?: string[] }> }; webhooks: Record<string, unknown> }
+let doc: {
+  openapi: string
+  info: { license: unknown }
+  servers: unknown[]
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, { enum?: string[] }> }
+  webhooks: Record<string, unknown>
+}
 const operations = () => Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })))
 
 beforeAll(async () => {
@@ -38,22 +45,29 @@ describe('the OpenAPI document', () => {
     for (const { path, op } of operations()) {
       expect(op.responses['500'], `${op.operationId} lists 500`).toBeDefined()
       if (path.startsWith('/openapi/')) {
-        expect(Object.keys(op.responses), op.operationId).toEqual(expect.arrayContaining([op.operationId === 'refreshTask' ? '202' : '200', '401', '429', '503']))
+        expect(Object.keys(op.responses), op.operationId).toEqual(
+          expect.arrayContaining([op.operationId === 'refreshTask' ? '202' : '200', '401', '429', '503']),
+        )
         expect(op.responses['429']!.headers?.['retry-after'], op.operationId).toBeDefined()
       }
       for (const [status, response] of Object.entries(op.responses)) {
-        if (!status.startsWith('20')) expect(response.content?.['application/json'].schema.$ref, `${op.operationId} ${status}`).toBe('#/components/schemas/Error')
+        if (!status.startsWith('20'))
+          expect(response.content?.['application/json'].schema.$ref, `${op.operationId} ${status}`).toBe('#/components/schemas/Error')
       }
     }
   })
 
   it('names the schemas a client wants as types, from the domain constants', () => {
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Task', 'TrackingEvent', 'Address', 'LatestWebhook', 'Error', 'Subscription', 'StatusChangedEvent']))
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['Task', 'TrackingEvent', 'Address', 'LatestWebhook', 'Error', 'Subscription', 'StatusChangedEvent']),
+    )
     expect(doc.components.schemas.StandardStatus!.enum).toEqual([...STANDARD_STATUSES])
     expect(doc.components.schemas.ErrorReason!.enum).toEqual([...ERROR_CODES])
     const subscribe = doc.paths['/openapi/tracking-subscriptions']!.post!
     expect(subscribe.requestBody!.content['application/json'].schema.$ref).toBe('#/components/schemas/Subscription')
-    expect(doc.paths['/openapi/tracking-subscriptions']!.get!.responses['200']!.content!['application/json'].schema).toMatchObject({ properties: { data: { $ref: '#/components/schemas/Task' } } })
+    expect(doc.paths['/openapi/tracking-subscriptions']!.get!.responses['200']!.content!['application/json'].schema).toMatchObject({
+      properties: { data: { $ref: '#/components/schemas/Task' } },
+    })
   })
 
   it('leaves only the operations endpoints open, and says so', () => {

@@ -21,7 +21,8 @@ const signatureHeaders = {
   'webhook-signature': {
     required: true,
     schema: { type: 'string' },
-    description: 'v1,<base64 HMAC-SHA256 of "id.timestamp.body"> keyed by the signing secret; two signatures, space-separated, while a rotated-out secret still signs',
+    description:
+      'v1,<base64 HMAC-SHA256 of "id.timestamp.body"> keyed by the signing secret; two signatures, space-separated, while a rotated-out secret still signs',
   },
 }
 
@@ -79,9 +80,17 @@ export const openapiOptions: SwaggerOptions = {
       ),
       'tracking.milestone_changed': webhook("A task's milestone changed", [MilestoneChangedEvent], 'To account endpoints that chose it.'),
       'tracking.eta_changed': webhook("A task's estimated delivery moved", [EtaChangedEvent], 'To account endpoints that chose it.'),
-      'tracking.events_added': webhook('New tracking events', [EventsAddedEvent], 'To account endpoints that chose it: only the events this fetch added, each announced once.'),
+      'tracking.events_added': webhook(
+        'New tracking events',
+        [EventsAddedEvent],
+        'To account endpoints that chose it: only the events this fetch added, each announced once.',
+      ),
       'tracking.deleted': webhook('A task was deleted', [DeletedEvent], 'To account endpoints that chose it, when the user or retention deletes a task.'),
-      'webhook.test': webhook('An endpoint test', [TestEvent], 'Sent once, at once, by POST /openapi/webhook-endpoints/{endpointId}/test; its answer is returned to the caller and never retried.'),
+      'webhook.test': webhook(
+        'An endpoint test',
+        [TestEvent],
+        'Sent once, at once, by POST /openapi/webhook-endpoints/{endpointId}/test; its answer is returned to the caller and never retried.',
+      ),
     } satisfies Record<DeliveryType, unknown>,
   } as never,
   // Components keep their names ($id) in the document: generated clients get named types.

@@ -39,7 +39,9 @@ export function isDateTime(raw: string): boolean {
   if (!parts) return false
   const [year, month, day, hour, minute, second = 0, offsetHours = 0, offsetMinutes = 0] = parts.slice(1).map((p) => (p === undefined ? undefined : Number(p)))
   const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
-  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59
+  return (
+    month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second <= 59 && offsetHours <= 23 && offsetMinutes <= 59
+  )
 }
 
 export class ParameterError extends Error {
@@ -77,7 +79,8 @@ function parseParameter(raw: string, schema: ParameterSchema): { value: unknown 
       const min = schema.minimum ?? Number.MIN_SAFE_INTEGER
       const max = schema.maximum ?? Number.MAX_SAFE_INTEGER
       const n = /^(0|-?[1-9][0-9]{0,15})$/.test(raw) ? Number(raw) : NaN
-      if (!Number.isSafeInteger(n) || n < min || n > max) return { problem: min === 1 && max === Number.MAX_SAFE_INTEGER ? MUST.positiveInteger : MUST.between(min, max) }
+      if (!Number.isSafeInteger(n) || n < min || n > max)
+        return { problem: min === 1 && max === Number.MAX_SAFE_INTEGER ? MUST.positiveInteger : MUST.between(min, max) }
       return { value: n }
     }
     case 'boolean':
@@ -86,7 +89,8 @@ function parseParameter(raw: string, schema: ParameterSchema): { value: unknown 
       if (!raw.isWellFormed()) return { problem: MUST.wellFormed }
       // No text of PostgreSQL's can hold NUL: no parameter may.
       if (raw.includes('\u0000')) return { problem: 'must not contain NUL characters' }
-      if (schema.minLength !== undefined && raw.length < schema.minLength) return { problem: schema.minLength === 1 ? MUST.notEmpty : MUST.atLeast(schema.minLength) }
+      if (schema.minLength !== undefined && raw.length < schema.minLength)
+        return { problem: schema.minLength === 1 ? MUST.notEmpty : MUST.atLeast(schema.minLength) }
       if (schema.maxLength !== undefined && raw.length > schema.maxLength) return { problem: MUST.atMost(schema.maxLength) }
       if (schema.enum && !schema.enum.includes(raw)) return { problem: MUST.oneOf(schema.enum) }
       if (schema.format === 'date-time' && !isDateTime(raw)) {

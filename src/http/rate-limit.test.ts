@@ -13,7 +13,8 @@ describe('rate limits', () => {
     const app = await buildApp({ services: t.services, adminToken: undefined, rateLimits: { perTokenPerSecond: 5, perAddressPerSecond: 0 } })
     try {
       const [a, b] = [await t.createUser('a'), await t.createUser('b')]
-      const query = (token: string) => app.inject({ method: 'GET', url: '/openapi/tracking-subscriptions?taskId=1', headers: { authorization: `Bearer ${token}` } })
+      const query = (token: string) =>
+        app.inject({ method: 'GET', url: '/openapi/tracking-subscriptions?taskId=1', headers: { authorization: `Bearer ${token}` } })
       const statuses = []
       for (let i = 0; i < 12; i++) statuses.push((await query(a.token)).statusCode)
       // Two seconds' worth (10) pass, then the bucket is empty.

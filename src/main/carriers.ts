@@ -30,7 +30,8 @@ export function carrierModes(config: Config): Record<string, CarrierMode> {
 export function assertCarrierCredentials(config: Config): void {
   if (!config.production) return
   const missing = CARRIERS.filter((c) => c.env.requiredInProduction && !config.carriers[c.code]!.credentials)
-  if (missing.length > 0) throw new ConfigError(`NODE_ENV=production needs carrier credentials: ${missing.map((c) => Object.values(c.env.credentials).join(' and ')).join(', ')}`)
+  if (missing.length > 0)
+    throw new ConfigError(`NODE_ENV=production needs carrier credentials: ${missing.map((c) => Object.values(c.env.credentials).join(' and ')).join(', ')}`)
 }
 
 export async function createCarriers(config: Config, log: FastifyBaseLogger): Promise<Carriers> {
@@ -50,7 +51,10 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
     const settings = config.carriers[carrier.code]!
     const mode = modes[carrier.code]
     if (mode === 'unavailable') {
-      log.warn({ carrier: carrier.code, missing: Object.values(carrier.env.credentials) }, `${carrier.name} has no credentials: it is unavailable (subscribing it is unsupported_carrier)`)
+      log.warn(
+        { carrier: carrier.code, missing: Object.values(carrier.env.credentials) },
+        `${carrier.name} has no credentials: it is unavailable (subscribing it is unsupported_carrier)`,
+      )
       continue
     }
     const live = mode === 'live'

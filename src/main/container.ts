@@ -6,7 +6,7 @@ import { SettingsRepository } from '../db/settings.repository'
 import { TaskLifecycleRepository } from '../db/task-lifecycle.repository'
 import { TaskRepository } from '../db/task.repository'
 import { DeliveryLogRepository } from '../db/delivery-log.repository'
-import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
+import { WebhookHistoryRepository } from '../db/webhook-history.repository'
 import { WebhookEndpointRepository } from '../db/webhook-endpoint.repository'
 import type { AppServices } from '../http/app'
 import { ApiUserService } from '../services/api-user.service'
@@ -61,8 +61,14 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
   // Without modes (tests), every carrier is served by the simulator.
   const carrierModes = deps.carrierModes ?? Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const]))
   const carriers = new CarrierCatalogService(carrierModes)
-  const tasks = new TaskService(new TaskLifecycleRepository(db), secrets, () => wakeups.tasksDue(), () => wakeups.deliveriesDue())
-  const webhooks = new WebhookHistoryService(new WebhookDeliveryRepository(db), () => wakeups.deliveriesDue())
+  const tasks = new TaskService(
+    db,
+    new TaskLifecycleRepository(db),
+    secrets,
+    () => wakeups.tasksDue(),
+    () => wakeups.deliveriesDue(),
+  )
+  const webhooks = new WebhookHistoryService(new WebhookHistoryRepository(db), () => wakeups.deliveriesDue())
   const carrierCircuits = deps.carrierCircuits ?? (() => ({}))
   return {
     auth: new AuthService(users, config.tokenCacheTtlMs),
@@ -72,10 +78,20 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     settings: new SettingsService(settings),
     health: new HealthService(db, carrierModes, carrierCircuits),
     consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db)),
-    console: new ConsoleService(new ConsoleRepository(db), tasks, webhooks, carriers, { requestsPerSecond: deps.carrierBudgets ?? {}, circuits: carrierCircuits, webhookHosts: deps.webhookHosts ?? (() => []) }, deps.consoleOverviewTtlMs),
+    console: new ConsoleService(
+      new ConsoleRepository(db),
+      tasks,
+      webhooks,
+      carriers,
+      { requestsPerSecond: deps.carrierBudgets ?? {}, circuits: carrierCircuits, webhookHosts: deps.webhookHosts ?? (() => []) },
+      deps.consoleOverviewTtlMs,
+    ),
     carriers,
     webhooks,
-    endpoints: new WebhookEndpointService(new WebhookEndpointRepository(db), deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false })),
+    endpoints: new WebhookEndpointService(
+      new WebhookEndpointRepository(db),
+      deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false }),
+    ),
     deliveryLog: new DeliveryLogService(new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue()),
   }
 }

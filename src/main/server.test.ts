@@ -64,7 +64,9 @@ describe('the service on its embedded PostgreSQL server', () => {
       // A second service on the same directory refuses to start, with a clear message.
       const second = await runEntry('src/main/server.ts', [], { DATA_DIR, PORT: '0' })
       expect(second.code).toBe(1)
-      expect(second.stderr).toContain(`Refusing to start: The data directory ${DATA_DIR} is in use by another service (tracking-service pid ${first.process.pid})`)
+      expect(second.stderr).toContain(
+        `Refusing to start: The data directory ${DATA_DIR} is in use by another service (tracking-service pid ${first.process.pid})`,
+      )
 
       // The CLI and migrate reach the running service's server.
       const created = await runEntry('src/main/admin.ts', ['create-user', 'acme'], { DATA_DIR })
@@ -81,9 +83,16 @@ describe('the service on its embedded PostgreSQL server', () => {
 
       // No carrier credentials: the built-in simulator serves the carriers, says /healthz, and
       // the new task is fetched within seconds.
-      expect(((await (await fetch(`${first.baseUrl}/healthz`)).json()) as { data: { carriers: unknown } }).data.carriers).toEqual({ FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator' })
+      expect(((await (await fetch(`${first.baseUrl}/healthz`)).json()) as { data: { carriers: unknown } }).data.carriers).toEqual({
+        FEDEX: 'simulator',
+        UPARCEL: 'simulator',
+        UPS: 'simulator',
+      })
       const subscribedAt = Date.now()
-      const carrierStatus = await waitFor(async () => (await call(first, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).json.data.carrierStatus as string, { timeoutMs: 10_000 })
+      const carrierStatus = await waitFor(
+        async () => (await call(first, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).json.data.carrierStatus as string,
+        { timeoutMs: 10_000 },
+      )
       expect(carrierStatus).toBe('Label created')
       expect(Date.now() - subscribedAt).toBeLessThan(5000)
     } finally {
@@ -116,15 +125,29 @@ describe('the service on its embedded PostgreSQL server', () => {
   it('stops gracefully, with its server, when a supervisor sends SIGTERM to npm start', async () => {
     const DATA_DIR = tempDataDir()
     const port = await freePort()
-    const npm = spawn('npm', ['start'], { cwd: join(import.meta.dirname, '../..'), env: { ...process.env, DATABASE_URL: '', ADMIN_TOKEN: '', DATA_DIR, PORT: String(port), LOG_LEVEL: 'info' } })
+    const npm = spawn('npm', ['start'], {
+      cwd: join(import.meta.dirname, '../..'),
+      env: { ...process.env, DATABASE_URL: '', ADMIN_TOKEN: '', DATA_DIR, PORT: String(port), LOG_LEVEL: 'info' },
+    })
     let output = ''
     npm.stdout!.on('data', (d) => (output += d))
     npm.stderr!.on('data', (d) => (output += d))
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok, { timeoutMs: 60_000, what: () => `the service to start: ${output}` })
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok, {
+      timeoutMs: 60_000,
+      what: () => `the service to start: ${output}`,
+    })
     // Without ADMIN_TOKEN, a newcomer is told how to make an API user.
-    await waitFor(() => output.includes('create an API user with `npm run admin -- create-user <name>`'), { timeoutMs: 10_000, what: () => `the hint: ${output}` })
+    await waitFor(() => output.includes('create an API user with `npm run admin -- create-user <name>`'), {
+      timeoutMs: 10_000,
+      what: () => `the hint: ${output}`,
+    })
     const serverPid = postmasterPid(DATA_DIR)
-    const servicePid = Number(execFileSync('pgrep', ['-f', '-P', String(npm.pid), 'src/main/launch.mjs']).toString().trim().split('\n')[0])
+    const servicePid = Number(
+      execFileSync('pgrep', ['-f', '-P', String(npm.pid), 'src/main/launch.mjs'])
+        .toString()
+        .trim()
+        .split('\n')[0],
+    )
     npm.kill('SIGTERM')
     await exitOf(npm)
     await waitFor(() => !alive(servicePid) && !alive(serverPid), { timeoutMs: 30_000, what: () => 'the service and its server to stop' })
@@ -156,7 +179,13 @@ describe('the service on its embedded PostgreSQL server', () => {
   })
 
   it('refuses to start in production without carrier credentials', async () => {
-    const result = await runEntry('src/main/server.ts', [], { DATA_DIR: tempDataDir(), NODE_ENV: 'production', PORT: '0', FEDEX_CLIENT_ID: 'id', FEDEX_CLIENT_SECRET: 'secret' })
+    const result = await runEntry('src/main/server.ts', [], {
+      DATA_DIR: tempDataDir(),
+      NODE_ENV: 'production',
+      PORT: '0',
+      FEDEX_CLIENT_ID: 'id',
+      FEDEX_CLIENT_SECRET: 'secret',
+    })
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('NODE_ENV=production needs carrier credentials: UPARCEL_API_KEY and UPARCEL_SECRET_KEY')
   })
@@ -171,8 +200,14 @@ describe('the service on its embedded PostgreSQL server', () => {
     const issued = JSON.parse((await runEntry('src/main/admin.ts', ['issue-token', '1'], { DATA_DIR })).stdout)
     expect(issued).toEqual({ tokenId: 2, token: expect.stringMatching(/^trk_/) })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['revoke-token', '1', '2'], { DATA_DIR })).stdout)).toEqual({ tokenId: 2, revoked: true })
-    expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '50'], { DATA_DIR })).stdout)).toEqual({ batchMaxItems: 50, retentionDays: 0 })
-    expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'retentionDays', '90'], { DATA_DIR })).stdout)).toEqual({ batchMaxItems: 50, retentionDays: 90 })
+    expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '50'], { DATA_DIR })).stdout)).toEqual({
+      batchMaxItems: 50,
+      retentionDays: 0,
+    })
+    expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'retentionDays', '90'], { DATA_DIR })).stdout)).toEqual({
+      batchMaxItems: 50,
+      retentionDays: 90,
+    })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['settings'], { DATA_DIR })).stdout)).toEqual({ batchMaxItems: 50, retentionDays: 90 })
     const bad = await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '5000'], { DATA_DIR })
     expect(bad.code).toBe(1)
@@ -181,9 +216,14 @@ describe('the service on its embedded PostgreSQL server', () => {
     await runEntry('src/main/admin.ts', ['create-user', 'other'], { DATA_DIR })
     const db = await openDatabase({ databaseUrl: undefined, dataDir: DATA_DIR, poolSize: 1, role: 'tool' })
     try {
-      const [task] = await db.query<{ id: number }>(`INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) VALUES (1, 'FEDEX', 'CLI1', 'https://a.example/') RETURNING id`)
+      const [task] = await db.query<{ id: number }>(
+        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) VALUES (1, 'FEDEX', 'CLI1', 'https://a.example/') RETURNING id`,
+      )
       expect((await runEntry('src/main/admin.ts', ['delete-task', '2', String(task!.id)], { DATA_DIR })).stderr).toContain('subscription not found')
-      expect(JSON.parse((await runEntry('src/main/admin.ts', ['delete-task', '1', String(task!.id)], { DATA_DIR })).stdout)).toEqual({ taskId: task!.id, deleted: true })
+      expect(JSON.parse((await runEntry('src/main/admin.ts', ['delete-task', '1', String(task!.id)], { DATA_DIR })).stdout)).toEqual({
+        taskId: task!.id,
+        deleted: true,
+      })
       expect(await db.query('SELECT 1 FROM tracking_tasks WHERE id = $1', [task!.id])).toEqual([])
     } finally {
       await db.close()
@@ -206,7 +246,9 @@ describe('several service processes on one database', () => {
     try {
       const user = await call(a, 'POST', '/admin/api-users', ADMIN_TOKEN, { name: 'shared' })
       const token = user.json.data.token as string
-      const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => call(i % 2 ? a : b, 'POST', '/openapi/tracking-subscriptions', token, subscription)))
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => call(i % 2 ? a : b, 'POST', '/openapi/tracking-subscriptions', token, subscription)),
+      )
       expect(responses.every((r) => r.status === 200)).toBe(true)
       expect(new Set(responses.map((r) => r.json.data.taskId)).size).toBe(1)
       expect(responses.filter((r) => r.json.data.result === 'created')).toHaveLength(1)

@@ -2,7 +2,7 @@ import { loadConfig } from '../config/config'
 import { EmbeddedUnavailableError } from '../db/embedded/binaries'
 import { DataDirInUseError } from '../db/embedded/embedded-server'
 import { RefreshRepository } from '../db/refresh.repository'
-import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
+import { WebhookQueueRepository } from '../db/webhook-queue.repository'
 import { migrate } from '../db/migrator'
 import { Notifier } from '../db/notifier'
 import { openDatabase } from '../db/open-database'
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    timeouts: config.databaseTimeouts,
     role: 'service',
     log: { info: (message) => log.info(message), warn: (message) => log.warn(message) },
     onLost: (error) => {
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
 
   const registry = createRegistry()
   const refreshRepository = new RefreshRepository(db)
-  const deliveryRepository = new WebhookDeliveryRepository(db)
+  const deliveryRepository = new WebhookQueueRepository(db)
   const metrics = new ServiceMetrics(registry, {
     refreshLagSeconds: () => refreshRepository.refreshLagSeconds(CARRIER_CODES),
     webhookQueueDepth: () => deliveryRepository.queueDepth(),
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   const tasksCreated = new Notifier(db, 'tracking_tasks_created')
   const deliveriesDue = new Notifier(db, 'webhook_deliveries_due')
   const workers = carriers
-    ? createWorkers(config, { db, carriers, refreshRepository, deliveryRepository, metrics, log, notifyDeliveriesDue: () => deliveriesDue.notify() })
+    ? createWorkers(config, { db, carriers, deliveryRepository, metrics, log, notifyDeliveriesDue: () => deliveriesDue.notify() })
     : undefined
   const webhookHttp = new WebhookHttp({ timeoutMs: config.webhook.timeoutMs, allowPrivateTargets: config.webhook.allowPrivateTargets })
   const services = createServices(db, config, {
@@ -83,7 +84,13 @@ async function main(): Promise<void> {
   })
 
   app.log.info(
-    { role: config.role, database: db.kind, dataDir: db.kind === 'embedded' ? config.dataDir : undefined, admin: config.adminToken ? 'enabled' : 'disabled', carriers: carriers ? modes : undefined },
+    {
+      role: config.role,
+      database: db.kind,
+      dataDir: db.kind === 'embedded' ? config.dataDir : undefined,
+      admin: config.adminToken ? 'enabled' : 'disabled',
+      carriers: carriers ? modes : undefined,
+    },
     'starting tracking subscription service',
   )
 
@@ -121,7 +128,8 @@ async function main(): Promise<void> {
   } catch (error) {
     // Nothing started yet but the database (and its embedded server): stopped before exiting.
     await closeAll()
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new StartRefused(`port ${config.port} on ${config.host} is already in use (another service?); set PORT to a free port`)
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new StartRefused(`port ${config.port} on ${config.host} is already in use (another service?); set PORT to a free port`)
     throw error
   }
   await workers?.start()
@@ -132,7 +140,9 @@ async function main(): Promise<void> {
     app.log.info({ console: `http://${host}:${port}/console` }, `operator console: http://${host}:${port}/console (sign in with ADMIN_TOKEN)`)
   } else if (config.role !== 'worker') {
     // A first `npm start` has no API user yet: say how to make one.
-    app.log.info('ADMIN_TOKEN is not set, so the admin API and the console are off: create an API user with `npm run admin -- create-user <name>`, or set ADMIN_TOKEN')
+    app.log.info(
+      'ADMIN_TOKEN is not set, so the admin API and the console are off: create an API user with `npm run admin -- create-user <name>`, or set ADMIN_TOKEN',
+    )
   }
 }
 

@@ -15,13 +15,23 @@ afterAll(async () => {
 })
 
 async function call(service: ServiceProcess, method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(`${service.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+  const res = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
   return { status: res.status, json: (await res.json()) as { data: Record<string, unknown> } }
 }
 
 async function stopThenRefresh(api: ServiceProcess): Promise<number> {
   const { token } = (await call(api, 'POST', '/admin/api-users', ADMIN_TOKEN, { name: 'refresher' })).json.data as { token: string }
-  const { taskId } = (await call(api, 'POST', '/openapi/tracking-subscriptions', token, { carrierCode: 'FEDEX', trackingNumber: `RN${Date.now()}`, callbackUrl: 'https://shop.example/hook' })).json.data as { taskId: number }
+  const { taskId } = (
+    await call(api, 'POST', '/openapi/tracking-subscriptions', token, {
+      carrierCode: 'FEDEX',
+      trackingNumber: `RN${Date.now()}`,
+      callbackUrl: 'https://shop.example/hook',
+    })
+  ).json.data as { taskId: number }
   const checked = () => call(api, 'GET', `/openapi/tracking-subscriptions/${taskId}`, token).then((r) => r.json.data.lastCheckedAt as string | null)
   const first = await waitFor(checked, { timeoutMs: 15_000, what: 'the first fetch' })
   const stopped = await call(api, 'POST', `/openapi/tracking-subscriptions/${taskId}/stop`, token)

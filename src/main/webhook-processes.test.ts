@@ -51,16 +51,23 @@ describe('the whole service process', () => {
     const { token } = (await api(service, 'POST', '/admin/api-users', ADMIN_TOKEN, { name: 'crash' })).data as { token: string }
 
     // Latency: status change → first attempt.
-    const fast = (await api(service, 'POST', '/openapi/tracking-subscriptions', token, { carrierCode: 'FEDEX', trackingNumber: 'DLFAST1', callbackUrl: fastUrl })).data
+    const fast = (
+      await api(service, 'POST', '/openapi/tracking-subscriptions', token, { carrierCode: 'FEDEX', trackingNumber: 'DLFAST1', callbackUrl: fastUrl })
+    ).data
     const delivered = await waitFor('the first webhook', async () => {
-      const history = (await api(service, 'GET', `/openapi/tracking-subscriptions/${fast.taskId}/webhooks`, token)).data.deliveries as { createdAt: string; attempts: { startedAt: string }[] }[]
+      const history = (await api(service, 'GET', `/openapi/tracking-subscriptions/${fast.taskId}/webhooks`, token)).data.deliveries as {
+        createdAt: string
+        attempts: { startedAt: string }[]
+      }[]
       return history[0]?.attempts[0] ? history[0] : undefined
     })
     const latencyMs = Date.parse(delivered.attempts[0]!.startedAt) - Date.parse(delivered.createdAt)
     expect(latencyMs).toBeLessThan(1000)
     console.log(`status change → first attempt: ${latencyMs} ms (${onPostgres ? 'PostgreSQL' : 'embedded'})`)
 
-    const { taskId } = (await api(service, 'POST', '/openapi/tracking-subscriptions', token, { carrierCode: 'UPARCEL', trackingNumber: 'DLCRASH1', callbackUrl })).data
+    const { taskId } = (
+      await api(service, 'POST', '/openapi/tracking-subscriptions', token, { carrierCode: 'UPARCEL', trackingNumber: 'DLCRASH1', callbackUrl })
+    ).data
     await waitFor('the first attempt to arrive', async () => (receiver.requests('/crash').length > 0 ? true : undefined))
     expect((await api(service, 'GET', `/openapi/tracking-subscriptions?taskId=${taskId}`, token)).data.latestWebhook).toMatchObject({ status: 'sending' })
     expect(await service.stop('SIGKILL')).toBe('SIGKILL')
@@ -75,7 +82,9 @@ describe('the whole service process', () => {
       const requests = receiver.requests('/crash')
       expect(requests).toHaveLength(2)
       expect(requests[1]!.headers['webhook-id']).toBe(requests[0]!.headers['webhook-id'])
-      const history = (await api(service, 'GET', `/openapi/tracking-subscriptions/${taskId}/webhooks`, token)).data.deliveries as { attempts: { errorMessage: string; responseBody: string }[] }[]
+      const history = (await api(service, 'GET', `/openapi/tracking-subscriptions/${taskId}/webhooks`, token)).data.deliveries as {
+        attempts: { errorMessage: string; responseBody: string }[]
+      }[]
       expect(history[0]!.attempts.map((a) => a.errorMessage)).toEqual(['attempt interrupted: the worker lost its lease', ''])
       expect(history[0]!.attempts[1]!.responseBody).toBe('got it')
     } finally {
@@ -87,56 +96,64 @@ describe('the whole service process', () => {
 // Several worker processes on one database: the run's test server (on the embedded run, itself an
 // embedded PostgreSQL server).
 describe('two webhook worker processes on PostgreSQL', () => {
-    it('deliver 1,000 notifications: none lost, none sent twice, woken at once by NOTIFY', async () => {
-      const database = await createTestDatabase()
-      const env = {
-        DATABASE_URL: database.connectionString,
-        ROLE: 'worker',
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-        // Polling alone would take up to 10 s: a quick first attempt proves LISTEN/NOTIFY.
-        WEBHOOK_POLL_MS: '10000',
-        REFRESH_POLL_MS: '10000',
-      }
-      const workers = await Promise.all([startService(env), startService(env)])
-      try {
-        const url = receiver.on('/bulk', () => ({ status: 200 }))
-        const { db } = database
-        const [user] = await db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('bulk', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`)
-        const tasks = await db.query<{ id: number }>(
-          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
+  it('deliver 1,000 notifications: none lost, none sent twice, woken at once by NOTIFY', async () => {
+    const database = await createTestDatabase()
+    const env = {
+      DATABASE_URL: database.connectionString,
+      ROLE: 'worker',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // Polling alone would take up to 10 s: a quick first attempt proves LISTEN/NOTIFY.
+      WEBHOOK_POLL_MS: '10000',
+      REFRESH_POLL_MS: '10000',
+    }
+    const workers = await Promise.all([startService(env), startService(env)])
+    try {
+      const url = receiver.on('/bulk', () => ({ status: 200 }))
+      const { db } = database
+      const [user] = await db.query<{ id: number }>(
+        `INSERT INTO api_users (name, webhook_secret) VALUES ('bulk', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`,
+      )
+      const tasks = await db.query<{ id: number }>(
+        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
            SELECT $1, 'FEDEX', 'BULK' || g, $2, NULL FROM generate_series(1, 10) g RETURNING id`,
-          [user!.id, url],
-        )
-        const started = Date.now()
-        await db.query(
-          `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at)
+        [user!.id, url],
+      )
+      const started = Date.now()
+      await db.query(
+        `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at)
            SELECT t.id, t.user_id, 'msg_bulk' || lpad(g::text, 8, '0'), '{"type": "tracking.status_changed"}', now()
              FROM generate_series(1, 1000) g JOIN tracking_tasks t ON t.id = ($1::bigint[])[1 + g % 10]`,
-          [tasks.map((t) => t.id)],
-        )
-        // What a service process does after committing due deliveries (refresh, redeliver).
-        new Notifier(db, 'webhook_deliveries_due').notify()
-        await waitFor('1,000 deliveries', async () => {
+        [tasks.map((t) => t.id)],
+      )
+      // What a service process does after committing due deliveries (refresh, redeliver).
+      new Notifier(db, 'webhook_deliveries_due').notify()
+      await waitFor(
+        '1,000 deliveries',
+        async () => {
           const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'success'`)
           return row!.n === 1000 ? true : undefined
-        }, 60_000)
-        const elapsed = Date.now() - started
-        const ids = receiver.requests('/bulk').map((r) => String(r.headers['webhook-id']))
-        expect(new Set(ids).size).toBe(1000)
-        expect(ids).toHaveLength(1000)
-        const firstAt = Math.min(...receiver.requests('/bulk').map((r) => r.at))
-        expect(firstAt - started).toBeLessThan(1000)
-        const perWorker = await Promise.all(
-          workers.map(async (w) => Number(/^webhook_attempts_total\{outcome="success"\} (\d+)/m.exec(await (await fetch(`${w.baseUrl}/metrics`)).text())?.[1] ?? 0)),
-        )
-        expect(perWorker[0]! + perWorker[1]!).toBe(1000)
-        expect(perWorker.every((n) => n > 0)).toBe(true)
-        const [stuck] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'success' OR lease_owner IS NOT NULL`)
-        expect(stuck!.n).toBe(0)
-        console.log(`1,000 webhooks by two workers in ${elapsed} ms (${perWorker.join(' + ')}); first attempt ${firstAt - started} ms after the insert`)
-      } finally {
-        await Promise.all(workers.map((w) => w.stop()))
-        await database.close()
-      }
-    }, 120_000)
-  })
+        },
+        60_000,
+      )
+      const elapsed = Date.now() - started
+      const ids = receiver.requests('/bulk').map((r) => String(r.headers['webhook-id']))
+      expect(new Set(ids).size).toBe(1000)
+      expect(ids).toHaveLength(1000)
+      const firstAt = Math.min(...receiver.requests('/bulk').map((r) => r.at))
+      expect(firstAt - started).toBeLessThan(1000)
+      const perWorker = await Promise.all(
+        workers.map(async (w) =>
+          Number(/^webhook_attempts_total\{outcome="success"\} (\d+)/m.exec(await (await fetch(`${w.baseUrl}/metrics`)).text())?.[1] ?? 0),
+        ),
+      )
+      expect(perWorker[0]! + perWorker[1]!).toBe(1000)
+      expect(perWorker.every((n) => n > 0)).toBe(true)
+      const [stuck] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'success' OR lease_owner IS NOT NULL`)
+      expect(stuck!.n).toBe(0)
+      console.log(`1,000 webhooks by two workers in ${elapsed} ms (${perWorker.join(' + ')}); first attempt ${firstAt - started} ms after the insert`)
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()))
+      await database.close()
+    }
+  }, 120_000)
+})

@@ -1,11 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config/config'
 import type { Database } from '../db/database'
-import type { RefreshRepository } from '../db/refresh.repository'
-import type { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
+import type { WebhookQueueRepository } from '../db/webhook-queue.repository'
 import type { ServiceMetrics } from '../observability/metrics'
 import { SettingsRepository } from '../db/settings.repository'
-import { TaskLifecycleRepository } from '../db/task-lifecycle.repository'
 import type { CircuitView } from '../domain/circuit-breaker'
 import { RefreshService } from '../services/refresh.service'
 import { RetentionService } from '../services/retention.service'
@@ -36,21 +34,21 @@ export function createWorkers(
   deps: {
     db: Database
     carriers: Carriers
-    refreshRepository: RefreshRepository
-    deliveryRepository: WebhookDeliveryRepository
+    deliveryRepository: WebhookQueueRepository
     metrics: ServiceMetrics
     log: FastifyBaseLogger
     /** Tells other processes' webhook workers that deliveries are due (a debounced NOTIFY). */
     notifyDeliveriesDue: () => void
   },
 ): Workers {
-  const { db, carriers, refreshRepository, deliveryRepository, metrics, log, notifyDeliveriesDue } = deps
+  const { db, carriers, deliveryRepository, metrics, log, notifyDeliveriesDue } = deps
   const webhookHttp = new WebhookHttp({
     timeoutMs: config.webhook.timeoutMs,
     allowPrivateTargets: config.webhook.allowPrivateTargets,
     connectionsPerHost: Math.max(config.webhook.hostConcurrency, config.webhook.hostConcurrencyMax),
   })
   const delivery = new WebhookDeliveryService(
+    db,
     deliveryRepository,
     webhookHttp,
     {
@@ -66,10 +64,15 @@ export function createWorkers(
     // A finished attempt frees a slot: claim more at once.
     { onSlotFree: () => webhookLoop.wake() },
   )
-  const webhookLoop = new WorkLoop('webhooks', () => delivery.runRound(), { pollMs: config.webhook.pollMs, listen: (wake) => db.listen('webhook_deliveries_due', wake) }, log)
+  const webhookLoop = new WorkLoop(
+    'webhooks',
+    () => delivery.runRound(),
+    { pollMs: config.webhook.pollMs, listen: (wake) => db.listen('webhook_deliveries_due', wake) },
+    log,
+  )
 
   const refresh = new RefreshService(
-    refreshRepository,
+    db,
     carriers.channels,
     {
       pollIntervalMs: config.pollIntervalMs,
@@ -93,13 +96,15 @@ export function createWorkers(
   // One loop per carrier: a slow or failing carrier never delays another. A round that claimed
   // all it asked for goes on at once; one that saw a full request fall due before the next tick
   // wakes then.
-  const refreshLoops = [...carriers.channels.keys()].map((code) => new WorkLoop(`refresh ${code}`, () => refresh.runRound(code), { pollMs: config.refreshPollMs }, log))
+  const refreshLoops = [...carriers.channels.keys()].map(
+    (code) => new WorkLoop(`refresh ${code}`, () => refresh.runRound(code), { pollMs: config.refreshPollMs }, log),
+  )
   const wakeRefresh = () => refreshLoops.forEach((loop) => loop.wake())
   let unlistenTasks: () => Promise<void> = async () => {}
 
   // Retention: a full batch means more may be waiting (the loop goes on at once); otherwise a look
   // a minute is soon enough for a rule counted in days.
-  const retention = new RetentionService(new TaskLifecycleRepository(db), new SettingsRepository(db), () => {
+  const retention = new RetentionService(db, new SettingsRepository(db), () => {
     webhookLoop.wake()
     notifyDeliveriesDue()
   })

@@ -19,7 +19,12 @@ export class ServiceMetrics {
     probes: { refreshLagSeconds?: () => Promise<number>; webhookQueueDepth?: () => Promise<Record<string, number>> } = {},
   ) {
     const registers = [registry]
-    this.carrierFetches = new Counter({ name: 'carrier_fetches_total', help: 'Carrier tracking requests by outcome', labelNames: ['carrier', 'outcome'], registers })
+    this.carrierFetches = new Counter({
+      name: 'carrier_fetches_total',
+      help: 'Carrier tracking requests by outcome',
+      labelNames: ['carrier', 'outcome'],
+      registers,
+    })
     this.carrierFetchSeconds = new Histogram({
       name: 'carrier_fetch_duration_seconds',
       help: 'Carrier tracking request latency',
@@ -33,7 +38,12 @@ export class ServiceMetrics {
       labelNames: ['carrier', 'result'],
       registers,
     })
-    this.notificationsCreated = new Counter({ name: 'webhook_notifications_created_total', help: 'Status changes recorded in the webhook outbox', labelNames: ['carrier'], registers })
+    this.notificationsCreated = new Counter({
+      name: 'webhook_notifications_created_total',
+      help: 'Status changes recorded in the webhook outbox',
+      labelNames: ['carrier'],
+      registers,
+    })
     this.webhookAttempts = new Counter({
       name: 'webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome (success, retry, failed)',

@@ -48,13 +48,20 @@ export class CarrierCatalogService {
       const candidates = this.detect(trackingNumber)
       const picked = autoPick(candidates)
       if (picked) return { ok: true, carrierCode: picked }
-      const why = candidates.length === 0 ? 'no carrier format matches the tracking number' : 'no single available carrier matches the tracking number with its check digit'
+      const why =
+        candidates.length === 0
+          ? 'no carrier format matches the tracking number'
+          : 'no single available carrier matches the tracking number with its check digit'
       return { ok: false, error: 'carrier_not_detected', message: `AUTO could not pick a carrier: ${why}; send the carrierCode`, candidates }
     }
     const carrier = carrierOf(carrierCode)
     if (!carrier) return { ok: false, error: 'unsupported_carrier', message: unsupportedCarrierMessage(available) }
     if (!this.isAvailable(carrierCode)) {
-      return { ok: false, error: 'unsupported_carrier', message: `is not available on this service: ${carrier.name} has no credentials configured (available: ${available.join(', ')})` }
+      return {
+        ok: false,
+        error: 'unsupported_carrier',
+        message: `is not available on this service: ${carrier.name} has no credentials configured (available: ${available.join(', ')})`,
+      }
     }
     return { ok: true, carrierCode }
   }

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { createCarrierSimulator } from '../carriers/registry'
 import { UPARCEL } from '../carriers/uparcel/uparcel.plugin'
-import { RefreshRepository } from '../db/refresh.repository'
 import { CircuitBreaker } from '../domain/circuit-breaker'
 import { ServiceMetrics } from '../observability/metrics'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
@@ -27,7 +26,11 @@ beforeAll(async () => {
   userId = (await t.createUser()).userId
   await sim.start()
   const channel = (plugin: typeof FEDEX): CarrierChannel => ({
-    adapter: plugin.createAdapter({ baseUrl: sim.urlOf(plugin.simulator), credentials: Object.fromEntries(Object.keys(plugin.env.credentials).map((f) => [f, 'x'])), timeoutMs: 1000 }),
+    adapter: plugin.createAdapter({
+      baseUrl: sim.urlOf(plugin.simulator),
+      credentials: Object.fromEntries(Object.keys(plugin.env.credentials).map((f) => [f, 'x'])),
+      timeoutMs: 1000,
+    }),
     budget: new CarrierBudget(1000),
     circuit: new CircuitBreaker({ failureThreshold: 3, baseOpenMs: 300, maxOpenMs: 600 }),
   })
@@ -36,12 +39,7 @@ beforeAll(async () => {
     ['UPARCEL', channel(UPARCEL)],
   ])
   registry = new Registry()
-  service = new RefreshService(
-    new RefreshRepository(t.db),
-    channels,
-    OPTIONS,
-    new ServiceMetrics(registry),
-  )
+  service = new RefreshService(t.db, channels, OPTIONS, new ServiceMetrics(registry))
 })
 afterAll(async () => {
   for (const channel of channels.values()) await channel.adapter.close()
@@ -55,20 +53,30 @@ beforeEach(async () => {
 
 let seq = 0
 async function subscribeMany(count: number, carrierCode: string, prefix = 'DL'): Promise<number[]> {
-  const items = Array.from({ length: count }, () => ({ carrierCode, trackingNumber: `${prefix}${Date.now()}${++seq}`, callbackUrl: 'https://shop.example/hook' }))
+  const items = Array.from({ length: count }, () => ({
+    carrierCode,
+    trackingNumber: `${prefix}${Date.now()}${++seq}`,
+    callbackUrl: 'https://shop.example/hook',
+  }))
   return (await t.services.subscriptions.subscribeBatch(userId, { items })).map((r) => r.taskId)
 }
 
 /** Every column a refresh could rewrite, and the row version: equal fingerprints, untouched rows. */
 async function fingerprint(ids: number[]): Promise<string> {
-  const rows = await t.db.query(`SELECT id, xmin::text, next_refresh_at, refresh_failures, refresh_lease_owner FROM tracking_tasks WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids])
+  const rows = await t.db.query(
+    `SELECT id, xmin::text, next_refresh_at, refresh_failures, refresh_lease_owner FROM tracking_tasks WHERE id = ANY($1::bigint[]) ORDER BY id`,
+    [ids],
+  )
   return JSON.stringify(rows)
 }
 
 async function allDue(ids: number[]): Promise<void> {
   await waitFor(
     async () => {
-      const [row] = await t.db.query<{ waiting: number }>(`SELECT count(*)::int AS waiting FROM tracking_tasks WHERE id = ANY($1::bigint[]) AND next_refresh_at > now()`, [ids])
+      const [row] = await t.db.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM tracking_tasks WHERE id = ANY($1::bigint[]) AND next_refresh_at > now()`,
+        [ids],
+      )
       return row!.waiting === 0 || undefined
     },
     { what: 'the tasks to be due again' },
@@ -82,7 +90,7 @@ describe('a carrier that is down', () => {
     const first = await service.runRound('FEDEX')
     expect(first).toMatchObject({ claimed: 90, failed: 90 })
     expect(service.circuits().FEDEX).toMatchObject({ state: 'open', failures: 3 })
-    expect((await registry.getSingleMetricAsString('carrier_circuit_open'))).toContain('carrier_circuit_open{carrier="FEDEX"} 0')
+    expect(await registry.getSingleMetricAsString('carrier_circuit_open')).toContain('carrier_circuit_open{carrier="FEDEX"} 0')
 
     // Due again (their retry backoff is 50 ms here), but the circuit is open: nothing is read or written.
     await allDue(fedexTasks)
@@ -106,20 +114,22 @@ describe('a carrier that is down', () => {
     expect(await service.runRound('FEDEX')).toMatchObject({ claimed: 30, applied: 30 })
     expect(service.circuits().FEDEX).toMatchObject({ state: 'closed', failures: 0 })
     expect(await service.runRound('FEDEX')).toMatchObject({ claimed: 60, applied: 60 })
-    const [row] = await t.db.query<{ delivered: number }>(`SELECT count(*)::int AS delivered FROM tracking_tasks WHERE id = ANY($1::bigint[]) AND standard_status = 'delivered'`, [fedexTasks])
+    const [row] = await t.db.query<{ delivered: number }>(
+      `SELECT count(*)::int AS delivered FROM tracking_tasks WHERE id = ANY($1::bigint[]) AND standard_status = 'delivered'`,
+      [fedexTasks],
+    )
     expect(row!.delivered).toBe(90)
   })
 
   it('stops a round once its circuit opens: the requests still waiting for the budget are not sent, their tasks not written', async () => {
     // Two requests a second (the first two at once), six requests' worth claimed: the first two
     // fail and open the circuit before the third may go.
-    const fedex: CarrierChannel = { ...channels.get('FEDEX')!, budget: new CarrierBudget(2), circuit: new CircuitBreaker({ failureThreshold: 2, baseOpenMs: 60_000, maxOpenMs: 60_000 }) }
-    const slow = new RefreshService(
-      new RefreshRepository(t.db),
-      new Map([['FEDEX', fedex]]),
-      { ...OPTIONS, claimLimit: 180 },
-      new ServiceMetrics(new Registry()),
-    )
+    const fedex: CarrierChannel = {
+      ...channels.get('FEDEX')!,
+      budget: new CarrierBudget(2),
+      circuit: new CircuitBreaker({ failureThreshold: 2, baseOpenMs: 60_000, maxOpenMs: 60_000 }),
+    }
+    const slow = new RefreshService(t.db, new Map([['FEDEX', fedex]]), { ...OPTIONS, claimLimit: 180 }, new ServiceMetrics(new Registry()))
     const ids = [...(await subscribeMany(90, 'FEDEX', 'ST')), ...(await subscribeMany(90, 'FEDEX', 'ST'))]
     sim.setDown(FEDEX.simulator, true)
     expect(await slow.runRound('FEDEX')).toMatchObject({ claimed: 180, failed: 60, skipped: 120 })

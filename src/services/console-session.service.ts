@@ -38,7 +38,12 @@ export class ConsoleSessionService {
     const record = this.failures.get(address)
     if (record && record.resetAt > now && record.count >= this.options.failuresPerWindow) {
       const retryAfterSeconds = Math.ceil((record.resetAt - now) / 1000)
-      throw new AppError('rate_limited', `too many failed sign-ins from this address; try again in ${Math.ceil(retryAfterSeconds / 60)} min`, [], retryAfterSeconds)
+      throw new AppError(
+        'rate_limited',
+        `too many failed sign-ins from this address; try again in ${Math.ceil(retryAfterSeconds / 60)} min`,
+        [],
+        retryAfterSeconds,
+      )
     }
     if (typeof token !== 'string' || token.length === 0 || token.length > 512 || !secretsEqual(token, adminToken)) {
       const current = record && record.resetAt > now ? record : { count: 0, resetAt: now + this.options.windowMs }

@@ -1,6 +1,7 @@
 import type { ConsoleRepository, ConsoleTaskRow, FailingDeliveryRow, HourRow, TaskOwner } from '../db/console.repository'
 import type { CircuitView } from '../domain/circuit-breaker'
 import { AppError } from '../domain/errors'
+import { parseDocument, type FullTaskJson } from '../domain/task-document'
 import type { CarrierCatalogService, CarrierInfo, CarrierMode } from './carrier-catalog.service'
 import type { TaskService } from './task.service'
 import type { HostView } from './webhook-delivery.service'
@@ -50,9 +51,14 @@ export class ConsoleService {
 
   async getOverview(): Promise<Overview> {
     if (this.overview && this.overview.until > this.now()) return this.overview.value
-    const [counts, lastDay, backlog] = await Promise.all([this.console.taskCounts(), this.console.lastDay(), this.console.refreshBacklog(this.carriers.list().map((c) => c.carrierCode))])
+    const [counts, lastDay, backlog] = await Promise.all([
+      this.console.taskCounts(),
+      this.console.lastDay(),
+      this.console.refreshBacklog(this.carriers.list().map((c) => c.carrierCode)),
+    ])
     // Each grouping set's rows have its own column set and the others NULL (the columns are NOT NULL).
-    const group = (key: 'standard_status' | 'milestone' | 'carrier_code') => Object.fromEntries(counts.filter((r) => r[key] !== null).map((r) => [r[key]!, r.tasks]))
+    const group = (key: 'standard_status' | 'milestone' | 'carrier_code') =>
+      Object.fromEntries(counts.filter((r) => r[key] !== null).map((r) => [r[key]!, r.tasks]))
     const settled = lastDay.reduce((sum, h) => sum + h.succeeded + h.retrying + h.failed, 0)
     const value: Overview = {
       byStatus: group('standard_status'),
@@ -67,7 +73,10 @@ export class ConsoleService {
     return value
   }
 
-  searchTasks(filters: { search?: string; standardStatus?: string; carrierCode?: string; userId?: number; beforeId?: number }, limit = 50): Promise<ConsoleTaskRow[]> {
+  searchTasks(
+    filters: { search?: string; standardStatus?: string; carrierCode?: string; userId?: number; beforeId?: number },
+    limit = 50,
+  ): Promise<ConsoleTaskRow[]> {
     return this.console.searchTasks({ ...filters, limit })
   }
 
@@ -75,7 +84,12 @@ export class ConsoleService {
   async task(taskId: number) {
     const owner = await this.ownerOf(taskId)
     const [document, deliveries] = await Promise.all([this.tasks.get(owner.id, taskId), this.webhooks.list(owner.id, taskId)])
-    return { owner, task: JSON.parse(document) as Record<string, unknown>, deliveries }
+    return { owner, task: parseDocument(document), deliveries }
+  }
+
+  /** A user's newest tasks, as values. */
+  async userTasks(userId: number, limit = 10): Promise<FullTaskJson[]> {
+    return (await this.tasks.list(userId, { limit })).items.map((document) => parseDocument(document))
   }
 
   async refreshTask(taskId: number) {

@@ -34,8 +34,16 @@ export class DeliveryLogService {
   ) {}
 
   async list(userId: number, p: LogParameters): Promise<{ items: DeliveryLogEntry[]; nextCursor: string | null }> {
-    const filters: DeliveryLogFilters = { status: p.status, eventType: p.eventType, endpointId: p.endpointId, taskId: p.taskId, createdFrom: date(p.createdFrom), createdTo: date(p.createdTo) }
-    if (filters.createdFrom && filters.createdTo && filters.createdFrom >= filters.createdTo) throw invalid([{ field: 'createdFrom', message: 'must be before createdTo' }])
+    const filters: DeliveryLogFilters = {
+      status: p.status,
+      eventType: p.eventType,
+      endpointId: p.endpointId,
+      taskId: p.taskId,
+      createdFrom: date(p.createdFrom),
+      createdTo: date(p.createdTo),
+    }
+    if (filters.createdFrom && filters.createdTo && filters.createdFrom >= filters.createdTo)
+      throw invalid([{ field: 'createdFrom', message: 'must be before createdTo' }])
     const listing: Listing = { userId, filters, sort: SORT }
     const limit = p.limit ?? LOG_LIMIT.default
     let after

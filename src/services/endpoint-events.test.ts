@@ -6,10 +6,9 @@ import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { waitFor } from '../../test/support/wait-for'
 import { WebhookReceiver, type ReceivedWebhook } from '../../test/support/webhook-receiver'
 import { FedexClient } from '../carriers/fedex/fedex.client'
-import { RefreshRepository } from '../db/refresh.repository'
-import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
+import { WebhookQueueRepository } from '../db/webhook-queue.repository'
 import { EVENT_TYPES } from '../domain/event-types'
-import { EVENT_FIELDS } from '../domain/task-json'
+import { EVENT_FIELDS } from '../domain/task-document'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
 import { createCarrierSimulator } from '../carriers/registry'
@@ -53,15 +52,22 @@ afterAll(async () => {
 
 const refresh = () =>
   new RefreshService(
-    new RefreshRepository(t.db),
+    t.db,
     new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(1000) }]]),
     { pollIntervalMs: 3_600_000, expireAfterMs: 30 * 86_400_000, leaseMs: 30_000, claimLimit: 100, retryBaseMs: 100, retryMaxMs: 200 },
     new ServiceMetrics(new Registry()),
   )
 const delivery = () =>
-  new WebhookDeliveryService(new WebhookDeliveryRepository(t.db), http, { scheduleMs: [50, 50], leaseMs: 10_000, concurrency: 16, hostConcurrency: 16 }, new ServiceMetrics(new Registry()), {
-    warn: () => {},
-  })
+  new WebhookDeliveryService(
+    t.db,
+    new WebhookQueueRepository(t.db),
+    http,
+    { scheduleMs: [50, 50], leaseMs: 10_000, concurrency: 16, hostConcurrency: 16 },
+    new ServiceMetrics(new Registry()),
+    {
+      warn: () => {},
+    },
+  )
 
 async function createEndpoint(token: string, body: object): Promise<{ endpointId: number; secret: string }> {
   const res = await t.as(token, { method: 'POST', url: '/openapi/webhook-endpoints', payload: body })
@@ -95,12 +101,20 @@ const verifies = (secret: string, r: ReceivedWebhook) => {
 describe('typed events to account endpoints', () => {
   it('sends each endpoint the events it chose, signed with its own secret; the callback keeps receiving exactly the original status_changed', async () => {
     const all = await createEndpoint(owner.token, { url: receiver.on('/all', () => ({ status: 200 })), eventTypes: EVENT_TYPES, description: 'everything' })
-    const outForDelivery = await createEndpoint(owner.token, { url: receiver.on('/ofd', () => ({ status: 200 })), eventTypes: ['tracking.milestone_changed'], milestones: ['out_for_delivery'] })
+    const outForDelivery = await createEndpoint(owner.token, {
+      url: receiver.on('/ofd', () => ({ status: 200 })),
+      eventTypes: ['tracking.milestone_changed'],
+      milestones: ['out_for_delivery'],
+    })
     await createEndpoint(owner.token, { url: receiver.on('/uparcel-only', () => ({ status: 200 })), eventTypes: EVENT_TYPES, carrierCodes: ['uparcel'] })
     await createEndpoint(stranger.token, { url: receiver.on('/stranger', () => ({ status: 200 })), eventTypes: EVENT_TYPES })
 
     const trackingNumber = `FA${Date.now()}`
-    const { taskId } = await t.services.subscriptions.subscribe(owner.userId, { carrierCode: 'FEDEX', trackingNumber, callbackUrl: receiver.on('/callback', () => ({ status: 200 })) })
+    const { taskId } = await t.services.subscriptions.subscribe(owner.userId, {
+      carrierCode: 'FEDEX',
+      trackingNumber,
+      callbackUrl: receiver.on('/callback', () => ({ status: 200 })),
+    })
     const service = refresh()
     const sender = delivery()
     // Each fetch sees one stage more (the first sees the label).
@@ -146,7 +160,15 @@ describe('typed events to account endpoints', () => {
     const added = ofType('tracking.events_added')
     const announced = added.flatMap((e) => e.data.newEvents as { eventTime: string; eventCode: string; milestone: string }[])
     expect(announced.map((e) => e.eventCode)).toEqual(['OC', 'PU', 'AR', 'OD', 'DE', 'OD', 'DL'])
-    expect(announced.map((e) => e.milestone)).toEqual(['info_received', 'in_transit', 'in_transit', 'out_for_delivery', 'failed_attempt', 'out_for_delivery', 'delivered'])
+    expect(announced.map((e) => e.milestone)).toEqual([
+      'info_received',
+      'in_transit',
+      'in_transit',
+      'out_for_delivery',
+      'failed_attempt',
+      'out_for_delivery',
+      'delivered',
+    ])
     expect(Object.keys(announced[0]!)).toEqual([...Object.keys(EVENT_FIELDS), 'milestone'])
     for (const e of added) expect(e.data).not.toHaveProperty('events')
     for (const e of ofType('tracking.status_changed')) expect((e.data.events as unknown[]).length).toBeGreaterThan(0)

@@ -25,14 +25,21 @@ export class HealthService {
     return this.db.kind
   }
 
-  /** Throws `unavailable` unless the database answers within a couple of seconds. */
+  /**
+   * Throws `unavailable` unless the database answers within a couple of seconds; its message says
+   * why when the process knows (the embedded server being started again, a full disk).
+   */
   async checkDatabase(): Promise<void> {
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AppError('unavailable', 'the database did not answer in time')), PING_TIMEOUT_MS)
+      timer = setTimeout(() => reject(new AppError('unavailable', 'the database did not answer in time', [], 1)), PING_TIMEOUT_MS)
     })
     try {
-      await Promise.race([this.db.query('SELECT 1'), timeout])
+      await Promise.race([this.db.ping(), timeout])
+    } catch (error) {
+      const outage = this.db.outage()
+      if (error instanceof AppError && outage) throw new AppError(error.code, `${error.message}: ${outage}`, [], error.retryAfterSeconds)
+      throw error
     } finally {
       clearTimeout(timer)
     }

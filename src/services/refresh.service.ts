@@ -1,12 +1,12 @@
 import type { CarrierAdapter, CarrierLookup } from '../carriers/carrier'
 import { CarrierError } from '../carriers/carrier'
-import type { ApplyItem, ClaimedTask, RefreshRepository } from '../db/refresh.repository'
+import type { Database } from '../db/database'
+import { RefreshRepository, type ClaimedTask } from '../db/refresh.repository'
 import { CircuitBreaker, type CircuitView } from '../domain/circuit-breaker'
 import { refreshRetryDelayMs } from '../domain/refresh-schedule'
-import { resolveUpdate } from '../domain/tracking-update'
-import { deliveriesOfChange } from '../domain/task-events'
 import type { ServiceMetrics } from '../observability/metrics'
 import type { CarrierBudget } from './carrier-budget'
+import { RefreshApply, type FetchedTask } from './refresh-apply'
 
 export interface RefreshOptions {
   /** Cadence of active tasks (POLL_INTERVAL_SECONDS). */
@@ -66,9 +66,11 @@ export class RefreshService {
   private readonly random: () => number
   private readonly onNotification: () => void
   private readonly circuitOf: Map<string, CircuitBreaker>
+  private readonly repository: RefreshRepository
+  private readonly applier: RefreshApply
 
   constructor(
-    private readonly repository: RefreshRepository,
+    db: Database,
     private readonly carriers: Map<string, CarrierChannel>,
     private readonly options: RefreshOptions,
     private readonly metrics: ServiceMetrics,
@@ -77,8 +79,12 @@ export class RefreshService {
     this.now = hooks.now ?? (() => new Date())
     this.random = hooks.random ?? Math.random
     this.onNotification = hooks.onNotification ?? (() => {})
+    this.repository = new RefreshRepository(db)
+    this.applier = new RefreshApply(db, options.expireAfterMs)
     // A channel given no circuit gets one that never opens.
-    this.circuitOf = new Map([...carriers].map(([code, channel]) => [code, channel.circuit ?? new CircuitBreaker({ failureThreshold: Infinity, baseOpenMs: 0, maxOpenMs: 0 })]))
+    this.circuitOf = new Map(
+      [...carriers].map(([code, channel]) => [code, channel.circuit ?? new CircuitBreaker({ failureThreshold: Infinity, baseOpenMs: 0, maxOpenMs: 0 })]),
+    )
   }
 
   /** A round of one carrier; without one, a round of every carrier side by side (tests, tools). */
@@ -170,8 +176,8 @@ export class RefreshService {
     }
 
     const missing: ClaimedTask[] = []
-    const items: ApplyItem[] = []
-    const now = this.now()
+    const items: FetchedTask[] = []
+    const fetchedAt = this.now()
     for (const task of tasks) {
       const lookup = lookups.get(task.trackingNumber)
       if (!lookup) {
@@ -179,18 +185,16 @@ export class RefreshService {
         continue
       }
       this.metrics.trackingNumbersFetched.inc({ carrier, result: lookup.found ? 'found' : 'not_found' })
-      const snapshot = lookup.found ? lookup.snapshot : undefined
       items.push({
         task,
-        events: snapshot?.events ?? [],
+        snapshot: lookup.found ? lookup.snapshot : undefined,
+        fetchedAt,
         nextRefreshInMs: channel.pollIntervalMs ?? this.options.pollIntervalMs,
-        decide: (state, newEventCount) => resolveUpdate(state, snapshot, { now, newEventCount, expireAfterMs: this.options.expireAfterMs }),
-        deliveries: (change, endpoints) => deliveriesOfChange(change, endpoints, now),
       })
     }
     // The whole answer in one transaction: a handful of statements for up to 50 tasks.
     let notified = 0
-    for (const outcome of await this.repository.apply(items)) {
+    for (const outcome of await this.applier.apply(items)) {
       if (!outcome.applied) continue
       result.applied++
       notified += outcome.notified
@@ -209,6 +213,8 @@ export class RefreshService {
 
   private fail(tasks: ClaimedTask[], retryAfterMs: number | undefined): Promise<void> {
     const policy = { baseMs: this.options.retryBaseMs, maxMs: this.options.retryMaxMs }
-    return this.repository.releaseFailed(tasks.map((task) => ({ task, retryInMs: refreshRetryDelayMs(task.failures, policy, retryAfterMs ?? 0, this.random()) })))
+    return this.repository.releaseFailed(
+      tasks.map((task) => ({ task, retryInMs: refreshRetryDelayMs(task.failures, policy, retryAfterMs ?? 0, this.random()) })),
+    )
   }
 }

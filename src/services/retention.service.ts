@@ -1,6 +1,7 @@
+import type { Database } from '../db/database'
 import type { SettingsRepository } from '../db/settings.repository'
-import type { TaskLifecycleRepository } from '../db/task-lifecycle.repository'
-import { deliveriesOfDeletion } from '../domain/task-events'
+import { lockLongInactive } from '../db/task-deletes'
+import { deleteAndTell } from './task-deletion'
 
 /** Tasks deleted per statement: a short transaction whatever the backlog. */
 export const RETENTION_BATCH = 500
@@ -13,7 +14,7 @@ export const RETENTION_BATCH = 500
  */
 export class RetentionService {
   constructor(
-    private readonly tasks: TaskLifecycleRepository,
+    private readonly db: Database,
     private readonly settings: SettingsRepository,
     /** Called after deletes made tracking.deleted deliveries (wakes the webhook workers). */
     private readonly onDeliveriesDue: () => void = () => {},
@@ -24,11 +25,9 @@ export class RetentionService {
   async runRound(): Promise<boolean> {
     const { retentionDays } = await this.settings.get()
     if (retentionDays === 0) return false
-    let told = 0
-    const deleted = await this.tasks.deleteInactive(retentionDays, RETENTION_BATCH, (task, endpoints) => {
-      const planned = deliveriesOfDeletion(task, endpoints, this.now())
-      told += planned.length
-      return planned
+    const { deleted, told } = await this.db.transaction(async (tx) => {
+      const doomed = await lockLongInactive(tx, retentionDays, RETENTION_BATCH)
+      return { deleted: doomed.length, told: await deleteAndTell(tx, doomed, this.now()) }
     })
     if (told > 0) this.onDeliveriesDue()
     return deleted === RETENTION_BATCH

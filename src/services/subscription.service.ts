@@ -6,9 +6,8 @@ import type { BatchResultKind, SubscribeResultKind } from '../domain/subscriptio
 import type { StandardStatus } from '../domain/statuses'
 import { validateSubscription, type SubscriptionRequest } from '../domain/subscription-input'
 import { parseTaskQuery } from '../domain/task-query'
-import type { TaskView } from '../domain/tracking-task'
 import type { SettingsRepository } from '../db/settings.repository'
-import { taskKey, type InsertOutcome, type TaskRepository } from '../db/task.repository'
+import { taskKey, type InsertOutcome, type TaskDocument, type TaskRepository } from '../db/task.repository'
 
 export interface SubscribeResult {
   taskId: number
@@ -78,7 +77,15 @@ export class SubscriptionService {
       const validation = validateSubscription(item, this.carriers.resolve)
       if (!validation.ok) {
         const { error, details, carrierCode, trackingNumber, candidates } = validation
-        results.push({ index, trackingNumber, carrierCode, taskId: 0, result: error, message: describeFieldErrors(details), ...(candidates ? { candidates } : {}) })
+        results.push({
+          index,
+          trackingNumber,
+          carrierCode,
+          taskId: 0,
+          result: error,
+          message: describeFieldErrors(details),
+          ...(candidates ? { candidates } : {}),
+        })
         return
       }
       const { carrierCode, trackingNumber } = validation.value
@@ -116,7 +123,8 @@ export class SubscriptionService {
     return results
   }
 
-  async find(userId: number, query: { taskId?: unknown; trackingNumber?: unknown }): Promise<TaskView> {
+  /** The task as the interface answers it: its JSON document, written by the database. */
+  async find(userId: number, query: { taskId?: unknown; trackingNumber?: unknown }): Promise<TaskDocument> {
     const parsed = parseTaskQuery(query)
     if (!parsed.ok) throw invalid(parsed.details)
     const { lookup } = parsed

@@ -5,11 +5,9 @@ import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { waitFor } from '../../test/support/wait-for'
 import { WebhookReceiver } from '../../test/support/webhook-receiver'
 import { FedexClient } from '../carriers/fedex/fedex.client'
-import { RefreshRepository } from '../db/refresh.repository'
 import { SettingsRepository } from '../db/settings.repository'
-import { TaskLifecycleRepository } from '../db/task-lifecycle.repository'
-import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
-import type { FullTaskJson } from '../domain/task-json'
+import { WebhookQueueRepository } from '../db/webhook-queue.repository'
+import type { FullTaskJson } from '../domain/task-document'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
 import { createCarrierSimulator } from '../carriers/registry'
@@ -44,14 +42,20 @@ afterAll(async () => {
 
 const refreshService = (pollIntervalMs: number) =>
   new RefreshService(
-    new RefreshRepository(t.db),
+    t.db,
     new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(1000) }]]),
     { pollIntervalMs, expireAfterMs: 30 * 86_400_000, leaseMs: 30_000, claimLimit: 100, retryBaseMs: 100, retryMaxMs: 200 },
     new ServiceMetrics(new Registry()),
   )
 
 async function subscribe(prefix: string, callbackUrl = 'https://shop.example/hook'): Promise<number> {
-  return (await t.services.subscriptions.subscribe(userId, { carrierCode: 'FEDEX', trackingNumber: `${prefix}${Date.now()}${Math.random().toString(36).slice(2, 8)}`, callbackUrl })).taskId
+  return (
+    await t.services.subscriptions.subscribe(userId, {
+      carrierCode: 'FEDEX',
+      trackingNumber: `${prefix}${Date.now()}${Math.random().toString(36).slice(2, 8)}`,
+      callbackUrl,
+    })
+  ).taskId
 }
 
 describe('updatedAt', () => {
@@ -81,7 +85,7 @@ describe('retention', () => {
     await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = NULL, inactive_since = now() - interval '3 days' WHERE id = ANY($1)`, [old])
     await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = NULL, inactive_since = now() - interval '12 hours' WHERE id = $1`, [recent])
     await t.db.query(`INSERT INTO tracking_events (task_id, event_key, event_time) SELECT unnest($1::bigint[]), 'k', now()`, [old])
-    const retention = new RetentionService(new TaskLifecycleRepository(t.db), new SettingsRepository(t.db))
+    const retention = new RetentionService(t.db, new SettingsRepository(t.db))
 
     expect(await retention.runRound()).toBe(false)
     expect(await t.db.query('SELECT id FROM tracking_tasks WHERE id = ANY($1)', [old])).toHaveLength(3)
@@ -115,7 +119,14 @@ describe('deletes under refresh and delivery load', () => {
     await t.db.query('UPDATE tracking_tasks SET next_refresh_at = NULL WHERE NOT (id = ANY($1))', [ids])
     const refresh = refreshService(50)
     const http = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
-    const delivery = new WebhookDeliveryService(new WebhookDeliveryRepository(t.db), http, { scheduleMs: [50, 50], leaseMs: 10_000, concurrency: 16, hostConcurrency: 16 }, new ServiceMetrics(new Registry()), { warn: () => {} })
+    const delivery = new WebhookDeliveryService(
+      t.db,
+      new WebhookQueueRepository(t.db),
+      http,
+      { scheduleMs: [50, 50], leaseMs: 10_000, concurrency: 16, hostConcurrency: 16 },
+      new ServiceMetrics(new Registry()),
+      { warn: () => {} },
+    )
 
     let running = true
     const loop = async (round: () => Promise<unknown>) => {

@@ -1,12 +1,14 @@
+import type { Database } from '../db/database'
 import type { SecretsRepository } from '../db/secrets.repository'
-import type { ListedTask, TaskLifecycleRepository } from '../db/task-lifecycle.repository'
+import { lockUserTask } from '../db/task-deletes'
+import type { FullTaskDocument, ListedTask, TaskLifecycleRepository } from '../db/task-lifecycle.repository'
 import { CARRIER_CODES } from '../carriers/registry'
 import { normalizeCarrierCode, unsupportedCarrierMessage } from '../domain/carriers'
 import { AppError, invalid, type FieldError } from '../domain/errors'
-import { deliveriesOfDeletion } from '../domain/task-events'
 import { externalReferenceProblem, parseTrackingNumber } from '../domain/subscription-input'
 import { decodeCursor, encodeCursor } from '../domain/list-cursor'
 import { filterProblems, LIST_LIMIT, type ListSort, type TaskListFilters, type TaskListQuery } from '../domain/task-list'
+import { deleteAndTell } from './task-deletion'
 
 /** The list's parameters as the HTTP layer has checked their types: the filters, their times as given. */
 export type ListParameters = { [K in keyof TaskListFilters]: TaskListFilters[K] extends Date | undefined ? string : TaskListFilters[K] } & {
@@ -18,7 +20,7 @@ export type ListParameters = { [K in keyof TaskListFilters]: TaskListFilters[K] 
 
 /** A page of full tasks, each its JSON document as the database wrote it. */
 export interface TaskPage {
-  items: string[]
+  items: FullTaskDocument[]
   nextCursor: string | null
 }
 
@@ -28,6 +30,7 @@ const CURSOR_KEY = 'list-cursor'
 /** The task beyond the interface: the full task, the list, stop, refresh now, delete. */
 export class TaskService {
   constructor(
+    private readonly db: Database,
     private readonly tasks: TaskLifecycleRepository,
     private readonly secrets: SecretsRepository,
     /** Called after a task was made due now (wakes the refresh workers, here or via NOTIFY). */
@@ -38,14 +41,21 @@ export class TaskService {
   ) {}
 
   /** The full task's JSON document. */
-  async get(userId: number, taskId: number): Promise<string> {
+  async get(userId: number, taskId: number): Promise<FullTaskDocument> {
     return (await this.tasks.findFull(userId, taskId)) ?? throwNotFound()
   }
 
   async list(userId: number, parameters: ListParameters): Promise<TaskPage> {
     const filters = listFilters(parameters)
     const sort = parameters.sort ?? '-createdAt'
-    const query: TaskListQuery = { userId, filters, sort, limit: parameters.limit ?? LIST_LIMIT.default, after: undefined, includeEvents: parameters.include === 'events' }
+    const query: TaskListQuery = {
+      userId,
+      filters,
+      sort,
+      limit: parameters.limit ?? LIST_LIMIT.default,
+      after: undefined,
+      includeEvents: parameters.include === 'events',
+    }
     if (parameters.cursor !== undefined) {
       const decoded = decodeCursor(await this.secrets.get(CURSOR_KEY), query, parameters.cursor)
       if (!decoded.ok) throw invalid(decoded.details)
@@ -59,7 +69,7 @@ export class TaskService {
   }
 
   /** Stops the task; its full JSON document after. */
-  async stop(userId: number, taskId: number): Promise<string> {
+  async stop(userId: number, taskId: number): Promise<FullTaskDocument> {
     return (await this.tasks.stop(userId, taskId)) ?? throwNotFound()
   }
 
@@ -69,7 +79,12 @@ export class TaskService {
       case 'not_found':
         throw notFound()
       case 'too_soon':
-        throw new AppError('rate_limited', `this task was refreshed less than a minute ago; retry after ${request.retryAfterSeconds} s`, [], request.retryAfterSeconds)
+        throw new AppError(
+          'rate_limited',
+          `this task was refreshed less than a minute ago; retry after ${request.retryAfterSeconds} s`,
+          [],
+          request.retryAfterSeconds,
+        )
       case 'requested':
         this.onTaskDue()
         return { taskId, nextCheckAt: request.nextCheckAt }
@@ -77,7 +92,11 @@ export class TaskService {
   }
 
   async delete(userId: number, taskId: number): Promise<{ taskId: number; deleted: true }> {
-    const told = await this.tasks.delete(userId, taskId, (task, endpoints) => deliveriesOfDeletion(task, endpoints, this.now()))
+    // One transaction: the task locked, what its deletion tells written, the task deleted.
+    const told = await this.db.transaction(async (tx) => {
+      const task = await lockUserTask(tx, userId, taskId)
+      return task && deleteAndTell(tx, [task], this.now())
+    })
     if (told === undefined) throw notFound()
     if (told > 0) this.onDeliveriesDue()
     return { taskId, deleted: true }

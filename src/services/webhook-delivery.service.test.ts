@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { Registry } from 'prom-client'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
+import { WebhookQueueRepository } from '../db/webhook-queue.repository'
+import { parseDocument } from '../domain/task-document'
 import { statusChangedBody } from '../domain/webhook-payload'
 import { ServiceMetrics } from '../observability/metrics'
 import { WebhookHttp } from '../webhooks/webhook-http'
@@ -15,7 +16,7 @@ import { waitFor } from '../../test/support/wait-for'
 const SCHEDULE = [50, 50, 50]
 let t: TestApp
 let receiver: WebhookReceiver
-let repository: WebhookDeliveryRepository
+let repository: WebhookQueueRepository
 let registry: Registry
 let metrics: ServiceMetrics
 let user: { userId: number; token: string; webhookSecret: string }
@@ -25,7 +26,7 @@ beforeAll(async () => {
   t = await createTestApp()
   receiver = new WebhookReceiver()
   await receiver.start()
-  repository = new WebhookDeliveryRepository(t.db)
+  repository = new WebhookQueueRepository(t.db)
   registry = new Registry()
   metrics = new ServiceMetrics(registry, { webhookQueueDepth: () => repository.queueDepth() })
   user = await t.createUser('hooked')
@@ -43,6 +44,7 @@ const silent = { warn: () => {} }
 
 function makeService(options: Partial<DeliveryOptions> = {}, http = new WebhookHttp({ timeoutMs: 500, allowPrivateTargets: true }), hooks: DeliveryHooks = {}) {
   const service = new WebhookDeliveryService(
+    t.db,
     repository,
     http,
     { scheduleMs: SCHEDULE, leaseMs: 10_000, concurrency: 16, hostConcurrency: 8, ...options },
@@ -59,10 +61,17 @@ let seq = 0
 async function notification(callbackUrl: string, owner = user): Promise<{ taskId: number; webhookId: string }> {
   const trackingNumber = `WH${Date.now()}${++seq}`
   const { taskId } = await t.services.subscriptions.subscribe(owner.userId, { carrierCode: 'FEDEX', trackingNumber, callbackUrl })
-  const task = (await t.services.subscriptions.find(owner.userId, { taskId: String(taskId) }))!
+  const { latestWebhook: _none, ...task } = parseDocument(await t.services.subscriptions.find(owner.userId, { taskId: String(taskId) }))
   const webhookId = `msg_${randomBytes(8).toString('hex')}`
-  const payload = statusChangedBody({ ...task, standardStatus: 'in_transit', carrierStatus: 'Picked up' }, { standardStatus: 'pending', carrierStatus: '' }, new Date())
-  await t.db.query(`INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, $3, now())`, [taskId, webhookId, payload.text])
+  const payload = statusChangedBody(
+    JSON.stringify({ ...task, standardStatus: 'in_transit', carrierStatus: 'Picked up' }),
+    { standardStatus: 'pending', carrierStatus: '' },
+    new Date(),
+  )
+  await t.db.query(
+    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, $3, now())`,
+    [taskId, webhookId, payload.text],
+  )
   return { taskId, webhookId }
 }
 
@@ -82,20 +91,24 @@ async function settle(service: WebhookDeliveryService, webhookId: string, rounds
   return status
 }
 
-/** Counts the calls of one of the repository's methods, until `restore`. */
-function countCalls(method: 'claim' | 'reapExpiredLeases'): { calls: () => number; restore: () => void } {
-  const target = repository as unknown as Record<string, (...args: unknown[]) => unknown>
+/**
+ * Counts, until `restore`, the claims (the repository's) or the reaps (the only transactions a
+ * round opens: the service's own unit of work).
+ */
+function countCalls(what: 'claim' | 'reap'): { calls: () => number; restore: () => void } {
+  const [owner, method] = what === 'claim' ? [repository, 'claim'] : [t.db, 'transaction']
+  const target = owner as unknown as Record<string, (...args: unknown[]) => unknown>
   const original = target[method]!
   let calls = 0
   target[method] = (...args) => {
     calls++
-    return original.apply(repository, args)
+    return original.apply(owner, args)
   }
   return { calls: () => calls, restore: () => (target[method] = original) }
 }
 
 async function latestWebhook(taskId: number) {
-  return (await t.services.subscriptions.find(user.userId, { taskId: String(taskId) })).latestWebhook
+  return parseDocument(await t.services.subscriptions.find(user.userId, { taskId: String(taskId) })).latestWebhook
 }
 
 async function attempts(webhookId: string) {
@@ -111,18 +124,28 @@ describe('receiver scenarios', () => {
   it('2xx the first time: success after one signed attempt the standardwebhooks package verifies', async () => {
     const url = receiver.on('/ok', () => ({ status: 204 }))
     const { taskId, webhookId } = await notification(url)
-    expect(await latestWebhook(taskId)).toEqual({ status: 'pending', attemptCount: 0, nextRetryAt: null, lastAttemptAt: null, responseStatusCode: 0, errorMessage: '' })
+    expect(await latestWebhook(taskId)).toEqual({
+      status: 'pending',
+      attemptCount: 0,
+      nextRetryAt: null,
+      lastAttemptAt: null,
+      responseStatusCode: 0,
+      errorMessage: '',
+    })
     expect(await settle(makeService(), webhookId)).toBe('success')
     const [request] = receiver.requests('/ok')
     expect(request!.headers['content-type']).toBe('application/json')
     expect(request!.headers['webhook-id']).toBe(webhookId)
     expect(Math.abs(Number(request!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5)
     const verified = new Webhook(user.webhookSecret).verify(request!.body, request!.headers as Record<string, string>) as Record<string, unknown>
-    expect(verified).toMatchObject({ type: 'tracking.status_changed', data: { taskId, standardStatus: 'in_transit', previousStandardStatus: 'pending', previousCarrierStatus: '' } })
+    expect(verified).toMatchObject({
+      type: 'tracking.status_changed',
+      data: { taskId, standardStatus: 'in_transit', previousStandardStatus: 'pending', previousCarrierStatus: '' },
+    })
     expect(verified.data).not.toHaveProperty('latestWebhook')
     const latest = await latestWebhook(taskId)
     expect(latest).toMatchObject({ status: 'success', attemptCount: 1, nextRetryAt: null, responseStatusCode: 204, errorMessage: '' })
-    expect(latest!.lastAttemptAt).toBeInstanceOf(Date)
+    expect(latest!.lastAttemptAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/)
   })
 
   it('500 twice, then 2xx: one webhook-id throughout, every attempt stored', async () => {
@@ -133,7 +156,7 @@ describe('receiver scenarios', () => {
     await service.drain()
     const waiting = await latestWebhook(taskId)
     expect(waiting).toMatchObject({ status: 'retry_wait', attemptCount: 1, responseStatusCode: 500, errorMessage: 'HTTP 500' })
-    expect(waiting!.nextRetryAt).toBeInstanceOf(Date)
+    expect(waiting!.nextRetryAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/)
     expect(await settle(service, webhookId)).toBe('success')
     expect(new Set(receiver.requests('/flaky').map((r) => r.headers['webhook-id']))).toEqual(new Set([webhookId]))
     expect((await attempts(webhookId)).map((a) => [a.attempt_number, a.response_status_code, a.response_body_excerpt])).toEqual([
@@ -197,7 +220,7 @@ describe('receiver scenarios', () => {
     await service.runRound()
     await service.drain()
     const latest = await latestWebhook(taskId)
-    const waitMs = latest!.nextRetryAt!.getTime() - Date.now()
+    const waitMs = Date.parse(latest!.nextRetryAt!) - Date.now()
     expect(waitMs).toBeGreaterThan(25_000)
     expect(waitMs).toBeLessThanOrEqual(30_000)
   })
@@ -260,18 +283,27 @@ describe('adaptive per-host concurrency', () => {
     waitFor(
       async () => {
         await service.runRound()
-        const [row] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ANY($1) AND status <> 'success'`, [webhookIds])
+        const [row] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ANY($1) AND status <> 'success'`, [
+          webhookIds,
+        ])
         return row!.n === 0
       },
       { timeoutMs, intervalMs: 10, what: 'every delivery to succeed' },
     )
-  const only = async (ids: string[]) => t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE NOT (webhook_id = ANY($1)) AND status IN ('pending', 'retry_wait')`, [ids])
+  const only = async (ids: string[]) =>
+    t.db.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE NOT (webhook_id = ANY($1)) AND status IN ('pending', 'retry_wait')`,
+      [ids],
+    )
 
   it('grows a quick host past where it starts, never above its cap, and shows the limit in metrics', async () => {
     const url = receiver.on('/quick-many', () => ({ status: 200, delayMs: 20 }))
     const ids = (await Promise.all(Array.from({ length: 150 }, () => notification(url)))).map((n) => n.webhookId)
     await only(ids)
-    const service = makeService({ concurrency: 64, hostConcurrency: 4, hostConcurrencyMax: 12 }, new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true, connectionsPerHost: 12 }))
+    const service = makeService(
+      { concurrency: 64, hostConcurrency: 4, hostConcurrencyMax: 12 },
+      new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true, connectionsPerHost: 12 }),
+    )
     await sendAll(service, ids)
     const most = mostAtOnce('/quick-many', () => 20)
     expect(most).toBeGreaterThan(4)
@@ -308,10 +340,16 @@ describe('adaptive per-host concurrency', () => {
     const url = receiver.on('/slowing', (n) => ({ status: 200, delayMs: n <= 20 ? 5 : 200 }))
     const ids = (await Promise.all(Array.from({ length: 80 }, () => notification(url)))).map((n) => n.webhookId)
     await only(ids)
-    const service = makeService({ concurrency: 64, hostConcurrency: 4, hostConcurrencyMax: 10 }, new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true, connectionsPerHost: 10 }))
+    const service = makeService(
+      { concurrency: 64, hostConcurrency: 4, hostConcurrencyMax: 10 },
+      new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true, connectionsPerHost: 10 }),
+    )
     await sendAll(service, ids)
     expect(mostAtOnce('/slowing', (n) => (n <= 20 ? 5 : 200))).toBeLessThanOrEqual(10)
-    const [failed] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ANY($1) AND a.response_status_code <> 200`, [ids])
+    const [failed] = await t.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ANY($1) AND a.response_status_code <> 200`,
+      [ids],
+    )
     expect(failed!.n).toBe(0)
   })
 
@@ -344,12 +382,20 @@ describe('leases', () => {
     const url = receiver.on('/after-crash', () => ({ status: 200 }))
     const { taskId, webhookId } = await notification(url)
     // Earlier tests' retries are parked, so that this delivery is the one claimed.
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE webhook_id <> $1 AND status IN ('pending', 'retry_wait')`, [webhookId])
+    await t.db.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE webhook_id <> $1 AND status IN ('pending', 'retry_wait')`,
+      [webhookId],
+    )
     // A worker claims it and dies: the claim is never completed.
     const [claimed] = await repository.claim(1, 100, 8)
     expect(claimed!.webhookId).toBe(webhookId)
     expect((await latestWebhook(taskId))!.status).toBe('sending')
-    await waitFor(async () => (await t.db.query<{ expired: boolean }>('SELECT lease_until < now() AS expired FROM webhook_deliveries WHERE webhook_id = $1', [webhookId]))[0]!.expired, { what: 'the lease to run out' })
+    await waitFor(
+      async () =>
+        (await t.db.query<{ expired: boolean }>('SELECT lease_until < now() AS expired FROM webhook_deliveries WHERE webhook_id = $1', [webhookId]))[0]!
+          .expired,
+      { what: 'the lease to run out' },
+    )
     expect(await settle(makeService(), webhookId)).toBe('success')
     expect((await attempts(webhookId)).map((a) => [a.attempt_number, a.error_message])).toEqual([
       [1, 'attempt interrupted: the worker lost its lease'],
@@ -357,13 +403,23 @@ describe('leases', () => {
     ])
     expect(await latestWebhook(taskId)).toMatchObject({ status: 'success', attemptCount: 2 })
     // The dead worker's late answer changes nothing.
-    expect(await repository.complete(claimed!, { status: 'failed', startedAt: new Date(), nextAttemptAt: null, statusCode: 500, error: 'late', durationMs: 1, responseExcerpt: '' })).toBe(false)
+    expect(
+      await repository.complete(claimed!, {
+        status: 'failed',
+        startedAt: new Date(),
+        nextAttemptAt: null,
+        statusCode: 500,
+        error: 'late',
+        durationMs: 1,
+        responseExcerpt: '',
+      }),
+    ).toBe(false)
   })
 })
 
 describe('reaping', () => {
   it('looks for expired leases on the first round, then at most once a second', async () => {
-    const reaps = countCalls('reapExpiredLeases')
+    const reaps = countCalls('reap')
     try {
       let clock = Date.now()
       const service = makeService({}, undefined, { now: () => new Date(clock) })
@@ -424,7 +480,11 @@ describe('SSRF', () => {
     const service = makeService({}, new WebhookHttp({ timeoutMs: 500, allowPrivateTargets: false }))
     await service.runRound()
     await service.drain()
-    expect(await latestWebhook(taskId)).toMatchObject({ status: 'retry_wait', responseStatusCode: 0, errorMessage: 'refused: 169.254.169.254 resolves to the non-public address 169.254.169.254' })
+    expect(await latestWebhook(taskId)).toMatchObject({
+      status: 'retry_wait',
+      responseStatusCode: 0,
+      errorMessage: 'refused: 169.254.169.254 resolves to the non-public address 169.254.169.254',
+    })
   })
 })
 

@@ -1,11 +1,17 @@
-import type { ClaimedDelivery, WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
-import { answerKind, HostLimit } from '../domain/host-concurrency'
+import type { Database } from '../db/database'
+import { lockExpiredLeases, recordLostAttempts, type ClaimedDelivery, type WebhookQueueRepository } from '../db/webhook-queue.repository'
+import { answerKind } from '../domain/host-concurrency'
 import { afterAttempt, type AttemptFacts, type AttemptVerdict } from '../domain/webhook-schedule'
 import type { ServiceMetrics } from '../observability/metrics'
 import type { WebhookHttp } from '../webhooks/webhook-http'
+import { HostGate, type HostView } from '../webhooks/host-gate'
 import { webhookHeaders } from '../webhooks/signing'
 
+export type { HostView }
+
 const REAP_EVERY_MS = 1000
+/** Expired leases taken up per transaction. */
+const REAP_BATCH = 500
 // A claim made while every host this process knows is full can only find other hosts' deliveries,
 // and walks past every due delivery of the full ones to do it: not more often than this. (Each
 // slot a full host frees makes a claim that looks at every host anyway.)
@@ -40,28 +46,16 @@ export interface DeliveryHooks {
 /**
  * Sends due webhooks. A round reaps expired leases (at most once a second), claims as many
  * deliveries as there are free slots, each host at most what its limit leaves room for, and
- * starts each attempt without waiting for it. Each host's limit adapts to its answers
- * (domain/host-concurrency.ts): a slow or failing receiver holds at most its own limit, so it
- * cannot starve the others, and a paused one (429 with Retry-After) is sent nothing. Each finished
+ * starts each attempt without waiting for it. Each host's limit adapts to its answers (the gate,
+ * webhooks/host-gate.ts): a slow or failing receiver holds at most its own limit, so it cannot
+ * starve the others, and a paused one (429 with Retry-After) is sent nothing. Each finished
  * attempt frees its slot and calls `onSlotFree`, so the loop claims more at once. A claimed
  * delivery whose host has no room when its turn comes (its limit shrank, or it was paused) is given
  * back unattempted. No transaction is open while a receiver is being called.
  */
-export interface HostView {
-  host: string
-  limit: number
-  sending: number
-  pausedUntil: Date | null
-}
-
 export class WebhookDeliveryService {
   private inFlight = 0
-  /** Claimed deliveries per host (sending or waiting for the host's gate): decides saturation. */
-  private readonly claimedPerHost = new Map<string, number>()
-  /** Attempts actually sending per host: the gate. */
-  private readonly perHost = new Map<string, number>()
-  private readonly hostWaiters = new Map<string, (() => void)[]>()
-  private readonly limits = new Map<string, HostLimit>()
+  private readonly gate: HostGate
   private readonly attempts = new Set<Promise<void>>()
   private nextReapAt = 0
   private nextOtherHostsClaimAt = 0
@@ -70,7 +64,8 @@ export class WebhookDeliveryService {
   private readonly onSlotFree: () => void
 
   constructor(
-    private readonly repository: WebhookDeliveryRepository,
+    private readonly db: Database,
+    private readonly repository: WebhookQueueRepository,
     private readonly http: WebhookHttp,
     private readonly options: DeliveryOptions,
     private readonly metrics: ServiceMetrics,
@@ -80,6 +75,7 @@ export class WebhookDeliveryService {
     this.now = hooks.now ?? (() => new Date())
     this.random = hooks.random ?? Math.random
     this.onSlotFree = hooks.onSlotFree ?? (() => {})
+    this.gate = new HostGate({ initial: options.hostConcurrency, max: options.hostConcurrencyMax ?? options.hostConcurrency, kept: HOSTS_KEPT })
   }
 
   /** One round; true when it filled every free slot (more may be due). */
@@ -89,16 +85,12 @@ export class WebhookDeliveryService {
     const now = this.now().getTime()
     if (now >= this.nextReapAt) {
       this.nextReapAt = now + REAP_EVERY_MS
-      // A lease that ran out is an attempt that got no answer: the schedule says what follows.
-      await this.repository.reapExpiredLeases((attemptInCycle) => this.verdict({ attemptInCycle, statusCode: 0, retryAfterMs: undefined }))
-      this.forgetIdleHosts(now)
+      await this.reapExpiredLeases()
+      for (const host of this.gate.forgetIdle(now)) this.metrics.webhookHostLimit.remove({ host })
     }
     const free = this.options.concurrency - this.inFlight
     if (free <= 0) return false
-    // What each host this process knows has room for; a paused host none.
-    const room = new Map<string, number>()
-    for (const [host, limit] of this.limits) room.set(host, limit.open(now) ? limit.limit - (this.claimedPerHost.get(host) ?? 0) : 0)
-    for (const [host, claimed] of this.claimedPerHost) if (!this.limits.has(host)) room.set(host, this.options.hostConcurrency - claimed)
+    const room = this.gate.room(now)
     if (room.size > 0 && ![...room.values()].some((n) => n > 0)) {
       if (now < this.nextOtherHostsClaimAt) return false
       this.nextOtherHostsClaimAt = now + OTHER_HOSTS_CLAIM_EVERY_MS
@@ -106,14 +98,14 @@ export class WebhookDeliveryService {
     const claimed = await this.repository.claim(free, this.options.leaseMs, this.options.hostConcurrency, room)
     for (const delivery of claimed) {
       this.inFlight++
-      adjust(this.claimedPerHost, delivery.host, +1)
+      this.gate.claimed(delivery.host)
       // The host's slot is free once its answer is in: the next claim for it overlaps the
       // recording of this outcome (the process's slot is held until then).
       let holdsHost = true
       const hostDone = () => {
         if (!holdsHost) return
         holdsHost = false
-        adjust(this.claimedPerHost, delivery.host, -1)
+        this.gate.unclaimed(delivery.host)
         this.onSlotFree()
       }
       const attempt = this.attempt(delivery, hostDone).finally(() => {
@@ -133,30 +125,32 @@ export class WebhookDeliveryService {
   }
 
   private async attempt(delivery: ClaimedDelivery, hostDone: () => void): Promise<void> {
-    const admitted = await this.enterHost(delivery.host)
+    // No room for half a lease: given back, so that the lease does not run out while it waits.
+    const admitted = await this.gate.enter(delivery.host, this.now().getTime() + this.options.leaseMs / 2, () => this.now().getTime())
     if (admitted !== true) {
-      await this.repository.release(delivery, admitted).catch((error: unknown) => this.log.warn({ err: error, webhookId: delivery.webhookId }, 'could not give a webhook back'))
+      await this.repository
+        .release(delivery, admitted)
+        .catch((error: unknown) => this.log.warn({ err: error, webhookId: delivery.webhookId }, 'could not give a webhook back'))
       return
     }
     let inHost = true
     const leave = () => {
       if (!inHost) return
       inHost = false
-      this.leaveHost(delivery.host)
+      this.gate.leave(delivery.host)
       hostDone()
     }
     try {
       const startedAt = this.now()
       const timestamp = Math.floor(startedAt.getTime() / 1000)
-      const result = await this.http.post(
-        delivery.url,
-        webhookHeaders(delivery.secrets, delivery.webhookId, timestamp, delivery.payload),
-        delivery.payload,
-      )
+      const result = await this.http.post(delivery.url, webhookHeaders(delivery.secrets, delivery.webhookId, timestamp, delivery.payload), delivery.payload)
       leave()
-      const limit = this.limitOf(delivery.host)
-      limit.record({ kind: answerKind(result.statusCode), durationMs: result.durationMs, retryAfterMs: result.retryAfterMs }, this.now().getTime())
-      this.metrics.webhookHostLimit.set({ host: delivery.host }, limit.limit)
+      const limit = this.gate.record(
+        delivery.host,
+        { kind: answerKind(result.statusCode), durationMs: result.durationMs, retryAfterMs: result.retryAfterMs },
+        this.now().getTime(),
+      )
+      this.metrics.webhookHostLimit.set({ host: delivery.host }, limit)
       const verdict = this.verdict({ attemptInCycle: delivery.attemptsInCycle + 1, statusCode: result.statusCode, retryAfterMs: result.retryAfterMs })
       this.metrics.webhookAttempts.inc({ outcome: verdict.status === 'retry_wait' ? 'retry' : verdict.status })
       this.metrics.webhookAttemptSeconds.observe(result.durationMs / 1000)
@@ -178,72 +172,23 @@ export class WebhookDeliveryService {
     }
   }
 
+  /** A lease that ran out is an attempt that got no answer: the schedule says what follows, in one transaction. */
+  private reapExpiredLeases(): Promise<void> {
+    return this.db.transaction(async (tx) => {
+      const expired = await lockExpiredLeases(tx, REAP_BATCH)
+      await recordLostAttempts(
+        tx,
+        expired.map(({ id, attemptInCycle }) => ({ id, verdict: this.verdict({ attemptInCycle, statusCode: 0, retryAfterMs: undefined }) })),
+      )
+    })
+  }
+
   private verdict(facts: AttemptFacts): AttemptVerdict {
     return afterAttempt(facts, { scheduleMs: this.options.scheduleMs, now: this.now(), random: this.random() })
   }
 
   /** Each receiving host this process knows: its learned limit, what it is sending now, its pause (the console's deliveries page). */
   hosts(): HostView[] {
-    const now = this.now().getTime()
-    return [...this.limits]
-      .map(([host, limit]) => ({ host, limit: limit.limit, sending: this.perHost.get(host) ?? 0, pausedUntil: limit.open(now) ? null : new Date(limit.pausedUntil) }))
-      .sort((a, b) => b.sending - a.sending || a.host.localeCompare(b.host))
+    return this.gate.hosts(this.now().getTime())
   }
-
-  /** Past HOSTS_KEPT hosts, the limits of hosts with nothing in flight and no pause are forgotten (they start afresh). */
-  private forgetIdleHosts(now: number): void {
-    if (this.limits.size <= HOSTS_KEPT) return
-    for (const [host, limit] of this.limits) {
-      if (this.claimedPerHost.has(host) || !limit.open(now)) continue
-      this.limits.delete(host)
-      this.metrics.webhookHostLimit.remove({ host })
-    }
-  }
-
-  private limitOf(host: string): HostLimit {
-    let limit = this.limits.get(host)
-    if (!limit) this.limits.set(host, (limit = new HostLimit({ initial: this.options.hostConcurrency, max: this.options.hostConcurrencyMax ?? this.options.hostConcurrency })))
-    return limit
-  }
-
-  /**
-   * Waits for room at the host: true once in, or when to give the delivery back instead (the host
-   * is paused, or there was no room for half a lease: the lease must not run out while waiting).
-   */
-  private async enterHost(host: string): Promise<true | Date> {
-    const limit = this.limitOf(host)
-    const deadline = this.now().getTime() + this.options.leaseMs / 2
-    for (;;) {
-      const now = this.now().getTime()
-      if (!limit.open(now)) return new Date(limit.pausedUntil)
-      if ((this.perHost.get(host) ?? 0) < limit.limit) break
-      if (now >= deadline) return new Date(now + 1000)
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(1, deadline - now))
-        this.hostWaiters.set(host, [
-          ...(this.hostWaiters.get(host) ?? []),
-          () => {
-            clearTimeout(timer)
-            resolve()
-          },
-        ])
-      })
-    }
-    adjust(this.perHost, host, +1)
-    return true
-  }
-
-  private leaveHost(host: string): void {
-    adjust(this.perHost, host, -1)
-    // Everyone waiting looks again: the limit may have grown (or the host been paused) meanwhile.
-    const waiting = this.hostWaiters.get(host) ?? []
-    this.hostWaiters.delete(host)
-    for (const wake of waiting) wake()
-  }
-}
-
-function adjust(counts: Map<string, number>, key: string, by: number): void {
-  const next = (counts.get(key) ?? 0) + by
-  if (next <= 0) counts.delete(key)
-  else counts.set(key, next)
 }

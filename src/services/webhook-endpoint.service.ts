@@ -69,7 +69,11 @@ export class WebhookEndpointService {
   async test(userId: number, endpointId: number): Promise<TestCallResult> {
     const target = (await this.endpoints.signingTarget(userId, endpointId)) ?? throwNotFound()
     const now = this.now()
-    const body = JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now.toISOString(), data: { endpointId, message: 'a test of this endpoint, sent on request' } })
+    const body = JSON.stringify({
+      type: TEST_EVENT_TYPE,
+      timestamp: now.toISOString(),
+      data: { endpointId, message: 'a test of this endpoint, sent on request' },
+    })
     const webhookId = `msg_${randomBytes(16).toString('hex')}`
     const result = await this.http.post(target.url, webhookHeaders(target.secrets, webhookId, Math.floor(now.getTime() / 1000), body), body)
     return { responseStatusCode: result.statusCode, durationMs: result.durationMs, errorMessage: result.error }

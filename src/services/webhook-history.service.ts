@@ -1,5 +1,5 @@
 import { AppError } from '../domain/errors'
-import type { WebhookDeliveryRepository } from '../db/webhook-delivery.repository'
+import type { WebhookHistoryRepository } from '../db/webhook-history.repository'
 import type { WebhookStatus } from '../domain/statuses'
 import type { DeliveryRecord } from '../domain/webhook-record'
 
@@ -9,7 +9,7 @@ const WEBHOOK_ID = /^msg_[0-9a-f]{8,64}$/
 /** A task's delivery history and the manual redeliver, for the task's owner only. */
 export class WebhookHistoryService {
   constructor(
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly deliveries: WebhookHistoryRepository,
     /** Called after a delivery was made due again (wakes the webhook workers). */
     private readonly onRedelivered: () => void = () => {},
   ) {}

@@ -117,7 +117,10 @@ export class CarrierSimulator {
     if (!carrier) return send(req, res, { status: 404, body: { error: 'no simulated carrier at this path' } })
     const path = `/${rest.join('/')}`
     if (this.options.trackDelayMs && /track/.test(path)) await new Promise((r) => setTimeout(r, this.options.trackDelayMs))
-    const answer = await carrier.handle({ method: req.method ?? 'GET', path, query: new URLSearchParams(search), headers: req.headers, body }, this.contextFor(carrier))
+    const answer = await carrier.handle(
+      { method: req.method ?? 'GET', path, query: new URLSearchParams(search), headers: req.headers, body },
+      this.contextFor(carrier),
+    )
     send(req, res, answer)
   }
 
@@ -185,7 +188,11 @@ export class CarrierSimulator {
     // Event times are fixed per number, so a refetch shows the same history.
     const times = stages.map((_, i) => new Date(step === 0 ? start - (story.length - 1 - i) * 60_000 : start + i * step))
     const estimatedDelivery = new Date(start + story.length * Math.max(step, 3_600_000) + (stages.some((s) => s.slipsEta) ? 86_400_000 : 0))
-    return { found: true, reused: script.reused, view: { stages, times, final: reached === story.length - 1, estimatedDelivery, origin: ORIGIN, destination: DESTINATION } }
+    return {
+      found: true,
+      reused: script.reused,
+      view: { stages, times, final: reached === story.length - 1, estimatedDelivery, origin: ORIGIN, destination: DESTINATION },
+    }
   }
 }
 

@@ -39,10 +39,17 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress(address)).toBe(false)
   })
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '2606:4700:4700::1111', '2a00:1450:4001:80e::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    'accepts %s',
-    (address) => {
-      expect(isPublicAddress(address)).toBe(true)
-    },
-  )
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '172.32.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80e::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('accepts %s', (address) => {
+    expect(isPublicAddress(address)).toBe(true)
+  })
 })

@@ -51,10 +51,7 @@ export class WebhookHttp {
       const hostname = connectOptions.hostname.replace(/^\[|\]$/g, '')
       this.pickAddress(hostname, resolver).then(
         (address) =>
-          connectDirect(
-            { ...connectOptions, hostname: address, servername: connectOptions.servername ?? (isIP(hostname) ? undefined : hostname) },
-            callback,
-          ),
+          connectDirect({ ...connectOptions, hostname: address, servername: connectOptions.servername ?? (isIP(hostname) ? undefined : hostname) }, callback),
         (error: Error) => callback(error, null),
       )
     }
@@ -121,7 +118,10 @@ async function readExcerpt(response: Dispatcher.ResponseData): Promise<string> {
     }
   }
   // Cut at a byte count, then drop a character the cut may have split.
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replace(/\uFFFD$/, '')
+  return Buffer.concat(chunks)
+    .subarray(0, RESPONSE_EXCERPT_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '')
 }
 
 function describe(error: unknown, timeoutMs: number): string {

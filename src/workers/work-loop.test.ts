@@ -2,7 +2,6 @@ import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FedexClient } from '../carriers/fedex/fedex.client'
-import { RefreshRepository } from '../db/refresh.repository'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierBudget } from '../services/carrier-budget'
 import { RefreshService } from '../services/refresh.service'
@@ -14,6 +13,7 @@ import { createTestApp } from '../../test/support/test-app'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import { WorkLoop } from './work-loop'
 import { waitFor } from '../../test/support/wait-for'
+import { parseDocument } from '../domain/task-document'
 
 describe('the refresh worker loop', () => {
   it('fetches a new task within seconds, drains full rounds, and stops cleanly', async () => {
@@ -21,15 +21,19 @@ describe('the refresh worker loop', () => {
     const sim = createCarrierSimulator({ stepMs: 0 })
     await sim.start()
     const fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 1000 })
-    const repository = new RefreshRepository(t.db)
     const service = new RefreshService(
-      repository,
+      t.db,
       new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(100) }]]),
       { pollIntervalMs: 3_600_000, expireAfterMs: 86_400_000 * 30, leaseMs: 60_000, claimLimit: 10, retryBaseMs: 1000, retryMaxMs: 10_000 },
       new ServiceMetrics(new Registry()),
     )
     // Poll every 500 ms (on PostgreSQL, LISTEN wakes it sooner).
-    const worker = new WorkLoop('refresh', async () => (await service.runRound()).claimed >= 10, { pollMs: 500, listen: (wake) => t.db.listen('tracking_tasks_created', wake) }, { warn: () => {} })
+    const worker = new WorkLoop(
+      'refresh',
+      async () => (await service.runRound()).claimed >= 10,
+      { pollMs: 500, listen: (wake) => t.db.listen('tracking_tasks_created', wake) },
+      { warn: () => {} },
+    )
     try {
       await worker.start()
       t.wakeups.onTasksDue = () => worker.wake()
@@ -42,7 +46,7 @@ describe('the refresh worker loop', () => {
       })
       // 35 tasks at 10 a round: the worker went on by itself instead of waiting for the next tick.
       expect(Date.now() - started).toBeLessThan(3000)
-      expect((await t.services.subscriptions.find(userId, { trackingNumber: 'DLLOOP7' })).standardStatus).toBe('delivered')
+      expect(parseDocument(await t.services.subscriptions.find(userId, { trackingNumber: 'DLLOOP7' })).standardStatus).toBe('delivered')
     } finally {
       await worker.stop()
       await fedex.close()
@@ -79,7 +83,7 @@ describe('a round that says when work falls due', () => {
     await sim.start()
     const fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 1000 })
     const service = new RefreshService(
-      new RefreshRepository(t.db),
+      t.db,
       new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(100) }]]),
       { pollIntervalMs: 3_600_000, expireAfterMs: 86_400_000 * 30, leaseMs: 60_000, claimLimit: 100, retryBaseMs: 1000, retryMaxMs: 10_000 },
       new ServiceMetrics(new Registry()),
@@ -110,72 +114,75 @@ describe('a round that says when work falls due', () => {
 // Several worker processes on one database: the run's test server (on the embedded run, itself an
 // embedded PostgreSQL server).
 describe('two refresh worker processes on PostgreSQL', () => {
-    let database: TestDatabase
-    let sim: CarrierSimulator
-    let workers: ServiceProcess[] = []
+  let database: TestDatabase
+  let sim: CarrierSimulator
+  let workers: ServiceProcess[] = []
 
-    beforeAll(async () => {
-      database = await createTestDatabase()
-      // Stories stand still (a stage a day): every task's first fetch is its only change.
-      sim = createCarrierSimulator({ stepMs: 86_400_000 })
-      await sim.start()
-      const env = {
-        DATABASE_URL: database.connectionString,
-        ROLE: 'worker',
-        REFRESH_POLL_MS: '200',
-        REFRESH_CLAIM_LIMIT: '40',
-        POLL_INTERVAL_SECONDS: '86400',
-        ...simulatorEnv(sim),
-      }
-      workers = await Promise.all([startService(env), startService(env)])
-    }, 120_000)
-
-    afterAll(async () => {
-      await Promise.all(workers.map((w) => w.stop()))
-      await sim.stop()
-      await database.close()
-    })
-
-    async function fetchedByWorker(worker: ServiceProcess): Promise<number> {
-      const text = await (await fetch(`${worker.baseUrl}/metrics`)).text()
-      return [...text.matchAll(/^tracking_numbers_fetched_total\{carrier="\w+",result="found"\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0)
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    // Stories stand still (a stage a day): every task's first fetch is its only change.
+    sim = createCarrierSimulator({ stepMs: 86_400_000 })
+    await sim.start()
+    const env = {
+      DATABASE_URL: database.connectionString,
+      ROLE: 'worker',
+      REFRESH_POLL_MS: '200',
+      REFRESH_CLAIM_LIMIT: '40',
+      POLL_INTERVAL_SECONDS: '86400',
+      ...simulatorEnv(sim),
     }
+    workers = await Promise.all([startService(env), startService(env)])
+  }, 120_000)
 
-    it('share 500 tasks without fetching any twice', async () => {
-      const { db } = database
-      const [user] = await db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('load', 'whsec_x') RETURNING id`)
-      // Five batches straight into the table: no API process sends a NOTIFY, the workers' polling finds them.
-      for (let b = 0; b < 5; b++) {
-        await db.query(
-          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url)
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.stop()))
+    await sim.stop()
+    await database.close()
+  })
+
+  async function fetchedByWorker(worker: ServiceProcess): Promise<number> {
+    const text = await (await fetch(`${worker.baseUrl}/metrics`)).text()
+    return [...text.matchAll(/^tracking_numbers_fetched_total\{carrier="\w+",result="found"\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0)
+  }
+
+  it('share 500 tasks without fetching any twice', async () => {
+    const { db } = database
+    const [user] = await db.query<{ id: number }>(`INSERT INTO api_users (name, webhook_secret) VALUES ('load', 'whsec_x') RETURNING id`)
+    // Five batches straight into the table: no API process sends a NOTIFY, the workers' polling finds them.
+    for (let b = 0; b < 5; b++) {
+      await db.query(
+        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url)
            SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLW' || $2 || '-' || g, 'https://a.example/'
              FROM generate_series(1, 100) g`,
-          [user!.id, b],
-        )
-      }
-      await waitFor(async () => (await db.query<{ pending: number }>('SELECT count(*)::int AS pending FROM tracking_tasks WHERE last_fetched_at IS NULL'))[0]!.pending === 0, {
+        [user!.id, b],
+      )
+    }
+    await waitFor(
+      async () => (await db.query<{ pending: number }>('SELECT count(*)::int AS pending FROM tracking_tasks WHERE last_fetched_at IS NULL'))[0]!.pending === 0,
+      {
         timeoutMs: 60_000,
         intervalMs: 100,
         what: 'every task to be fetched',
-      })
-      const fetches = sim.stats().fetchesByNumber
-      const numbers = Object.keys(fetches).filter((n) => n.startsWith('DLW'))
-      expect(numbers).toHaveLength(500)
-      expect(numbers.filter((n) => fetches[n] !== 1)).toEqual([])
-      const [a, b] = await Promise.all(workers.map(fetchedByWorker))
-      expect(a! + b!).toBe(500)
-      expect(a).toBeGreaterThan(0)
-      expect(b).toBeGreaterThan(0)
-      const [notified] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries`)
-      expect(notified!.n).toBe(500)
-    }, 90_000)
+      },
+    )
+    const fetches = sim.stats().fetchesByNumber
+    const numbers = Object.keys(fetches).filter((n) => n.startsWith('DLW'))
+    expect(numbers).toHaveLength(500)
+    expect(numbers.filter((n) => fetches[n] !== 1)).toEqual([])
+    const [a, b] = await Promise.all(workers.map(fetchedByWorker))
+    expect(a! + b!).toBe(500)
+    expect(a).toBeGreaterThan(0)
+    expect(b).toBeGreaterThan(0)
+    const [notified] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries`)
+    expect(notified!.n).toBe(500)
+  }, 90_000)
 
-    it('serve only the operations endpoints', async () => {
-      const health = (await (await fetch(`${workers[0]!.baseUrl}/healthz`)).json()) as { data: unknown }
-      expect(health.data).toMatchObject({ database: 'postgres', carriers: { FEDEX: 'live', UPARCEL: 'live' } })
-      expect((await fetch(`${workers[0]!.baseUrl}/openapi/tracking-subscriptions?taskId=1`)).status).toBe(404)
-      const metrics = await (await fetch(`${workers[0]!.baseUrl}/metrics`)).text()
-      expect(metrics).toMatch(/carrier_fetches_total\{carrier="FEDEX",outcome="success"\}/)
-      expect(metrics).toMatch(/refresh_lag_seconds/)
-    })
+  it('serve only the operations endpoints', async () => {
+    const health = (await (await fetch(`${workers[0]!.baseUrl}/healthz`)).json()) as { data: unknown }
+    expect(health.data).toMatchObject({ database: 'postgres', carriers: { FEDEX: 'live', UPARCEL: 'live' } })
+    expect((await fetch(`${workers[0]!.baseUrl}/openapi/tracking-subscriptions?taskId=1`)).status).toBe(404)
+    const metrics = await (await fetch(`${workers[0]!.baseUrl}/metrics`)).text()
+    expect(metrics).toMatch(/carrier_fetches_total\{carrier="FEDEX",outcome="success"\}/)
+    expect(metrics).toMatch(/refresh_lag_seconds/)
   })
+})

@@ -15,12 +15,28 @@ describe('a client generated from /openapi.json', () => {
   it('calls every operation of the document, each answered as the document says', async () => {
     const { token } = await t.createUser('client')
     const outcomes = await callEveryOperation({ baseUrl, token, adminToken: ADMIN_TOKEN })
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> }
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>
+    }
     const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods))
     // Every operation is called (a new one must be added to the client), and each answered with a status it documents.
     expect(Object.keys(outcomes).sort()).toEqual(operations.map((o) => o.operationId).sort())
     for (const operation of operations) expect(Object.keys(operation.responses), operation.operationId).toContain(String(outcomes[operation.operationId]))
-    expect(outcomes).toMatchObject({ listCarriers: 200, detectCarrier: 200, subscribe: 200, subscribeBatch: 200, getSubscription: 200, getTask: 200, listTasks: 200, stopTask: 200, refreshTask: 202, listTaskWebhooks: 200, redeliverTaskWebhook: 404, deleteTask: 200, createApiUser: 200 })
+    expect(outcomes).toMatchObject({
+      listCarriers: 200,
+      detectCarrier: 200,
+      subscribe: 200,
+      subscribeBatch: 200,
+      getSubscription: 200,
+      getTask: 200,
+      listTasks: 200,
+      stopTask: 200,
+      refreshTask: 202,
+      listTaskWebhooks: 200,
+      redeliverTaskWebhook: 404,
+      deleteTask: 200,
+      createApiUser: 200,
+    })
   })
 
   it('is typechecked in strict mode against freshly generated types (npm run check:openapi)', () => {

@@ -56,7 +56,9 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   note('getTask', full.response)
   const active: boolean | undefined = full.data?.data.active
   void active
-  const page = await api.GET('/openapi/tracking-subscriptions/list', { params: { query: { standardStatus: 'pending,in_transit', sort: '-updatedAt', limit: 10, include: 'events' } } })
+  const page = await api.GET('/openapi/tracking-subscriptions/list', {
+    params: { query: { standardStatus: 'pending,in_transit', sort: '-updatedAt', limit: 10, include: 'events' } },
+  })
   note('listTasks', page.response)
   const nextCursor: string | null | undefined = page.data?.data.nextCursor
   void nextCursor
@@ -68,17 +70,26 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
 
   const history = await api.GET('/openapi/tracking-subscriptions/{taskId}/webhooks', { params: { path: { taskId } } })
   note('listTaskWebhooks', history.response)
-  note('redeliverTaskWebhook', (await api.POST('/openapi/tracking-subscriptions/{taskId}/webhooks/{webhookId}/redeliver', { params: { path: { taskId, webhookId: 'msg_00000000' } } })).response)
+  note(
+    'redeliverTaskWebhook',
+    (await api.POST('/openapi/tracking-subscriptions/{taskId}/webhooks/{webhookId}/redeliver', { params: { path: { taskId, webhookId: 'msg_00000000' } } }))
+      .response,
+  )
   note('deleteTask', (await api.DELETE('/openapi/tracking-subscriptions/{taskId}', { params: { path: { taskId } } })).response)
 
-  const endpoint = await api.POST('/openapi/webhook-endpoints', { body: { url: 'https://shop.example/events', eventTypes: ['tracking.milestone_changed'], milestones: ['out_for_delivery'] } })
+  const endpoint = await api.POST('/openapi/webhook-endpoints', {
+    body: { url: 'https://shop.example/events', eventTypes: ['tracking.milestone_changed'], milestones: ['out_for_delivery'] },
+  })
   note('createWebhookEndpoint', endpoint.response)
   const endpointId: number = endpoint.data?.data.endpointId ?? 0
   const secret: string | undefined = endpoint.data?.data.secret
   void secret
   note('listWebhookEndpoints', (await api.GET('/openapi/webhook-endpoints')).response)
   note('getWebhookEndpoint', (await api.GET('/openapi/webhook-endpoints/{endpointId}', { params: { path: { endpointId } } })).response)
-  note('updateWebhookEndpoint', (await api.PATCH('/openapi/webhook-endpoints/{endpointId}', { params: { path: { endpointId } }, body: { enabled: false } })).response)
+  note(
+    'updateWebhookEndpoint',
+    (await api.PATCH('/openapi/webhook-endpoints/{endpointId}', { params: { path: { endpointId } }, body: { enabled: false } })).response,
+  )
   note('rotateWebhookEndpointSecret', (await api.POST('/openapi/webhook-endpoints/{endpointId}/secret/rotate', { params: { path: { endpointId } } })).response)
   const tested = await api.POST('/openapi/webhook-endpoints/{endpointId}/test', { params: { path: { endpointId } } })
   note('testWebhookEndpoint', tested.response)
@@ -99,7 +110,10 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   const issued = await admin.POST('/admin/api-users/{userId}/tokens', { params: { path: { userId } } })
   note('issueApiToken', issued.response)
   note('listApiTokens', (await admin.GET('/admin/api-users/{userId}/tokens', { params: { path: { userId } } })).response)
-  note('revokeApiToken', (await admin.DELETE('/admin/api-users/{userId}/tokens/{tokenId}', { params: { path: { userId, tokenId: issued.data?.data.tokenId ?? 0 } } })).response)
+  note(
+    'revokeApiToken',
+    (await admin.DELETE('/admin/api-users/{userId}/tokens/{tokenId}', { params: { path: { userId, tokenId: issued.data?.data.tokenId ?? 0 } } })).response,
+  )
   note('rotateWebhookSecret', (await admin.POST('/admin/api-users/{userId}/webhook-secret/rotate', { params: { path: { userId } } })).response)
   const settings = await admin.GET('/admin/settings')
   note('getSettings', settings.response)

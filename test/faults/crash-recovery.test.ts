@@ -58,7 +58,13 @@ function serviceEnv(run: RunDatabase, extra: Record<string, string> = {}) {
 
 /** Creates the user and its endpoint, and subscribes the tasks; the endpoint's secret. */
 async function subscribeAll(api: ServiceProcess, prefix: string, callbackUrl: string): Promise<string> {
-  const created = (await (await fetch(`${api.baseUrl}/admin/api-users`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"name":"crash"}' })).json()) as { data: { token: string } }
+  const created = (await (
+    await fetch(`${api.baseUrl}/admin/api-users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{"name":"crash"}',
+    })
+  ).json()) as { data: { token: string } }
   const endpoint = await fetch(`${api.baseUrl}/openapi/webhook-endpoints`, {
     method: 'POST',
     headers: { authorization: `Bearer ${created.data.token}`, 'content-type': 'application/json' },
@@ -67,7 +73,11 @@ async function subscribeAll(api: ServiceProcess, prefix: string, callbackUrl: st
   const { secret } = ((await endpoint.json()) as { data: { secret: string } }).data
   for (let b = 0; b < TASKS / 100; b++) {
     const items = Array.from({ length: 100 }, (_, i) => ({ carrierCode: i % 2 ? 'FEDEX' : 'UPARCEL', trackingNumber: `${prefix}${b}X${i}`, callbackUrl }))
-    const res = await fetch(`${api.baseUrl}/openapi/tracking-subscriptions/batch`, { method: 'POST', headers: { authorization: `Bearer ${created.data.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ items }) })
+    const res = await fetch(`${api.baseUrl}/openapi/tracking-subscriptions/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${created.data.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ items }),
+    })
     const results = ((await res.json()) as { data: { results: { result: string }[] } }).data.results
     expect(results.filter((r) => r.result === 'created')).toHaveLength(100)
   }
@@ -76,7 +86,9 @@ async function subscribeAll(api: ServiceProcess, prefix: string, callbackUrl: st
 
 async function settled(db: Database, timeoutMs = 60_000): Promise<void> {
   const state = async () => {
-    const tasks = await db.query(`SELECT standard_status, refresh_failures, refresh_lease_owner IS NOT NULL AS leased, round(EXTRACT(EPOCH FROM next_refresh_at - now())) AS due_in, count(*)::int FROM tracking_tasks GROUP BY 1, 2, 3, 4`)
+    const tasks = await db.query(
+      `SELECT standard_status, refresh_failures, refresh_lease_owner IS NOT NULL AS leased, round(EXTRACT(EPOCH FROM next_refresh_at - now())) AS due_in, count(*)::int FROM tracking_tasks GROUP BY 1, 2, 3, 4`,
+    )
     const deliveries = await db.query(`SELECT status, attempt_count, count(*)::int FROM webhook_deliveries GROUP BY 1, 2`)
     return JSON.stringify({ tasks, deliveries })
   }
@@ -106,7 +118,16 @@ async function checkInvariants(db: Database, path: string, endpointSecret: strin
             (SELECT count(*)::int FROM webhook_deliveries WHERE lease_owner IS NOT NULL OR status = 'sending') AS delivery_leases,
             (SELECT count(*)::int FROM webhook_attempts WHERE error_message LIKE 'attempt interrupted%') AS interrupted`,
   )
-  expect(counts).toMatchObject({ tasks: TASKS, distinct_tasks: TASKS, deliveries: NOTIFICATIONS, kinds: NOTIFICATIONS, not_exactly_once: 0, not_success: 0, task_leases: 0, delivery_leases: 0 })
+  expect(counts).toMatchObject({
+    tasks: TASKS,
+    distinct_tasks: TASKS,
+    deliveries: NOTIFICATIONS,
+    kinds: NOTIFICATIONS,
+    not_exactly_once: 0,
+    not_success: 0,
+    task_leases: 0,
+    delivery_leases: 0,
+  })
   // Every webhook reached its receiver; one arrives twice only where an attempt was cut short.
   const received = [...receiver.requests(path), ...receiver.requests(`${path}-endpoint`)]
   const ids = received.map((r) => String(r.headers['webhook-id']))
@@ -116,7 +137,10 @@ async function checkInvariants(db: Database, path: string, endpointSecret: strin
   // The endpoint's webhooks are signed with its secret, and announce every stored event once.
   const announced = new Map<string, string>()
   for (const r of receiver.requests(`${path}-endpoint`)) {
-    const body = new Webhook(endpointSecret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: { taskId: number; newEvents?: { eventTime: string; eventCode: string }[] } }
+    const body = new Webhook(endpointSecret).verify(r.body, r.headers as Record<string, string>) as {
+      type: string
+      data: { taskId: number; newEvents?: { eventTime: string; eventCode: string }[] }
+    }
     for (const e of body.data.newEvents ?? []) {
       const key = `${body.data.taskId} ${e.eventTime} ${e.eventCode}`
       expect(announced.get(key) ?? r.headers['webhook-id'], key).toBe(r.headers['webhook-id'])
@@ -132,7 +156,14 @@ async function checkInvariants(db: Database, path: string, endpointSecret: strin
  * Subscribes the tasks through `api`, kills the process `victim()` names 0.7 s in and again 1.5 s
  * after its restart, restarts it once more, and waits for everything to settle.
  */
-async function killTwiceAndSettle(run: RunDatabase, api: () => ServiceProcess, restart: () => Promise<void>, victim: () => ServiceProcess, prefix: string, callbackUrl: string): Promise<{ db: Database; secret: string }> {
+async function killTwiceAndSettle(
+  run: RunDatabase,
+  api: () => ServiceProcess,
+  restart: () => Promise<void>,
+  victim: () => ServiceProcess,
+  prefix: string,
+  callbackUrl: string,
+): Promise<{ db: Database; secret: string }> {
   const secret = await subscribeAll(api(), prefix, callbackUrl)
   await sleep(700)
   await victim().stop('SIGKILL')
@@ -156,7 +187,14 @@ describe('killed with SIGKILL mid-work', () => {
     let db: Database | undefined
     try {
       const restart = async () => void (service = await startService(env))
-      const settledRun = await killTwiceAndSettle(run, () => service, restart, () => service, 'DLALL', callbackUrl)
+      const settledRun = await killTwiceAndSettle(
+        run,
+        () => service,
+        restart,
+        () => service,
+        'DLALL',
+        callbackUrl,
+      )
       db = settledRun.db
       console.log(`whole-service kills (${onPostgres ? 'PostgreSQL' : 'embedded'}): ${await checkInvariants(db, path, settledRun.secret)}`)
     } finally {
@@ -167,23 +205,30 @@ describe('killed with SIGKILL mid-work', () => {
   })
 
   it('the worker process, twice, while the API process goes on: everything settles exactly once', async () => {
-      const run = await createRunDatabase({ shared: true })
-      const path = '/crash-worker'
-      const callbackUrl = receiver.on(path, () => ({ status: 200, delayMs: 150 }))
-      receiver.on(`${path}-endpoint`, () => ({ status: 200, delayMs: 150 }))
-      const api = await startService(serviceEnv(run, { ROLE: 'api' }))
-      const workerEnv = serviceEnv(run, { ROLE: 'worker' })
-      let worker = await startService(workerEnv)
-      let db: Database | undefined
-      try {
-        const restart = async () => void (worker = await startService(workerEnv))
-        const settledRun = await killTwiceAndSettle(run, () => api, restart, () => worker, 'DLWRK', callbackUrl)
-        db = settledRun.db
-        console.log(`worker kills (${onPostgres ? 'PostgreSQL' : 'embedded test server'}): ${await checkInvariants(db, path, settledRun.secret)}`)
-      } finally {
-        await db?.close()
-        await Promise.all([api.stop(), worker.stop()])
-        await run.close()
-      }
-    })
+    const run = await createRunDatabase({ shared: true })
+    const path = '/crash-worker'
+    const callbackUrl = receiver.on(path, () => ({ status: 200, delayMs: 150 }))
+    receiver.on(`${path}-endpoint`, () => ({ status: 200, delayMs: 150 }))
+    const api = await startService(serviceEnv(run, { ROLE: 'api' }))
+    const workerEnv = serviceEnv(run, { ROLE: 'worker' })
+    let worker = await startService(workerEnv)
+    let db: Database | undefined
+    try {
+      const restart = async () => void (worker = await startService(workerEnv))
+      const settledRun = await killTwiceAndSettle(
+        run,
+        () => api,
+        restart,
+        () => worker,
+        'DLWRK',
+        callbackUrl,
+      )
+      db = settledRun.db
+      console.log(`worker kills (${onPostgres ? 'PostgreSQL' : 'embedded test server'}): ${await checkInvariants(db, path, settledRun.secret)}`)
+    } finally {
+      await db?.close()
+      await Promise.all([api.stop(), worker.stop()])
+      await run.close()
+    }
+  })
 })

@@ -16,8 +16,18 @@ beforeAll(async () => {
   t = await createTestApp()
   alice = await t.createUser('alice')
   mallory = await t.createUser('mallory')
-  aliceTask = (await t.services.subscriptions.subscribe(alice.userId, { carrierCode: 'FEDEX', trackingNumber: aliceNumber, callbackUrl: 'https://alice.example/hook', externalReferenceNo: 'alice-ref' })).taskId
-  await t.db.query(`INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}', 'failed', 8)`, [aliceTask, aliceWebhook])
+  aliceTask = (
+    await t.services.subscriptions.subscribe(alice.userId, {
+      carrierCode: 'FEDEX',
+      trackingNumber: aliceNumber,
+      callbackUrl: 'https://alice.example/hook',
+      externalReferenceNo: 'alice-ref',
+    })
+  ).taskId
+  await t.db.query(
+    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}', 'failed', 8)`,
+    [aliceTask, aliceWebhook],
+  )
 })
 afterAll(() => t.close())
 
@@ -52,10 +62,18 @@ describe('cross-tenant matrix', () => {
   })
 
   it("gives mallory a task of her own when she subscribes alice's number, never alice's", async () => {
-    const single = await t.as(mallory.token, { method: 'POST', url: '/openapi/tracking-subscriptions', payload: { carrierCode: 'FEDEX', trackingNumber: aliceNumber, callbackUrl: 'https://mallory.example/' } })
+    const single = await t.as(mallory.token, {
+      method: 'POST',
+      url: '/openapi/tracking-subscriptions',
+      payload: { carrierCode: 'FEDEX', trackingNumber: aliceNumber, callbackUrl: 'https://mallory.example/' },
+    })
     expect(single.json().data).toMatchObject({ result: 'created' })
     expect(single.json().data.taskId).not.toBe(aliceTask)
-    const batch = await t.as(mallory.token, { method: 'POST', url: '/openapi/tracking-subscriptions/batch', payload: { items: [{ carrierCode: 'FEDEX', trackingNumber: aliceNumber, callbackUrl: 'https://mallory.example/2' }] } })
+    const batch = await t.as(mallory.token, {
+      method: 'POST',
+      url: '/openapi/tracking-subscriptions/batch',
+      payload: { items: [{ carrierCode: 'FEDEX', trackingNumber: aliceNumber, callbackUrl: 'https://mallory.example/2' }] },
+    })
     expect(batch.json().data.results[0]).toMatchObject({ result: 'reused', taskId: single.json().data.taskId })
     const mine = await t.as(mallory.token, { method: 'GET', url: `/openapi/tracking-subscriptions?trackingNumber=${aliceNumber}` })
     expect(mine.json().data).toMatchObject({ taskId: single.json().data.taskId, externalReferenceNo: '' })

@@ -20,9 +20,19 @@ beforeAll(async () => {
 afterAll(() => receiver.stop())
 
 async function subscribe(service: ServiceProcess, count: number, callbackUrl: string, prefix: string): Promise<string> {
-  const { data } = (await (await fetch(`${service.baseUrl}/admin/api-users`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{"name":"bye"}' })).json()) as { data: { token: string } }
+  const { data } = (await (
+    await fetch(`${service.baseUrl}/admin/api-users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{"name":"bye"}',
+    })
+  ).json()) as { data: { token: string } }
   const items = Array.from({ length: count }, (_, i) => ({ carrierCode: 'FEDEX', trackingNumber: `${prefix}${i}`, callbackUrl }))
-  await fetch(`${service.baseUrl}/openapi/tracking-subscriptions/batch`, { method: 'POST', headers: { authorization: `Bearer ${data.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ items }) })
+  await fetch(`${service.baseUrl}/openapi/tracking-subscriptions/batch`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${data.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ items }),
+  })
   return data.token
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
-import { createPool, Database } from '../../src/db/database'
+import { connectDatabase } from '../../src/db/database'
 import { startEmbeddedServer } from '../../src/db/embedded/embedded-server'
 import { migrate } from '../../src/db/migrator'
 
@@ -37,7 +37,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const template = `test_template_${process.pid}`
   await adminQuery(url, `DROP DATABASE IF EXISTS ${template}`)
   await adminQuery(url, `CREATE DATABASE ${template}`)
-  const db = new Database(createPool(databaseUrl(url, template), 1), 'postgres')
+  const db = connectDatabase(databaseUrl(url, template), 'postgres', { poolSize: 1 })
   await migrate(db)
   await db.close()
   project.provide('testServer', { url, template, kind: process.env.DATABASE_URL ? 'postgres' : 'embedded' })

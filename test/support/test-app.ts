@@ -52,7 +52,17 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const wakeups = new RecordingWakeups()
   // Test receivers listen on loopback.
   const webhookHttp = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
-  const services = createServices(database.db, { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 }, { carrierModes: options.carrierModes, wakeups, webhookHttp, consoleOverviewTtlMs: 0, carrierBudgets: Object.fromEntries(CARRIERS.map((c) => [c.code, c.env.requestsPerSecond.fallback])) })
+  const services = createServices(
+    database.db,
+    { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 },
+    {
+      carrierModes: options.carrierModes,
+      wakeups,
+      webhookHttp,
+      consoleOverviewTtlMs: 0,
+      carrierBudgets: Object.fromEntries(CARRIERS.map((c) => [c.code, c.env.requestsPerSecond.fallback])),
+    },
+  )
   const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN })
   await app.ready()
   return {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { inject } from 'vitest'
-import { Database, createPool } from '../../src/db/database'
+import { connectDatabase, type Database } from '../../src/db/database'
 import { adminQuery, databaseUrl } from './global-setup'
 
 /**
@@ -17,12 +17,15 @@ export interface TestDatabase {
 /** The run's tests are on the machine's PostgreSQL (DATABASE_URL), not on the embedded server. */
 export const onPostgres = Boolean(process.env.DATABASE_URL)
 
+const SEEDING_TIMEOUTS = { statementMs: 300_000, connectMs: 30_000 }
+
 export async function createTestDatabase(options: { poolSize?: number; migrated?: boolean } = {}): Promise<TestDatabase> {
   const server = inject('testServer')
   const name = `test_${Date.now()}_${randomBytes(4).toString('hex')}`
   await adminQuery(server.url, options.migrated === false ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${server.template}`)
   const connectionString = databaseUrl(server.url, name)
-  const db = new Database(createPool(connectionString, options.poolSize ?? 10), server.kind)
+  // Tests seed hundreds of thousands of rows in one statement: more than a request's deadline.
+  const db = connectDatabase(connectionString, server.kind, { poolSize: options.poolSize ?? 10, timeouts: SEEDING_TIMEOUTS })
   return {
     db,
     connectionString,

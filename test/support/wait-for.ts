@@ -2,7 +2,10 @@
  * Waits until `check` gives a truthy value and returns it; fails after `timeoutMs` saying what it
  * waited for. Tests wait on conditions, never on a fixed sleep.
  */
-export async function waitFor<T>(check: () => T | Promise<T>, options: { timeoutMs?: number; intervalMs?: number; what?: string | (() => string) } = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number; what?: string | (() => string) } = {},
+): Promise<NonNullable<T>> {
   const { timeoutMs = 10_000, intervalMs = 50 } = options
   const deadline = Date.now() + timeoutMs
   let last: unknown

@@ -70,7 +70,13 @@ describe('FedEx mapping of real responses', () => {
     const lookups = mapTrackResponse(fixture('response-docs-sample.json'))
     const found = lookups.get('123456789012')
     if (!found?.found) throw new Error('expected a found lookup')
-    expect(found.snapshot.originAddress).toEqual({ country: 'US', state: 'WA', city: 'SEATTLE', postalCode: '98101', address: '1043 North Easy Street, Suite 999' })
+    expect(found.snapshot.originAddress).toEqual({
+      country: 'US',
+      state: 'WA',
+      city: 'SEATTLE',
+      postalCode: '98101',
+      address: '1043 North Easy Street, Suite 999',
+    })
     expect(found.snapshot.estimatedDeliveryAt?.toISOString()).toBe('2021-10-15T06:00:00.000Z')
     expect(lookups.get('39936862321')).toEqual({ found: false, reason: 'TRACKING.TRACKINGNUMBER.NOTFOUND' })
   })
@@ -84,7 +90,14 @@ describe('FedEx mapping of real responses', () => {
 
 describe('FedEx edge cases', () => {
   const result = (over: Record<string, unknown>) => ({
-    output: { completeTrackResults: [{ trackingNumber: 'N1', trackResults: [{ latestStatusDetail: { code: 'IT', derivedCode: 'IT', statusByLocale: 'In transit' }, scanEvents: [], ...over }] }] },
+    output: {
+      completeTrackResults: [
+        {
+          trackingNumber: 'N1',
+          trackResults: [{ latestStatusDetail: { code: 'IT', derivedCode: 'IT', statusByLocale: 'In transit' }, scanEvents: [], ...over }],
+        },
+      ],
+    },
   })
   const snapshot = (over: Record<string, unknown>) => {
     const lookup = mapTrackResponse(result(over)).get('N1')
@@ -103,14 +116,20 @@ describe('FedEx edge cases', () => {
     }
     expect(snapshot(all).estimatedDeliveryAt?.toISOString()).toBe('2026-01-01T10:00:00.000Z')
     expect(snapshot({ ...all, dateAndTimes: [all.dateAndTimes[0]] }).estimatedDeliveryAt?.toISOString()).toBe('2026-01-02T10:00:00.000Z')
-    expect(snapshot({ ...all, dateAndTimes: [all.dateAndTimes[0]], estimatedDeliveryTimeWindow: { window: {} } }).estimatedDeliveryAt?.toISOString()).toBe('2026-01-03T10:00:00.000Z')
+    expect(snapshot({ ...all, dateAndTimes: [all.dateAndTimes[0]], estimatedDeliveryTimeWindow: { window: {} } }).estimatedDeliveryAt?.toISOString()).toBe(
+      '2026-01-03T10:00:00.000Z',
+    )
     expect(snapshot({ standardTransitTimeWindow: all.standardTransitTimeWindow }).estimatedDeliveryAt?.toISOString()).toBe('2026-01-04T10:00:00.000Z')
     expect(snapshot({ dateAndTimes: [{ type: 'ESTIMATED_DELIVERY', dateTime: 'not a date' }] }).estimatedDeliveryAt).toBeNull()
   })
 
   it('falls back from shipper to origin facility, and from recipient to last updated destination to destination facility', () => {
     const facility = (city: string) => ({ locationContactAndAddress: { address: { city, countryCode: 'US', streetLines: [''] } } })
-    const s1 = snapshot({ shipperInformation: { address: { streetLines: [''], city: '' } }, originLocation: facility('ORIGIN HUB'), destinationLocation: facility('DEST HUB') })
+    const s1 = snapshot({
+      shipperInformation: { address: { streetLines: [''], city: '' } },
+      originLocation: facility('ORIGIN HUB'),
+      destinationLocation: facility('DEST HUB'),
+    })
     expect(s1.originAddress?.city).toBe('ORIGIN HUB')
     expect(s1.destinationAddress?.city).toBe('DEST HUB')
     const s2 = snapshot({ lastUpdatedDestinationAddress: { city: 'REDIRECTED' }, destinationLocation: facility('DEST HUB') })
@@ -130,7 +149,9 @@ describe('FedEx edge cases', () => {
   })
 
   it('skips scans without a readable date and survives missing or odd fields', () => {
-    const s = snapshot({ scanEvents: [{ date: 'yesterday', eventType: 'AR' }, { date: '2026-01-01T00:00:00+0530', eventType: 'AR', scanLocation: 'nowhere' }, null, 5] })
+    const s = snapshot({
+      scanEvents: [{ date: 'yesterday', eventType: 'AR' }, { date: '2026-01-01T00:00:00+0530', eventType: 'AR', scanLocation: 'nowhere' }, null, 5],
+    })
     expect(s.events).toHaveLength(1)
     expect(s.events[0]!.eventTime.toISOString()).toBe('2025-12-31T18:30:00.000Z')
     expect(mapTrackResponse({ output: { completeTrackResults: 'x' } }).size).toBe(0)

@@ -16,7 +16,43 @@ import { arr, obj, str, type Json } from '../json'
 export const FEDEX_STATUSES = new StatusTable({
   info_received: ['OC', 'IN'],
   pending: ['OX', 'EP', 'AP', 'DS', 'PD', 'RP', 'RG'],
-  in_transit: ['PU', 'PX', 'PM', 'IT', 'IX', 'OW', 'AA', 'AC', 'AF', 'AR', 'AX', 'DP', 'EA', 'EO', 'FD', 'LO', 'OF', 'PF', 'PL', 'SF', 'TR', 'CH', 'SP', 'AO', 'AE', 'RL', 'RR', 'RM', 'RC', 'CC', 'CP', 'AD', 'ED', 'DY', 'DD'],
+  in_transit: [
+    'PU',
+    'PX',
+    'PM',
+    'IT',
+    'IX',
+    'OW',
+    'AA',
+    'AC',
+    'AF',
+    'AR',
+    'AX',
+    'DP',
+    'EA',
+    'EO',
+    'FD',
+    'LO',
+    'OF',
+    'PF',
+    'PL',
+    'SF',
+    'TR',
+    'CH',
+    'SP',
+    'AO',
+    'AE',
+    'RL',
+    'RR',
+    'RM',
+    'RC',
+    'CC',
+    'CP',
+    'AD',
+    'ED',
+    'DY',
+    'DD',
+  ],
   out_for_delivery: ['OD'],
   available_for_pickup: ['HL', 'HP'],
   exception: ['DE', 'SE', 'CD', 'DR'],
@@ -73,7 +109,9 @@ function firstAddress(...candidates: unknown[]): Address | null {
 }
 
 function dateOfType(result: Json, type: string): Date | null {
-  const entry = arr(result.dateAndTimes).map(obj).find((d) => str(d.type) === type)
+  const entry = arr(result.dateAndTimes)
+    .map(obj)
+    .find((d) => str(d.type) === type)
   return entry ? parseCarrierTime(entry.dateTime) : null
 }
 
@@ -129,7 +167,10 @@ export function snapshotFromTrackResult(result: Json): CarrierSnapshot {
     .sort((a, b) => a.eventTime.getTime() - b.eventTime.getTime())
   // A DE's reason: in latestStatusDetail's ancillary details, or on the newest scan when that is the DE.
   const newest = events.at(-1)
-  const reason = [...arr(latest.ancillaryDetails).map((d) => str(obj(d).reasonDescription)), newest?.eventCode === 'DE' ? newest.exceptionDescription : ''].join(' ')
+  const reason = [
+    ...arr(latest.ancillaryDetails).map((d) => str(obj(d).reasonDescription)),
+    newest?.eventCode === 'DE' ? newest.exceptionDescription : '',
+  ].join(' ')
   const meaning = fedexMeaning(latest.derivedCode, latest.code, reason)
   return {
     rawStatusCode: str(latest.code) || str(latest.derivedCode),

@@ -12,7 +12,12 @@ export const FEDEX: CarrierPlugin = {
     { name: 'FedEx Express (12 digits)', pattern: /^[0-9]{12}$/, checkDigit: (n) => weightedMod11(n, [3, 1, 7]), example: '986578788855' },
     { name: 'FedEx Ground (15 digits)', pattern: /^[0-9]{15}$/, checkDigit: (n) => mod10(n.slice(0, 14), n.slice(14), 1, 3), example: '041441760228964' },
     // 96 + SCNC + service + shipper + package + check: the Ground rule on the 15 digits inside it.
-    { name: 'FedEx Ground 96 (22 digits)', pattern: /^96[0-9]{20}$/, checkDigit: (n) => mod10(n.slice(7, 21), n.slice(21), 1, 3), example: '9611020987654312345672' },
+    {
+      name: 'FedEx Ground 96 (22 digits)',
+      pattern: /^96[0-9]{20}$/,
+      checkDigit: (n) => mod10(n.slice(7, 21), n.slice(21), 1, 3),
+      example: '9611020987654312345672',
+    },
   ],
   statusTable: FEDEX_STATUSES,
   env: {

@@ -34,7 +34,14 @@ function fedexStage(stage: Stage) {
 
 function address(place: Place) {
   // Real answers: streetLines is [""] when there is none, and most addresses hold no street.
-  return { streetLines: [place.street], city: place.city, stateOrProvinceCode: place.state, postalCode: place.postalCode, countryCode: place.country, residential: false }
+  return {
+    streetLines: [place.street],
+    city: place.city,
+    stateOrProvinceCode: place.state,
+    postalCode: place.postalCode,
+    countryCode: place.country,
+    residential: false,
+  }
 }
 
 function scan(stage: Stage, time: Date) {
@@ -61,8 +68,14 @@ function fedexTrackResult(trackingNumber: string, view: ShipmentView) {
   if (!view.final) dateAndTimes.push({ type: 'ESTIMATED_DELIVERY', dateTime: withOffset(view.estimatedDelivery, view.destination.offsetMinutes) })
   return {
     trackingNumberInfo: { trackingNumber, trackingNumberUniqueId: `12028~${trackingNumber}~FDEG`, carrierCode: 'FDXG' },
-    shipperInformation: { contact: {}, address: { city: view.origin.city, stateOrProvinceCode: view.origin.state, countryCode: view.origin.country, residential: false } },
-    recipientInformation: { contact: {}, address: { city: view.destination.city, stateOrProvinceCode: view.destination.state, countryCode: view.destination.country, residential: false } },
+    shipperInformation: {
+      contact: {},
+      address: { city: view.origin.city, stateOrProvinceCode: view.origin.state, countryCode: view.origin.country, residential: false },
+    },
+    recipientInformation: {
+      contact: {},
+      address: { city: view.destination.city, stateOrProvinceCode: view.destination.state, countryCode: view.destination.country, residential: false },
+    },
     latestStatusDetail: {
       code: fedex.eventType,
       derivedCode: fedex.derivedStatusCode,
@@ -98,7 +111,8 @@ async function fedexTrack(request: SimulatorRequest, context: SimulationContext,
     ?.trackingInfo?.map((t) => t.trackingNumberInfo?.trackingNumber)
     .filter((n): n is string => typeof n === 'string' && n.length > 0)
   if (!numbers || numbers.length === 0) return { status: 400, body: fedexError('TRACKING.TRACKINGNUMBER.EMPTY', 'Please provide tracking number.') }
-  if (numbers.length > FEDEX_MAX) return { status: 400, body: fedexError('TRACKING.TRACKINGNUMBER.LIMIT', `At most ${FEDEX_MAX} tracking numbers per request.`) }
+  if (numbers.length > FEDEX_MAX)
+    return { status: 400, body: fedexError('TRACKING.TRACKINGNUMBER.LIMIT', `At most ${FEDEX_MAX} tracking numbers per request.`) }
   const fault = await context.fault(numbers)
   if (fault === 'expired_token') {
     tokens.delete(token)
@@ -113,10 +127,18 @@ async function fedexTrack(request: SimulatorRequest, context: SimulationContext,
     if (!shipment.reused) return { trackingNumber, trackResults: [live] }
     // A reused number: an old, delivered shipment comes first; the newest scan decides.
     const yearsAgo = 2 * 365 * 24 * 3_600_000
-    const old = fedexTrackResult(trackingNumber, { ...view, stages: STORIES.delivered, times: STORIES.delivered.map((_, i) => new Date(view.times[0]!.getTime() - yearsAgo + i * 3_600_000)), final: true })
+    const old = fedexTrackResult(trackingNumber, {
+      ...view,
+      stages: STORIES.delivered,
+      times: STORIES.delivered.map((_, i) => new Date(view.times[0]!.getTime() - yearsAgo + i * 3_600_000)),
+      final: true,
+    })
     return { trackingNumber, trackResults: [old, live] }
   })
-  return { status: 200, body: { transactionId: crypto.randomUUID(), output: { completeTrackResults, alerts: context.now() % 2 ? 'TRACKING.DATA.PARTIAL - simulated alert' : [] } } }
+  return {
+    status: 200,
+    body: { transactionId: crypto.randomUUID(), output: { completeTrackResults, alerts: context.now() % 2 ? 'TRACKING.DATA.PARTIAL - simulated alert' : [] } },
+  }
 }
 
 function fedexToken(request: SimulatorRequest, context: SimulationContext, tokens: Map<string, number>): SimulatorAnswer {
@@ -125,8 +147,17 @@ function fedexToken(request: SimulatorRequest, context: SimulationContext, token
   const expected = context.credentials
   const ok =
     form.get('grant_type') === 'client_credentials' &&
-    (expected ? form.get('client_id') === expected.clientId && form.get('client_secret') === expected.clientSecret : Boolean(form.get('client_id') && form.get('client_secret')))
-  if (!ok) return { status: 401, body: { transactionId: crypto.randomUUID(), errors: [{ code: 'NOT.AUTHORIZED.ERROR', message: 'The given client credentials were not valid. Please modify your request and try again.' }] } }
+    (expected
+      ? form.get('client_id') === expected.clientId && form.get('client_secret') === expected.clientSecret
+      : Boolean(form.get('client_id') && form.get('client_secret')))
+  if (!ok)
+    return {
+      status: 401,
+      body: {
+        transactionId: crypto.randomUUID(),
+        errors: [{ code: 'NOT.AUTHORIZED.ERROR', message: 'The given client credentials were not valid. Please modify your request and try again.' }],
+      },
+    }
   const token = simulatedToken('fedex')
   tokens.set(token, context.now() + TOKEN_LIFETIME_S * 1000)
   return { status: 200, body: { access_token: token, token_type: 'bearer', expires_in: TOKEN_LIFETIME_S, scope: 'CXS' } }

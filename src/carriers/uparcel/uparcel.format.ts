@@ -34,7 +34,6 @@ export function uparcelStandardStatus(code: unknown): StandardStatus | null {
   return UPARCEL_STATUSES.meaning(code)?.status ?? null
 }
 
-
 /** ASSUMED: addresses as {address, pincode, city, state, country}. */
 export function uparcelAddress(value: unknown): Address {
   const a = obj(value)

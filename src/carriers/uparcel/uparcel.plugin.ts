@@ -16,6 +16,7 @@ export const UPARCEL: CarrierPlugin = {
     requestsPerSecond: { variable: 'UPARCEL_REQUESTS_PER_SECOND', fallback: 10 },
     requiredInProduction: true,
   },
-  createAdapter: ({ baseUrl, credentials, timeoutMs }) => new UparcelClient({ baseUrl, apiKey: credentials.apiKey!, secretKey: credentials.secretKey!, timeoutMs }),
+  createAdapter: ({ baseUrl, credentials, timeoutMs }) =>
+    new UparcelClient({ baseUrl, apiKey: credentials.apiKey!, secretKey: credentials.secretKey!, timeoutMs }),
   simulator: uparcelSimulator(),
 }

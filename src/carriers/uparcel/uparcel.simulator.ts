@@ -68,7 +68,8 @@ async function track(request: SimulatorRequest, context: SimulationContext, toke
   const expired: SimulatorAnswer = { status: 401, body: envelope(401, null, 'Unauthorized', ['Access token expired']) }
   if (!token || !tokens.has(token)) return expired
   const numbers = Array.isArray(json?.tracking_number) ? json.tracking_number.filter((n): n is string => typeof n === 'string' && n.length > 0) : []
-  if (numbers.length === 0 || numbers.length > UPARCEL_MAX_BATCH) return { status: 400, body: envelope(400, null, 'Bad request', [`tracking_number must hold 1 to ${UPARCEL_MAX_BATCH} numbers`]) }
+  if (numbers.length === 0 || numbers.length > UPARCEL_MAX_BATCH)
+    return { status: 400, body: envelope(400, null, 'Bad request', [`tracking_number must hold 1 to ${UPARCEL_MAX_BATCH} numbers`]) }
   const fault = await context.fault(numbers)
   if (fault === 'expired_token') {
     tokens.delete(token)

@@ -28,7 +28,16 @@ describe('a real delivered answer', () => {
     expect(snapshot.events[0]).toMatchObject({ eventCode: '005', description: 'Departed from Facility' })
     expect(snapshot.events[0]!.eventTime.toISOString()).toBe('2024-02-01T01:15:00.000Z')
     expect(snapshot.events.find((e) => e.eventCode === '003')!.eventTime.toISOString()).toBe('2024-02-01T01:34:05.000Z')
-    expect(snapshot.events.at(-1)).toMatchObject({ eventCode: '011', status: 'delivered', milestone: 'delivered', statusInfo: 'Delivered', description: 'DELIVERED', city: 'NEWARK', state: 'CA', country: 'US' })
+    expect(snapshot.events.at(-1)).toMatchObject({
+      eventCode: '011',
+      status: 'delivered',
+      milestone: 'delivered',
+      statusInfo: 'Delivered',
+      description: 'DELIVERED',
+      city: 'NEWARK',
+      state: 'CA',
+      country: 'US',
+    })
     expect(snapshot.events.at(-1)!.eventTime.toISOString()).toBe('2024-02-02T20:04:35.000Z')
   })
 
@@ -71,7 +80,19 @@ describe("UPS's examples", () => {
 
 describe('gmtTime forms and the ETA', () => {
   const answer = (activity: Record<string, unknown>, pkg: Record<string, unknown> = {}) => ({
-    trackResponse: { shipment: [{ package: [{ trackingNumber: '1ZTEST', activity: [{ status: { statusCode: '005', description: 'On the Way ' }, date: '20240201', time: '211500', ...activity }], ...pkg }] }] },
+    trackResponse: {
+      shipment: [
+        {
+          package: [
+            {
+              trackingNumber: '1ZTEST',
+              activity: [{ status: { statusCode: '005', description: 'On the Way ' }, date: '20240201', time: '211500', ...activity }],
+              ...pkg,
+            },
+          ],
+        },
+      ],
+    },
   })
 
   it.each([
@@ -89,15 +110,27 @@ describe('gmtTime forms and the ETA', () => {
   })
 
   it('takes RDD over SDD, at the window end, in the activity offset; without either the ETA stays', () => {
-    const pkg = { deliveryDate: [{ type: 'SDD', date: '20240205' }, { type: 'RDD', date: '20240206' }], deliveryTime: { type: 'EOD', endTime: '200000' } }
+    const pkg = {
+      deliveryDate: [
+        { type: 'SDD', date: '20240205' },
+        { type: 'RDD', date: '20240206' },
+      ],
+      deliveryTime: { type: 'EOD', endTime: '200000' },
+    }
     expect(found('1ZTEST', answer({ gmtOffset: '-05:00' }, pkg)).estimatedDeliveryAt?.toISOString()).toBe('2024-02-07T01:00:00.000Z')
-    expect(found('1ZTEST', answer({}, { deliveryDate: [{ type: 'SDD', date: '20240205' }] })).estimatedDeliveryAt?.toISOString()).toBe('2024-02-05T23:59:59.000Z')
+    expect(found('1ZTEST', answer({}, { deliveryDate: [{ type: 'SDD', date: '20240205' }] })).estimatedDeliveryAt?.toISOString()).toBe(
+      '2024-02-05T23:59:59.000Z',
+    )
     expect(found('1ZTEST', answer({})).estimatedDeliveryAt).toBeNull()
   })
 
   it('keeps the previous status for an ETA update and an unknown code, and takes the next activity for the first', () => {
     const body = (codes: string[]) => ({
-      trackResponse: { shipment: [{ package: [{ trackingNumber: '1ZTEST', activity: codes.map((statusCode) => ({ status: { statusCode }, date: '20240201', time: '120000' })) }] }] },
+      trackResponse: {
+        shipment: [
+          { package: [{ trackingNumber: '1ZTEST', activity: codes.map((statusCode) => ({ status: { statusCode }, date: '20240201', time: '120000' })) }] },
+        ],
+      },
     })
     expect(found('1ZTEST', body(['153', '021'])).milestone).toBe('out_for_delivery')
     expect(found('1ZTEST', body(['999', '021'])).standardStatus).toBeNull()
@@ -105,7 +138,9 @@ describe('gmtTime forms and the ETA', () => {
 })
 
 describe("UPS's status-code table", () => {
-  const table = (fixture('status-codes.json') as { codes: Record<string, { standardStatus: string; milestone: Milestone; ignoreForStatus?: boolean; description: string }> }).codes
+  const table = (
+    fixture('status-codes.json') as { codes: Record<string, { standardStatus: string; milestone: Milestone; ignoreForStatus?: boolean; description: string }> }
+  ).codes
 
   it('maps every one of the 160 codes as the kit says', () => {
     expect(Object.keys(table)).toHaveLength(160)

@@ -98,7 +98,9 @@ function estimatedDelivery(pkg: Json, activities: Json[]): Date | null {
 }
 
 function addressOfType(pkg: Json, type: string): Address | null {
-  const entry = arr(pkg.packageAddress).map(obj).find((a) => str(a.type) === type)
+  const entry = arr(pkg.packageAddress)
+    .map(obj)
+    .find((a) => str(a.type) === type)
   return entry ? addressOrNull(upsAddress(entry.address)) : null
 }
 

@@ -21,7 +21,7 @@ const STAGES: Record<StageKind, [string, string, string, string]> = {
   out_for_delivery: ['021', 'I', 'OT', 'Out For Delivery Today'],
   delivered: ['011', 'D', 'FS', 'DELIVERED '],
   exception: ['013', 'X', 'RZ', 'Damage reported. Shipper notified. '],
-  failed_attempt: ['022', 'X', '48', 'The receiver was not available for delivery. We\'ll make a second attempt the next business day. '],
+  failed_attempt: ['022', 'X', '48', "The receiver was not available for delivery. We'll make a second attempt the next business day. "],
   out_again: ['072', 'I', 'OF', 'Loaded on Delivery Vehicle '],
   held_for_pickup: ['161', 'X', 'ZP', 'Delivered to UPS Access Point(TM) and awaiting customer pickup. '],
   picked_up_by_recipient: ['011', 'D', 'KB', 'Delivered to UPS Access Point(TM) and picked up by customer '],
@@ -65,12 +65,27 @@ function trackAnswer(trackingNumber: string, view: ShipmentView) {
           package: [
             {
               trackingNumber,
-              deliveryDate: view.final ? [{ type: 'DEL', date: local(view.times.at(-1)!, latest.place.offsetMinutes).date }] : [{ type: view.stages.some((s) => s.slipsEta) ? 'RDD' : 'SDD', date: eta.date }],
-              deliveryTime: view.final ? { type: 'DEL', endTime: local(view.times.at(-1)!, latest.place.offsetMinutes).time } : { type: 'EOD', endTime: '200000' },
+              deliveryDate: view.final
+                ? [{ type: 'DEL', date: local(view.times.at(-1)!, latest.place.offsetMinutes).date }]
+                : [{ type: view.stages.some((s) => s.slipsEta) ? 'RDD' : 'SDD', date: eta.date }],
+              deliveryTime: view.final
+                ? { type: 'DEL', endTime: local(view.times.at(-1)!, latest.place.offsetMinutes).time }
+                : { type: 'EOD', endTime: '200000' },
               currentStatus: { description: description.trim(), code: statusCode },
               packageAddress: [
-                { type: 'ORIGIN', address: { city: view.origin.city, stateProvince: view.origin.state, countryCode: view.origin.country, country: view.origin.country } },
-                { type: 'DESTINATION', address: { city: view.destination.city, stateProvince: view.destination.state, countryCode: view.destination.country, country: view.destination.country } },
+                {
+                  type: 'ORIGIN',
+                  address: { city: view.origin.city, stateProvince: view.origin.state, countryCode: view.origin.country, country: view.origin.country },
+                },
+                {
+                  type: 'DESTINATION',
+                  address: {
+                    city: view.destination.city,
+                    stateProvince: view.destination.state,
+                    countryCode: view.destination.country,
+                    country: view.destination.country,
+                  },
+                },
               ],
               service: { code: '518', levelCode: '003', description: 'UPS Ground' },
               // Newest first, as UPS sends them.
@@ -94,12 +109,26 @@ function token(request: SimulatorRequest, context: SimulationContext, tokens: Ma
     .toString('utf8')
     .split(':')
   const expected = context.credentials
-  const ok = new URLSearchParams(request.body).get('grant_type') === 'client_credentials' && (expected ? user === expected.clientId && password === expected.clientSecret : Boolean(user && password))
+  const ok =
+    new URLSearchParams(request.body).get('grant_type') === 'client_credentials' &&
+    (expected ? user === expected.clientId && password === expected.clientSecret : Boolean(user && password))
   if (!ok) return { status: 401, body: upsError('10401', 'ClientId is Invalid') }
   const value = simulatedToken('ups')
   tokens.set(value, context.now() + TOKEN_LIFETIME_S * 1000)
   const issuedAt = String(context.now())
-  return { status: 200, body: { token_type: 'Bearer', issued_at: issuedAt, client_id: user, access_token: value, scope: '', expires_in: String(TOKEN_LIFETIME_S), refresh_count: '0', status: 'approved' } }
+  return {
+    status: 200,
+    body: {
+      token_type: 'Bearer',
+      issued_at: issuedAt,
+      client_id: user,
+      access_token: value,
+      scope: '',
+      expires_in: String(TOKEN_LIFETIME_S),
+      refresh_count: '0',
+      status: 'approved',
+    },
+  }
 }
 
 async function track(request: SimulatorRequest, context: SimulationContext, tokens: Map<string, number>): Promise<SimulatorAnswer> {
@@ -118,7 +147,11 @@ async function track(request: SimulatorRequest, context: SimulationContext, toke
   }
   if (fault) return fault
   const shipment = context.shipment(number)
-  if (!shipment.found) return { status: 200, body: { trackResponse: { shipment: [{ inquiryNumber: number, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } } }
+  if (!shipment.found)
+    return {
+      status: 200,
+      body: { trackResponse: { shipment: [{ inquiryNumber: number, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } },
+    }
   return { status: 200, body: trackAnswer(number, shipment.view) }
 }
 

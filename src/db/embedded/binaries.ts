@@ -38,7 +38,10 @@ function glibcVersion(): string | undefined {
 
 export function findBinaries(platform = `${process.platform}-${process.arch}`): PostgresBinaries {
   const name = PACKAGES[platform]
-  if (!name) throw new EmbeddedUnavailableError(`The embedded database has no PostgreSQL binaries for ${platform} (it has them for ${Object.keys(PACKAGES).join(', ')}).`)
+  if (!name)
+    throw new EmbeddedUnavailableError(
+      `The embedded database has no PostgreSQL binaries for ${platform} (it has them for ${Object.keys(PACKAGES).join(', ')}).`,
+    )
   // The published Linux binaries are linked against glibc.
   if (platform.startsWith('linux') && !glibcVersion()) {
     throw new EmbeddedUnavailableError('The embedded database needs glibc, and this system has another C library (musl, as on Alpine).')
@@ -48,7 +51,9 @@ export function findBinaries(platform = `${process.platform}-${process.arch}`): 
     // The package exports only its entry point (dist/index.js), beside native/.
     entry = createRequire(import.meta.url).resolve(name)
   } catch {
-    throw new EmbeddedUnavailableError(`The package ${name} is not installed (npm install installs it on ${platform}; an install with --omit=optional leaves it out).`)
+    throw new EmbeddedUnavailableError(
+      `The package ${name} is not installed (npm install installs it on ${platform}; an install with --omit=optional leaves it out).`,
+    )
   }
   const root = join(dirname(entry), '..')
   restoreLibraryLinks(root)

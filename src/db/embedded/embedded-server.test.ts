@@ -51,9 +51,18 @@ describe('the embedded PostgreSQL server', () => {
     try {
       await select(server.connectionString, 'CREATE TABLE kept AS SELECT 42 AS answer')
       const killed = readPostmaster(join(dir, 'postgresql'))!.pid
+      expect(server.outage()).toBeUndefined()
       process.kill(killed, 'SIGKILL')
-      const back = await waitFor(() => (runningServerUrl(dir) && readPostmaster(join(dir, 'postgresql'))!.pid !== killed ? runningServerUrl(dir) : undefined), { timeoutMs: 30_000, what: 'a new postmaster' })
+      // Meanwhile it says what happened (for /readyz), and says nothing once it serves again.
+      expect(await waitFor(() => server.outage(), { what: 'the outage to be noticed' })).toMatch(
+        /^the embedded PostgreSQL server is being started again \(since .*\): it went away/,
+      )
+      const back = await waitFor(() => (runningServerUrl(dir) && readPostmaster(join(dir, 'postgresql'))!.pid !== killed ? runningServerUrl(dir) : undefined), {
+        timeoutMs: 30_000,
+        what: 'a new postmaster',
+      })
       expect(await waitFor(() => select(back, 'SELECT answer FROM kept'), { timeoutMs: 30_000, what: 'the data after the restart' })).toEqual({ answer: 42 })
+      await waitFor(() => server.outage() === undefined, { timeoutMs: 30_000, what: 'the outage to end' })
     } finally {
       await server.stop()
     }

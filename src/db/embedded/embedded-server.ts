@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import pg from 'pg'
@@ -48,6 +48,8 @@ export interface EmbeddedServer {
   /** A `pg` connection string to the server's socket. */
   connectionString: string
   dataDir: string
+  /** Why the server is not serving now (it went away and is being started again), for /readyz and the log. */
+  outage(): string | undefined
   stop(): Promise<void>
 }
 
@@ -68,6 +70,16 @@ const OWNER_LOCK: [number, number] = [7210, 1]
 const START_TIMEOUT_S = 300
 const ADOPT_RETRY_MS = 200
 const ADOPT_DEADLINE_MS = 30_000
+// Starting the server again after it went away: at once, then every 200 ms for a second (the dead
+// postmaster may not be reaped yet, and its pid in postmaster.pid blocks a start), then backing
+// off to a few seconds (a full disk can last; a start that fails costs a fork and a recovery).
+const RECOVER_RETRY_MS = 200
+const RECOVER_QUICK_RETRIES = 5
+const RECOVER_MAX_RETRY_MS = 4_000
+// A failure that repeats is logged again at most this often.
+const RECOVER_LOG_EVERY_MS = 60_000
+// Less free space than this where the cluster lives is named as the likely cause of a failed start.
+const LOW_DISK_BYTES = 64 * 1024 * 1024
 
 const silent: EmbeddedLog = { info() {}, warn() {} }
 
@@ -144,8 +156,23 @@ class ServerControl {
     rmSync(partial, { recursive: true, force: true })
     mkdirSync(partial, { mode: 0o700 })
     this.own(partial)
-    await this.run(this.binaries.initdb, ['-D', partial, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-instructions', ...(durable ? [] : ['--no-sync'])])
-    appendFileSync(join(partial, 'postgresql.conf'), `\n# The embedded service's own settings, rewritten at every start.\ninclude_if_exists = '${SETTINGS_FILE}'\n`)
+    await this.run(this.binaries.initdb, [
+      '-D',
+      partial,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-instructions',
+      ...(durable ? [] : ['--no-sync']),
+    ])
+    appendFileSync(
+      join(partial, 'postgresql.conf'),
+      `\n# The embedded service's own settings, rewritten at every start.\ninclude_if_exists = '${SETTINGS_FILE}'\n`,
+    )
     renameSync(partial, this.clusterDir)
   }
 
@@ -214,7 +241,8 @@ class ServerControl {
         file,
         args,
         { ...(switchUser ? { uid, gid } : {}), env: { ...process.env, LC_ALL: 'C', LANG: 'C' }, timeout: (START_TIMEOUT_S + 10) * 1000 },
-        (error, stdout, stderr) => (error ? reject(new Error(`${file.split('/').at(-1)} ${args[0]} failed: ${(stderr || stdout || error.message).trim()}`)) : resolveRun()),
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`${file.split('/').at(-1)} ${args[0]} failed: ${(stderr || stdout || error.message).trim()}`)) : resolveRun(),
       )
     })
   }
@@ -225,6 +253,8 @@ class Supervisor {
   private owner: pg.Client | undefined
   // The latest recovery (settled ones are harmless to wait for).
   private recovering: Promise<void> | undefined
+  /** While the server is away: since when, and the latest reason it could not be started. */
+  private away: { since: Date; attempts: number; reason: string } | undefined
   private stopping = false
 
   constructor(
@@ -250,6 +280,7 @@ class Supervisor {
     return {
       connectionString: this.connectionString,
       dataDir: this.dataDir,
+      outage: () => undefined,
       stop: async () => {
         if (!this.owner) return
         await this.owner.end().catch(() => {})
@@ -263,6 +294,7 @@ class Supervisor {
     return {
       connectionString: this.connectionString,
       dataDir: this.dataDir,
+      outage: () => this.outage,
       stop: async () => {
         this.stopping = true
         // A recovery in flight may be starting the server: let it finish, then stop what it started.
@@ -308,7 +340,9 @@ class Supervisor {
       handled = true
       this.owner = undefined
       owner.end().catch(() => {})
-      this.log.warn(`the embedded server went away (${error?.message ?? 'connection closed'}); starting it again`)
+      const reason = `it went away (${error?.message ?? 'connection closed'})`
+      this.away = { since: new Date(), attempts: 0, reason }
+      this.log.warn(`the embedded server ${reason}; starting it again`)
       this.recovering = this.recover(onLost)
     }
     owner.on('error', lost)
@@ -318,21 +352,48 @@ class Supervisor {
     owner.query('SELECT 1').catch(lost)
   }
 
+  /** What /readyz says while the server is away. */
+  get outage(): string | undefined {
+    const away = this.away
+    if (!away) return undefined
+    return `the embedded PostgreSQL server is being started again (since ${away.since.toISOString()}, ${away.attempts} attempt${away.attempts === 1 ? '' : 's'}): ${away.reason}`
+  }
+
+  /** Starts the server again until it serves, backing off; a full disk is said as such. */
   private async recover(onLost: (error: Error) => void): Promise<void> {
+    let loggedAt = 0
+    let logged = ''
     while (!this.stopping) {
       try {
+        this.away!.attempts++
         await this.ownForService(onLost)
-        this.log.info('the embedded server is back')
+        this.log.info(`the embedded server is back after ${Date.now() - this.away!.since.getTime()} ms`)
+        this.away = undefined
         return
       } catch (error) {
         if (error instanceof DataDirInUseError) {
           onLost(error)
           return
         }
-        this.log.warn(`could not start the embedded server again: ${(error as Error).message}`)
-        await sleep(1000)
+        const reason = this.whyNotStarted(error as Error)
+        this.away!.reason = reason
+        if (reason !== logged || Date.now() - loggedAt > RECOVER_LOG_EVERY_MS) {
+          this.log.warn(`could not start the embedded server again (attempt ${this.away!.attempts}; retrying every few seconds): ${reason}`)
+          logged = reason
+          loggedAt = Date.now()
+        }
+        await sleep(Math.min(RECOVER_MAX_RETRY_MS, RECOVER_RETRY_MS * 2 ** Math.max(0, this.away!.attempts - RECOVER_QUICK_RETRIES)))
       }
     }
+  }
+
+  /** A failed start in an operator's words: a disk that is (nearly) full first, else what the server said. */
+  private whyNotStarted(error: Error): string {
+    const free = freeBytes(this.ctl.clusterDir)
+    if (free !== undefined && (free < LOW_DISK_BYTES || /No space left on device/.test(error.message))) {
+      return `the disk holding ${this.ctl.clusterDir} is full (${(free / 1048576).toFixed(1)} MiB free); the server starts again by itself once there is space`
+    }
+    return error.message
   }
 
   private async startServer(): Promise<void> {
@@ -356,7 +417,8 @@ class Supervisor {
         return true
       } catch (error) {
         await client.end().catch(() => {})
-        if (tries >= 50) throw new Error(`a PostgreSQL server (pid ${postmaster.pid}) holds ${this.ctl.clusterDir} but does not answer: ${(error as Error).message}`)
+        if (tries >= 50)
+          throw new Error(`a PostgreSQL server (pid ${postmaster.pid}) holds ${this.ctl.clusterDir} but does not answer: ${(error as Error).message}`)
         await sleep(ADOPT_RETRY_MS)
       }
     }
@@ -393,6 +455,15 @@ function session(config: pg.ClientConfig): pg.Client {
   const client = new pg.Client(config)
   client.on('error', () => {})
   return client
+}
+
+function freeBytes(path: string): number | undefined {
+  try {
+    const stats = statfsSync(path)
+    return stats.bavail * stats.bsize
+  } catch {
+    return undefined
+  }
 }
 
 function sleep(ms: number): Promise<void> {

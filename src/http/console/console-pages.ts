@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../../domain/errors'
 import { STANDARD_STATUSES } from '../../domain/statuses'
-import { formOf, sendPage, type ConsoleOptions } from './console.routes'
+import { formOf, sendPage, type ConsoleOptions } from './console-http'
 import { overviewView } from './overview.view'
 import { carriersView, deliveriesView, settingsView } from './operations.view'
 import type { Html } from './html'
@@ -43,7 +43,10 @@ const hide = { schema: { hide: true } }
 export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Promise<void> {
   app.get('/', hide, async (request, reply) => {
     const overview = await o.console.getOverview()
-    return sendPage(reply, show(request, 'overview', 'Overview', () => overviewView(overview, o.console.listCarriers())))
+    return sendPage(
+      reply,
+      show(request, 'overview', 'Overview', () => overviewView(overview, o.console.listCarriers())),
+    )
   })
 
   // API users.
@@ -55,16 +58,27 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   app.post('/users', hide, async (request, reply) => {
     try {
       const created = await o.users.create(formOf(request).name)
-      return sendPage(reply, await usersPage(request, { token: created.token, webhookSecret: created.webhookSecret }, { kind: 'ok', text: `API user "${created.name}" created (id ${created.userId}).` }))
+      return sendPage(
+        reply,
+        await usersPage(
+          request,
+          { token: created.token, webhookSecret: created.webhookSecret },
+          { kind: 'ok', text: `API user "${created.name}" created (id ${created.userId}).` },
+        ),
+      )
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
       return sendPage(reply, await usersPage(request, {}, { kind: 'error', text: `Not created: ${error.message}` }), 400)
     }
   })
   const userPage = async (request: FastifyRequest, userId: number, secrets: ShownSecrets = {}, notice?: PageContext['notice']) => {
-    const [user, tokens, endpoints, tasks] = await Promise.all([o.users.get(userId), o.users.listTokens(userId), o.endpoints.list(userId), o.tasks.list(userId, { limit: 10 })])
-    const shown = tasks.items.map((t) => JSON.parse(t) as Record<string, unknown>)
-    return show(request, 'users', `API user: ${user.name}`, (ctx) => userView(user, tokens, endpoints, shown, ctx, secrets), notice)
+    const [user, tokens, endpoints, tasks] = await Promise.all([
+      o.users.get(userId),
+      o.users.listTokens(userId),
+      o.endpoints.list(userId),
+      o.console.userTasks(userId),
+    ])
+    return show(request, 'users', `API user: ${user.name}`, (ctx) => userView(user, tokens, endpoints, tasks, ctx, secrets), notice)
   }
   app.get('/users/:userId', hide, async (request, reply) => sendPage(reply, await userPage(request, id((request.params as Record<string, string>).userId))))
   app.post('/users/:userId/tokens', hide, async (request, reply) => {
@@ -75,30 +89,58 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   app.post('/users/:userId/tokens/:tokenId/revoke', hide, async (request, reply) => {
     const params = request.params as Record<string, string>
     await o.users.revokeToken(id(params.userId), id(params.tokenId))
-    return reply.code(303).header('location', `/console/users/${id(params.userId)}?notice=revoked`).send()
+    return reply
+      .code(303)
+      .header('location', `/console/users/${id(params.userId)}?notice=revoked`)
+      .send()
   })
   app.post('/users/:userId/webhook-secret/rotate', hide, async (request, reply) => {
     const userId = id((request.params as Record<string, string>).userId)
     const { webhookSecret } = await o.users.rotateWebhookSecret(userId)
-    return sendPage(reply, await userPage(request, userId, { webhookSecret }, { kind: 'ok', text: 'Webhook secret rotated; the previous one keeps signing for 24 hours.' }))
+    return sendPage(
+      reply,
+      await userPage(request, userId, { webhookSecret }, { kind: 'ok', text: 'Webhook secret rotated; the previous one keeps signing for 24 hours.' }),
+    )
   })
 
   // Tasks across users.
   app.get('/tasks', hide, async (request, reply) => {
     const q = query(request)
-    const search: TaskSearch = { q: (q.q ?? '').trim().slice(0, 128), status: q.status ?? '', carrier: q.carrier ?? '', userId: q.userId && /^\d{1,15}$/.test(q.userId) ? q.userId : '' }
+    const search: TaskSearch = {
+      q: (q.q ?? '').trim().slice(0, 128),
+      status: q.status ?? '',
+      carrier: q.carrier ?? '',
+      userId: q.userId && /^\d{1,15}$/.test(q.userId) ? q.userId : '',
+    }
     const status = (STANDARD_STATUSES as readonly string[]).includes(search.status) ? search.status : undefined
     const carriers = o.console.listCarriers().map((c) => c.carrierCode)
     const carrier = carriers.includes(search.carrier) ? search.carrier : undefined
     const before = q.before && /^\d{1,15}$/.test(q.before) ? Number(q.before) : undefined
-    const rows = await o.console.searchTasks({ search: search.q || undefined, standardStatus: status, carrierCode: carrier, userId: search.userId ? Number(search.userId) : undefined, beforeId: before }, PAGE_SIZE + 1)
+    const rows = await o.console.searchTasks(
+      {
+        search: search.q || undefined,
+        standardStatus: status,
+        carrierCode: carrier,
+        userId: search.userId ? Number(search.userId) : undefined,
+        beforeId: before,
+      },
+      PAGE_SIZE + 1,
+    )
     const shown = rows.slice(0, PAGE_SIZE)
-    return sendPage(reply, show(request, 'tasks', 'Tasks', () => tasksView(shown, search, { statuses: STANDARD_STATUSES, carriers, nextBeforeId: rows.length > PAGE_SIZE ? shown.at(-1)!.id : undefined })))
+    return sendPage(
+      reply,
+      show(request, 'tasks', 'Tasks', () =>
+        tasksView(shown, search, { statuses: STANDARD_STATUSES, carriers, nextBeforeId: rows.length > PAGE_SIZE ? shown.at(-1)!.id : undefined }),
+      ),
+    )
   })
   app.get('/tasks/:taskId', hide, async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)
     const { owner, task, deliveries } = await o.console.task(taskId)
-    return sendPage(reply, show(request, 'tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, (ctx) => taskView(owner, task, deliveries, ctx)))
+    return sendPage(
+      reply,
+      show(request, 'tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, (ctx) => taskView(owner, task, deliveries, ctx)),
+    )
   })
   app.post('/tasks/:taskId/refresh', hide, async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)
@@ -121,24 +163,44 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   // Operations.
   app.get('/deliveries', hide, async (request, reply) => {
     const failing = await o.console.failingDeliveries()
-    return sendPage(reply, show(request, 'deliveries', 'Failing deliveries', (ctx) => deliveriesView(failing, o.console.webhookHosts(), ctx)))
+    return sendPage(
+      reply,
+      show(request, 'deliveries', 'Failing deliveries', (ctx) => deliveriesView(failing, o.console.webhookHosts(), ctx)),
+    )
   })
-  app.get('/carriers', hide, async (request, reply) => sendPage(reply, show(request, 'carriers', 'Carriers', () => carriersView(o.console.listCarriers()))))
+  app.get('/carriers', hide, async (request, reply) =>
+    sendPage(
+      reply,
+      show(request, 'carriers', 'Carriers', () => carriersView(o.console.listCarriers())),
+    ),
+  )
   app.get('/settings', hide, async (request, reply) => {
     const settings = await o.settings.get()
-    return sendPage(reply, show(request, 'settings', 'Settings', (ctx) => settingsView(settings, ctx)))
+    return sendPage(
+      reply,
+      show(request, 'settings', 'Settings', (ctx) => settingsView(settings, ctx)),
+    )
   })
   app.post('/settings', hide, async (request, reply) => {
     const form = formOf(request)
     // The form sends text: each setting as the integer it spells, else as given (the service says what is wrong).
-    const patch = Object.fromEntries(['batchMaxItems', 'retentionDays'].filter((k) => k in form).map((k) => [k, /^-?\d{1,10}$/.test(form[k]!.trim()) ? Number(form[k]) : form[k]]))
+    const patch = Object.fromEntries(
+      ['batchMaxItems', 'retentionDays'].filter((k) => k in form).map((k) => [k, /^-?\d{1,10}$/.test(form[k]!.trim()) ? Number(form[k]) : form[k]]),
+    )
     try {
       const saved = await o.settings.update(patch)
-      return sendPage(reply, show(request, 'settings', 'Settings', (ctx) => settingsView(saved, ctx), { kind: 'ok', text: 'Settings saved.' }))
+      return sendPage(
+        reply,
+        show(request, 'settings', 'Settings', (ctx) => settingsView(saved, ctx), { kind: 'ok', text: 'Settings saved.' }),
+      )
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
       const current = await o.settings.get()
-      return sendPage(reply, show(request, 'settings', 'Settings', (ctx) => settingsView(current, ctx), { kind: 'error', text: `Not saved: ${error.message}` }), 400)
+      return sendPage(
+        reply,
+        show(request, 'settings', 'Settings', (ctx) => settingsView(current, ctx), { kind: 'error', text: `Not saved: ${error.message}` }),
+        400,
+      )
     }
   })
 }

@@ -7,8 +7,7 @@ import { ADMIN_TOKEN, createTestApp, type TestApp } from '../../../test/support/
 import { waitFor } from '../../../test/support/wait-for'
 import { WebhookReceiver } from '../../../test/support/webhook-receiver'
 import { CARRIERS, createCarrierSimulator } from '../../carriers/registry'
-import { RefreshRepository } from '../../db/refresh.repository'
-import { WebhookDeliveryRepository } from '../../db/webhook-delivery.repository'
+import { WebhookQueueRepository } from '../../db/webhook-queue.repository'
 import { ServiceMetrics } from '../../observability/metrics'
 import { CarrierBudget } from '../../services/carrier-budget'
 import { RefreshService } from '../../services/refresh.service'
@@ -39,7 +38,15 @@ beforeAll(async () => {
   http = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   })
 })
 afterAll(async () => {
@@ -76,20 +83,34 @@ async function refreshAndDeliver(): Promise<void> {
   const channels = new Map(
     CARRIERS.map((c) => [
       c.code,
-      { adapter: c.createAdapter({ baseUrl: sim.urlOf(c.simulator), credentials: Object.fromEntries(Object.keys(c.env.credentials).map((f) => [f, 'x'])), timeoutMs: 2000 }), budget: new CarrierBudget(1000) },
+      {
+        adapter: c.createAdapter({
+          baseUrl: sim.urlOf(c.simulator),
+          credentials: Object.fromEntries(Object.keys(c.env.credentials).map((f) => [f, 'x'])),
+          timeoutMs: 2000,
+        }),
+        budget: new CarrierBudget(1000),
+      },
     ]),
   )
   const refresh = new RefreshService(
-    new RefreshRepository(t.db),
+    t.db,
     channels,
     { pollIntervalMs: 3_600_000, expireAfterMs: 30 * 86_400_000, leaseMs: 30_000, claimLimit: 100, retryBaseMs: 100, retryMaxMs: 200 },
     new ServiceMetrics(new Registry()),
   )
   await refresh.runRound()
   for (const channel of channels.values()) await channel.adapter.close()
-  const delivery = new WebhookDeliveryService(new WebhookDeliveryRepository(t.db), http, { scheduleMs: [3_600_000], leaseMs: 10_000, concurrency: 4, hostConcurrency: 4 }, new ServiceMetrics(new Registry()), {
-    warn: () => {},
-  })
+  const delivery = new WebhookDeliveryService(
+    t.db,
+    new WebhookQueueRepository(t.db),
+    http,
+    { scheduleMs: [3_600_000], leaseMs: 10_000, concurrency: 4, hostConcurrency: 4 },
+    new ServiceMetrics(new Registry()),
+    {
+      warn: () => {},
+    },
+  )
   await delivery.runRound()
   await delivery.drain()
 }
@@ -101,7 +122,7 @@ describe('the console in a browser', () => {
   it('signs in, creates an API user with its secrets shown once, finds a task, reads its timeline and redelivers its webhook', async () => {
     const { context, page, errors } = await newPage()
     await signIn(page)
-    await expect(page.getByRole('heading', { name: 'Overview' })).toBeTruthy()
+    await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).isVisible()).toBe(true)
     expect(await page.title()).toBe('Overview · Tracking console')
     const cookies = await context.cookies()
     expect(cookies.find((c) => c.name === 'console_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' })
@@ -135,7 +156,11 @@ describe('the console in a browser', () => {
       { carrierCode: 'FEDEX', trackingNumber: 'NF4004', callbackUrl },
       { carrierCode: 'UPS', trackingNumber: '1ZHP0000000005', callbackUrl },
     ]
-    await fetch(`${base}/openapi/tracking-subscriptions/batch`, { method: 'POST', headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ items }) })
+    await fetch(`${base}/openapi/tracking-subscriptions/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ items }),
+    })
     await refreshAndDeliver()
 
     // "Where is order 1001's parcel, and did the shop get told?"
@@ -160,7 +185,9 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Redeliver' }).first().click()
     await page.getByText('The webhook is queued again').waitFor()
     await refreshAndDeliver()
-    await waitFor(() => receiver.requests('/shop-1001').some((r) => r.headers['webhook-id']) && receiver.requests('/shop-1001').length >= 2, { what: 'the redelivery' })
+    await waitFor(() => receiver.requests('/shop-1001').some((r) => r.headers['webhook-id']) && receiver.requests('/shop-1001').length >= 2, {
+      what: 'the redelivery',
+    })
     expect(errors).toEqual([])
     await context.close()
   })
@@ -207,7 +234,11 @@ describe('the console in a browser', () => {
     expect(await page.locator('tbody tr').count()).toBe(1)
     const many = Array.from({ length: 60 }, (_, i) => ({ carrierCode: 'FEDEX', trackingNumber: `PAGE${i}`, callbackUrl: 'https://shop.example/hook' }))
     const token = (await t.services.users.issueToken(1)).token
-    await fetch(`${base}/openapi/tracking-subscriptions/batch`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ items: many }) })
+    await fetch(`${base}/openapi/tracking-subscriptions/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ items: many }),
+    })
     await page.goto(`${base}/console/tasks`)
     expect(await page.locator('tbody tr').count()).toBe(50)
     await page.getByRole('link', { name: 'Next page' }).click()
@@ -236,7 +267,12 @@ describe('the console in a browser', () => {
     expect(anonymous.status).toBe(303)
     expect(anonymous.headers.get('location')).toBe('/console/sign-in')
     const before = (await t.services.users.list()).length
-    const forgedAnonymous = await fetch(`${base}/console/users`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Evil' })
+    const forgedAnonymous = await fetch(`${base}/console/users`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=Evil',
+    })
     expect(forgedAnonymous.status).toBe(303)
 
     // A wrong token: the page says so, 401, no cookie.
@@ -248,15 +284,25 @@ describe('the console in a browser', () => {
     // A forged form: a session cookie but no CSRF token (another site cannot read it).
     await signIn(page)
     const cookie = (await context.cookies()).find((c) => c.name === 'console_session')!.value
-    const forged = await fetch(`${base}/console/users`, { method: 'POST', redirect: 'manual', headers: { cookie: `console_session=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Evil' })
+    const forged = await fetch(`${base}/console/users`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: `console_session=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=Evil',
+    })
     expect(forged.status).toBe(403)
     expect(await forged.text()).toContain('did not come from this console session')
-    const wrongToken = await fetch(`${base}/console/users`, { method: 'POST', redirect: 'manual', headers: { cookie: `console_session=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=Evil&_csrf=guess' })
+    const wrongToken = await fetch(`${base}/console/users`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: `console_session=${cookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=Evil&_csrf=guess',
+    })
     expect(wrongToken.status).toBe(403)
     expect((await t.services.users.list()).length).toBe(before)
 
     // An ended session (expired, or signed out): back to the sign-in, saying so.
-    await t.db.query('UPDATE console_sessions SET expires_at = now() - interval \'1 second\'')
+    await t.db.query("UPDATE console_sessions SET expires_at = now() - interval '1 second'")
     await page.goto(`${base}/console/settings`)
     await page.getByText('Your session has ended').waitFor()
     await signIn(page)
@@ -264,7 +310,6 @@ describe('the console in a browser', () => {
     const afterSignOut = await fetch(`${base}/console`, { redirect: 'manual', headers: { cookie: `console_session=${cookie}` } })
     expect(afterSignOut.headers.get('location')).toBe('/console/sign-in?ended=1')
     await context.close()
-
   })
 
   it.each([1440, 390])('shows every page readably and accessibly at %i px (axe: no WCAG 2 A/AA violation; screenshots in docs/console/)', async (width) => {
@@ -302,11 +347,20 @@ describe('the console in a browser', () => {
   it('limits sign-in attempts per address', async () => {
     const statuses: number[] = []
     for (let i = 0; i < 7; i++) {
-      const r = await fetch(`${base}/console/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=wrong' })
+      const r = await fetch(`${base}/console/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'token=wrong',
+      })
       statuses.push(r.status)
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429])
-    const locked = await fetch(`${base}/console/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${ADMIN_TOKEN}` })
+    const locked = await fetch(`${base}/console/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${ADMIN_TOKEN}`,
+    })
     expect(locked.status).toBe(429)
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800)
     expect(await locked.text()).toContain('too many failed sign-ins')

@@ -9,7 +9,12 @@ let csrf: string
 
 beforeAll(async () => {
   t = await createTestApp()
-  const signIn = await t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${ADMIN_TOKEN}` })
+  const signIn = await t.app.inject({
+    method: 'POST',
+    url: '/console/sign-in',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `token=${ADMIN_TOKEN}`,
+  })
   cookie = /console_session=[^;]+/.exec(String(signIn.headers['set-cookie']))![0]
   const page = await t.app.inject({ method: 'GET', url: '/console/users', headers: { cookie } })
   csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!
@@ -22,8 +27,16 @@ const post = (url: string, payload: string, contentType = 'application/x-www-for
 
 describe('the console under hostile input', () => {
   it.each([
-    ['a sign-in as text/plain', () => t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'text/plain' }, payload: 'token=x' }), 415],
-    ['a sign-in of JSON with a number for a token', () => t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'application/json' }, payload: '{"token": 123}' }), 401],
+    [
+      'a sign-in as text/plain',
+      () => t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'text/plain' }, payload: 'token=x' }),
+      415,
+    ],
+    [
+      'a sign-in of JSON with a number for a token',
+      () => t.app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'application/json' }, payload: '{"token": 123}' }),
+      401,
+    ],
     ['a form over 16 KiB', () => post('/console/users', form({ name: 'x'.repeat(20_000) })), 413],
     ['a user name with control characters', () => post('/console/users', form({ name: 'a\u0000b' })), 400],
     ['an empty user name', () => post('/console/users', form({ name: '' })), 400],
@@ -44,7 +57,11 @@ describe('the console under hostile input', () => {
   })
 
   it('escapes what it echoes, ignores unknown filters and clips long searches', async () => {
-    const res = await t.app.inject({ method: 'GET', url: `/console/tasks?q=${encodeURIComponent('<script>alert(1)</script>')}&status=%3Cb%3E&carrier=DHL&before=-1&x=1`, headers: { cookie } })
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/console/tasks?q=${encodeURIComponent('<script>alert(1)</script>')}&status=%3Cb%3E&carrier=DHL&before=-1&x=1`,
+      headers: { cookie },
+    })
     expect(res.statusCode).toBe(200)
     expect(res.body).not.toContain('<script>alert(1)</script>')
     expect(res.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')

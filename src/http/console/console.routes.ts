@@ -1,44 +1,11 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance } from 'fastify'
 import { AppError } from '../../domain/errors'
-import type { ApiUserService } from '../../services/api-user.service'
-import type { ConsoleSessionService } from '../../services/console-session.service'
-import type { ConsoleService } from '../../services/console.service'
-import type { SettingsService } from '../../services/settings.service'
-import type { TaskService } from '../../services/task.service'
-import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import { classify, HTTP_STATUS } from '../error-handler'
 import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets'
 import { clearSessionCookie, cookieOf, setSessionCookie } from './console-session'
+import { formOf, sendPage, type ConsoleOptions } from './console-http'
 import { consolePages } from './console-pages'
-import type { Html } from './html'
 import { errorPage, signInPage } from './layout'
-
-export interface ConsoleOptions {
-  adminToken: string
-  sessions: ConsoleSessionService
-  console: ConsoleService
-  users: ApiUserService
-  settings: SettingsService
-  tasks: TaskService
-  endpoints: WebhookEndpointService
-}
-
-const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-}
-
-export function sendPage(reply: FastifyReply, body: Html, status = 200): FastifyReply {
-  return reply.code(status).headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(body.text)
-}
-
-/** Form bodies: application/x-www-form-urlencoded, as the console's forms send them. */
-export function formOf(request: FastifyRequest): Record<string, string> {
-  return (request.body as Record<string, string> | undefined) ?? {}
-}
 
 /**
  * The operator console (docs/console.md): server-rendered pages under /console, only when
@@ -59,12 +26,20 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     if (appError.code === 'rate_limited' && appError.retryAfterSeconds) reply.header('retry-after', String(appError.retryAfterSeconds))
     return sendPage(reply, errorPage(HTTP_STATUS[appError.code], appError.message, request.consoleSession !== undefined), HTTP_STATUS[appError.code])
   })
-  app.setNotFoundHandler((request, reply) => sendPage(reply, errorPage(404, 'There is no such page in the console.', request.consoleSession !== undefined), 404))
+  app.setNotFoundHandler((request, reply) =>
+    sendPage(reply, errorPage(404, 'There is no such page in the console.', request.consoleSession !== undefined), 404),
+  )
 
-  app.get('/assets/console.css', { schema: { hide: true } }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_CSS))
-  app.get('/assets/console.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_JS))
+  app.get('/assets/console.css', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_CSS),
+  )
+  app.get('/assets/console.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_JS),
+  )
 
-  app.get('/assets/icon.svg', { schema: { hide: true } }, async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=3600').send(CONSOLE_ICON))
+  app.get('/assets/icon.svg', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=3600').send(CONSOLE_ICON),
+  )
 
   app.get('/sign-in', { schema: { hide: true } }, async (request, reply) => {
     const ended = (request.query as Record<string, string>).ended === '1'
@@ -79,7 +54,11 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     } catch (error) {
       if (!(error instanceof AppError) || (error.code !== 'unauthorized' && error.code !== 'rate_limited')) throw error
       if (error.retryAfterSeconds) reply.header('retry-after', String(error.retryAfterSeconds))
-      return sendPage(reply, signInPage(error.code === 'unauthorized' ? 'That is not the admin token. Check ADMIN_TOKEN and try again.' : error.message), HTTP_STATUS[error.code])
+      return sendPage(
+        reply,
+        signInPage(error.code === 'unauthorized' ? 'That is not the admin token. Check ADMIN_TOKEN and try again.' : error.message),
+        HTTP_STATUS[error.code],
+      )
     }
   })
 
@@ -90,11 +69,17 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       const session = await sessions.find(cookie)
       if (!session) {
         if (cookie) clearSessionCookie(request, reply)
-        return reply.code(303).header('location', cookie ? '/console/sign-in?ended=1' : '/console/sign-in').send()
+        return reply
+          .code(303)
+          .header('location', cookie ? '/console/sign-in?ended=1' : '/console/sign-in')
+          .send()
       }
       request.consoleSession = session
       if (request.method === 'POST' && !sessions.csrfValid(session, formOf(request)._csrf)) {
-        throw new AppError('forbidden', 'This form did not come from this console session (its security token is missing or stale). Go back, reload the page and try again.')
+        throw new AppError(
+          'forbidden',
+          'This form did not come from this console session (its security token is missing or stale). Go back, reload the page and try again.',
+        )
       }
     })
     signedIn.post('/sign-out', { schema: { hide: true } }, async (request, reply) => {

@@ -88,7 +88,12 @@ export function secretBlock(id: string, label: string, value: string): Html {
 }
 
 /** A POST form of one button, with the CSRF token. */
-export function actionButton(action: string, label: string, context: PageContext, options: { confirm?: string; kind?: 'secondary' | 'danger'; fields?: Record<string, string> } = {}): Html {
+export function actionButton(
+  action: string,
+  label: string,
+  context: PageContext,
+  options: { confirm?: string; kind?: 'secondary' | 'danger'; fields?: Record<string, string> } = {},
+): Html {
   return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}><input type="hidden" name="_csrf" value="${context.csrfToken}">${Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit"${options.kind ? html` class="${options.kind}"` : ''}>${label}</button></form>`
 }
 

@@ -27,10 +27,15 @@ ${rows.map(
   (d) =>
     html`<tr><td>${d.event_type}<br><span class="muted">${d.webhook_id}</span></td><td><a href="/console/users/${d.user_id}">${d.user_name}</a></td><td><a href="/console/tasks/${d.task_id}">Task ${d.task_id}</a></td><td>${badge(d.status)} ${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}</td><td>${
       d.last_error || (d.last_status_code ? `HTTP ${d.last_status_code}` : '—')
-    }</td><td class="hide-narrow">${when(d.created_at)}</td><td>${actionButton(`/console/tasks/${d.task_id}/webhooks/${d.webhook_id}/redeliver`, 'Redeliver', context, {
-      kind: 'secondary',
-      fields: { back: 'deliveries' },
-    })}</td></tr>`,
+    }</td><td class="hide-narrow">${when(d.created_at)}</td><td>${actionButton(
+      `/console/tasks/${d.task_id}/webhooks/${d.webhook_id}/redeliver`,
+      'Redeliver',
+      context,
+      {
+        kind: 'secondary',
+        fields: { back: 'deliveries' },
+      },
+    )}</td></tr>`,
 )}
 </tbody></table></div>`
 }
@@ -38,7 +43,9 @@ ${rows.map(
 export function carriersView(carriers: ConsoleCarrier[]): Html {
   return html`<div class="cards">
 ${carriers.map(
-  (c) => html`<section class="card" aria-labelledby="carrier-${c.carrierCode}"><h2 id="carrier-${c.carrierCode}">${c.name} <span class="muted">${c.carrierCode}</span></h2><dl class="facts">
+  (
+    c,
+  ) => html`<section class="card" aria-labelledby="carrier-${c.carrierCode}"><h2 id="carrier-${c.carrierCode}">${c.name} <span class="muted">${c.carrierCode}</span></h2><dl class="facts">
   <dt>Runs on</dt><dd>${badge(c.mode)}</dd>
   <dt>Circuit</dt><dd>${c.circuit ? html`${badge(c.circuit.state)}${c.circuit.retryAt ? html` until ${when(c.circuit.retryAt)}` : ''}` : html`<span class="muted">not refreshed by this process</span>`}</dd>
   <dt>Last error</dt><dd>${c.circuit?.lastError ?? '—'}</dd>

@@ -19,7 +19,10 @@ export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
   <section class="card" aria-labelledby="c-carriers"><h2 id="c-carriers">Carriers</h2><div class="stat">${troubled.length === 0 ? 'All well' : `${troubled.length} in trouble`}</div><p class="muted">${
     troubled.length === 0
       ? carriers.map((c) => `${c.name} ${c.mode}`).join(', ')
-      : troubled.map((c) => html`${c.name}: ${c.mode === 'unavailable' ? 'unavailable (no credentials)' : `circuit ${c.circuit!.state.replace('_', ' ')}${c.circuit!.lastError ? `, ${c.circuit!.lastError}` : ''}`}; `)
+      : troubled.map(
+          (c) =>
+            html`${c.name}: ${c.mode === 'unavailable' ? 'unavailable (no credentials)' : `circuit ${c.circuit!.state.replace('_', ' ')}${c.circuit!.lastError ? `, ${c.circuit!.lastError}` : ''}`}; `,
+        )
   } <a href="/console/carriers">details</a></p></section>
   <section class="card" aria-labelledby="c-backlog"><h2 id="c-backlog">Refresh backlog</h2><div class="stat">${due.toLocaleString('en-US')}</div><p class="muted">tasks due now${o.backlog
     .filter((b) => b.due > 0)
@@ -31,7 +34,11 @@ export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
   <section class="card" aria-labelledby="c-carrier"><h2 id="c-carrier">Tasks by carrier</h2>${barChart('Tasks by carrier', Object.entries(o.byCarrier))}</section>
 </div>
 <section class="card" aria-labelledby="c-day"><h2 id="c-day">The last 24 hours, by hour (UTC)</h2>
-${hourlyChart('Status changes and webhook deliveries', o.lastDay.map((h) => ({ hour: h.hour, a: h.status_changes, b: h.deliveries })), ['status changes', 'webhook deliveries'])}
+${hourlyChart(
+  'Status changes and webhook deliveries',
+  o.lastDay.map((h) => ({ hour: h.hour, a: h.status_changes, b: h.deliveries })),
+  ['status changes', 'webhook deliveries'],
+)}
 </section>
 <p class="muted">Counts as of ${when(o.takenAt)}; they are refreshed at most every 30 s. </p>`
 }

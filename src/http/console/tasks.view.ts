@@ -1,4 +1,6 @@
 import type { ConsoleService } from '../../services/console.service'
+import type { FullTaskJson } from '../../domain/task-document'
+import type { Address } from '../../domain/tracking-task'
 import type { DeliveryRecord } from '../../domain/webhook-record'
 import { html, type Html } from './html'
 import { actionButton, badge, when, type PageContext } from './layout'
@@ -13,8 +15,15 @@ export interface TaskSearch {
   userId: string
 }
 
-export function tasksView(rows: ConsoleTaskRow[], search: TaskSearch, options: { statuses: readonly string[]; carriers: readonly string[]; nextBeforeId?: number }): Html {
-  const query = (extra: Record<string, string>) => new URLSearchParams(Object.entries({ q: search.q, status: search.status, carrier: search.carrier, userId: search.userId, ...extra }).filter(([, v]) => v)).toString()
+export function tasksView(
+  rows: ConsoleTaskRow[],
+  search: TaskSearch,
+  options: { statuses: readonly string[]; carriers: readonly string[]; nextBeforeId?: number },
+): Html {
+  const query = (extra: Record<string, string>) =>
+    new URLSearchParams(
+      Object.entries({ q: search.q, status: search.status, carrier: search.carrier, userId: search.userId, ...extra }).filter(([, v]) => v),
+    ).toString()
   return html`<form class="row" method="get" action="/console/tasks" role="search">
   <div><label for="q">Tracking number or external reference</label><input id="q" name="q" value="${search.q}" maxlength="128" placeholder="794843185271 or order-1001"></div>
   <div><label for="status">Status</label><select id="status" name="status"><option value="">any</option>${options.statuses.map((s) => html`<option value="${s}"${s === search.status ? html` selected` : ''}>${s.replaceAll('_', ' ')}</option>`)}</select></div>
@@ -38,18 +47,19 @@ ${rows.map(
 ${options.nextBeforeId ? html`<p><a class="button" href="/console/tasks?${query({ before: String(options.nextBeforeId) })}">Next page</a></p>` : ''}`
 }
 
-type Json = Record<string, unknown>
-const text = (value: unknown) => (value === null || value === undefined || value === '' ? '—' : String(value))
-const address = (value: unknown) => {
-  const a = value as Json | null
-  return a ? [a.address, a.city, a.state, a.postalCode, a.country].filter(Boolean).join(', ') || '—' : '—'
-}
+const text = (value: string) => (value === '' ? '—' : value)
+const address = (a: Address) => [a.address, a.city, a.state, a.postalCode, a.country].filter(Boolean).join(', ') || '—'
 
-export function taskView(owner: TaskOwner, task: Json, deliveries: DeliveryRecord[], context: PageContext): Html {
+export function taskView(owner: TaskOwner, task: FullTaskJson, deliveries: DeliveryRecord[], context: PageContext): Html {
   const id = String(task.taskId)
-  const events = [...((task.events as Json[] | undefined) ?? [])].reverse()
+  const events = [...(task.events ?? [])].reverse()
   return html`<p>${actionButton(`/console/tasks/${id}/refresh`, 'Refresh now', context)} ${
-    task.active ? actionButton(`/console/tasks/${id}/stop`, 'Stop tracking', context, { kind: 'danger', confirm: 'Stop tracking this parcel? Its carrier is not asked again until a refresh.' }) : ''
+    task.active
+      ? actionButton(`/console/tasks/${id}/stop`, 'Stop tracking', context, {
+          kind: 'danger',
+          confirm: 'Stop tracking this parcel? Its carrier is not asked again until a refresh.',
+        })
+      : ''
   }</p>
 <div class="cards">
 <section class="card" aria-labelledby="t-facts"><h2 id="t-facts">The task</h2><dl class="facts">
@@ -57,17 +67,17 @@ export function taskView(owner: TaskOwner, task: Json, deliveries: DeliveryRecor
   <dt>Carrier</dt><dd>${text(task.carrierCode)}</dd>
   <dt>Tracking number</dt><dd>${text(task.trackingNumber)}</dd>
   <dt>Reference</dt><dd>${text(task.externalReferenceNo)}</dd>
-  <dt>Status</dt><dd>${badge(String(task.standardStatus))}${task.milestone !== task.standardStatus ? html` <span class="muted">${String(task.milestone).replaceAll('_', ' ')}</span>` : ''}</dd>
+  <dt>Status</dt><dd>${badge(task.standardStatus)}${task.milestone !== task.standardStatus ? html` <span class="muted">${task.milestone.replaceAll('_', ' ')}</span>` : ''}</dd>
   <dt>Carrier says</dt><dd>${text(task.carrierStatus)}</dd>
-  <dt>Estimated delivery</dt><dd>${when(task.estimatedDeliveryAt as string | null)}</dd>
+  <dt>Estimated delivery</dt><dd>${when(task.estimatedDeliveryAt)}</dd>
   <dt>From</dt><dd>${address(task.originAddress)}</dd>
   <dt>To</dt><dd>${address(task.destinationAddress)}</dd>
   <dt>Callback URL</dt><dd>${text(task.callbackUrl)}</dd>
   <dt>Tracking</dt><dd>${
-    task.active ? html`active; next check ${when(task.nextCheckAt as string | null)}` : task.stoppedAt ? html`stopped ${when(task.stoppedAt as string)}` : 'finished: its status is final'
+    task.active ? html`active; next check ${when(task.nextCheckAt)}` : task.stoppedAt ? html`stopped ${when(task.stoppedAt)}` : 'finished: its status is final'
   }</dd>
-  <dt>Last checked</dt><dd>${when(task.lastCheckedAt as string | null)}</dd>
-  <dt>Created</dt><dd>${when(task.createdAt as string)}</dd>
+  <dt>Last checked</dt><dd>${when(task.lastCheckedAt)}</dd>
+  <dt>Created</dt><dd>${when(task.createdAt)}</dd>
 </dl></section>
 <section class="card" aria-labelledby="t-events"><h2 id="t-events">Timeline</h2>
 ${
@@ -75,9 +85,9 @@ ${
     ? html`<p class="empty">No events yet: the carrier has not been asked, or knows nothing of this number.</p>`
     : html`<ol class="timeline">${events.map(
         (e) =>
-          html`<li><strong>${text(e.description) === '—' ? text(e.statusInfo) : text(e.description)}</strong><br><span class="muted">${when(e.eventTime as string)} · ${text(e.eventCode)} · ${String(e.milestone || e.status || 'unknown code').replaceAll('_', ' ')}${
-            e.city ? ` · ${String(e.city)}` : ''
-          }</span>${e.exceptionDescription ? html`<br>${String(e.exceptionDescription)}` : ''}</li>`,
+          html`<li><strong>${text(e.description) === '—' ? text(e.statusInfo) : text(e.description)}</strong><br><span class="muted">${when(e.eventTime)} · ${text(e.eventCode)} · ${(e.milestone || e.status || 'unknown code').replaceAll('_', ' ')}${
+            e.city ? ` · ${e.city}` : ''
+          }</span>${e.exceptionDescription ? html`<br>${e.exceptionDescription}` : ''}</li>`,
       )}</ol>`
 }
 </section>

@@ -1,4 +1,5 @@
 import type { ApiUserService } from '../../services/api-user.service'
+import type { FullTaskJson } from '../../domain/task-document'
 import type { EndpointRecord } from '../../domain/webhook-endpoint'
 import { html, type Html } from './html'
 import { actionButton, badge, secretBlock, when, type PageContext } from './layout'
@@ -38,17 +39,22 @@ export function userView(
   user: ApiUserRow,
   tokens: ApiTokenRow[],
   endpoints: EndpointRecord[],
-  tasks: Record<string, unknown>[],
+  tasks: FullTaskJson[],
   context: PageContext,
   secrets: ShownSecrets = {},
 ): Html {
   return html`${shownOnce(secrets)}
 <dl class="facts"><dt>Id</dt><dd>${user.id}</dd><dt>Created</dt><dd>${when(user.created_at)}</dd></dl>
 <h2>API tokens</h2>
-<p>${actionButton(`/console/users/${user.id}/tokens`, 'Issue a new token', context)} ${actionButton(`/console/users/${user.id}/webhook-secret/rotate`, 'Rotate the webhook secret', context, {
-    kind: 'secondary',
-    confirm: 'Rotate the webhook signing secret? The old one keeps signing for 24 hours.',
-  })}</p>
+<p>${actionButton(`/console/users/${user.id}/tokens`, 'Issue a new token', context)} ${actionButton(
+    `/console/users/${user.id}/webhook-secret/rotate`,
+    'Rotate the webhook secret',
+    context,
+    {
+      kind: 'secondary',
+      confirm: 'Rotate the webhook signing secret? The old one keeps signing for 24 hours.',
+    },
+  )}</p>
 ${
   tokens.length === 0
     ? html`<p class="empty">No tokens.</p>`
@@ -56,7 +62,12 @@ ${
 ${tokens.map(
   (t) =>
     html`<tr><td>${t.id}</td><td>${when(t.created_at)}</td><td>${t.revoked_at ? html`revoked ${when(t.revoked_at)}` : badge('active')}</td><td>${
-      t.revoked_at ? '' : actionButton(`/console/users/${user.id}/tokens/${t.id}/revoke`, 'Revoke', context, { kind: 'danger', confirm: `Revoke token ${t.id}? Requests with it are refused within seconds.` })
+      t.revoked_at
+        ? ''
+        : actionButton(`/console/users/${user.id}/tokens/${t.id}/revoke`, 'Revoke', context, {
+            kind: 'danger',
+            confirm: `Revoke token ${t.id}? Requests with it are refused within seconds.`,
+          })
     }</td></tr>`,
 )}
 </tbody></table></div>`
@@ -74,14 +85,14 @@ ${tasksTable(tasks)}
 <p><a href="/console/tasks?userId=${user.id}">All of this user's tasks</a></p>`
 }
 
-export function tasksTable(tasks: Record<string, unknown>[]): Html {
+export function tasksTable(tasks: FullTaskJson[]): Html {
   if (tasks.length === 0) return html`<p class="empty">No tasks.</p>`
   return html`<div class="table-wrap"><table><thead><tr><th scope="col">Task</th><th scope="col">Carrier</th><th scope="col">Tracking number</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Updated</th></tr></thead><tbody>
 ${tasks.map(
   (t) =>
-    html`<tr><td>${String(t.taskId)}</td><td>${String(t.carrierCode)}</td><td><a href="/console/tasks/${String(t.taskId)}">${String(t.trackingNumber)}</a></td><td>${badge(String(t.standardStatus))} ${
-      t.milestone && t.milestone !== t.standardStatus ? html`<span class="muted">${String(t.milestone).replaceAll('_', ' ')}</span>` : ''
-    }</td><td class="hide-narrow">${when(String(t.updatedAt))}</td></tr>`,
+    html`<tr><td>${t.taskId}</td><td>${t.carrierCode}</td><td><a href="/console/tasks/${t.taskId}">${t.trackingNumber}</a></td><td>${badge(t.standardStatus)} ${
+      t.milestone !== t.standardStatus ? html`<span class="muted">${t.milestone.replaceAll('_', ' ')}</span>` : ''
+    }</td><td class="hide-narrow">${when(t.updatedAt)}</td></tr>`,
 )}
 </tbody></table></div>`
 }

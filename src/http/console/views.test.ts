@@ -18,21 +18,31 @@ const carrier = (code: string, circuit: ConsoleCarrier['circuit']): ConsoleCarri
 describe('console views', () => {
   it('escape every value', () => {
     const evil = '<script>alert(1)</script>"\''
-    expect(html`<p title="${evil}">${evil}</p>`.text).toBe('<p title="&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;">&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;</p>')
+    expect(html`<p title="${evil}">${evil}</p>`.text).toBe(
+      '<p title="&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;">&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;</p>',
+    )
   })
 
   it('show a carrier outage on the carriers page and on the overview', () => {
-    const carriers = [carrier('FEDEX', { state: 'open', failures: 5, retryAt: '2026-11-24T10:00:30.000Z', lastError: 'could not reach the carrier: connect ECONNREFUSED' }), carrier('UPS', { state: 'closed', failures: 0, retryAt: null, lastError: null })]
+    const carriers = [
+      carrier('FEDEX', { state: 'open', failures: 5, retryAt: '2026-11-24T10:00:30.000Z', lastError: 'could not reach the carrier: connect ECONNREFUSED' }),
+      carrier('UPS', { state: 'closed', failures: 0, retryAt: null, lastError: null }),
+    ]
     const page = carriersView(carriers).text
     expect(page).toContain('<span class="badge open">open</span> until <time datetime="2026-11-24T10:00:30.000Z">')
     expect(page).toContain('connect ECONNREFUSED')
-    const overview = overviewView({ byStatus: {}, byMilestone: {}, byCarrier: {}, lastDay: [], backlog: [], successRate: null, takenAt: new Date() }, carriers).text
+    const overview = overviewView(
+      { byStatus: {}, byMilestone: {}, byCarrier: {}, lastDay: [], backlog: [], successRate: null, takenAt: new Date() },
+      carriers,
+    ).text
     expect(overview).toContain('1 in trouble')
     expect(overview).toContain('FEDEX: circuit open, could not reach the carrier')
   })
 
   it("show each receiving host's adaptive limit and its pause on the deliveries page", () => {
-    const page = deliveriesView([], [{ host: 'shop.example', limit: 24, sending: 7, pausedUntil: new Date('2026-11-24T10:00:02.000Z') }], { csrfToken: 't' }).text
+    const page = deliveriesView([], [{ host: 'shop.example', limit: 24, sending: 7, pausedUntil: new Date('2026-11-24T10:00:02.000Z') }], {
+      csrfToken: 't',
+    }).text
     expect(page).toContain('No delivery is failing')
     expect(page).toContain('<td>shop.example</td><td>24</td><td>7</td><td>until <time datetime="2026-11-24T10:00:02.000Z">')
   })

@@ -21,13 +21,17 @@ function admin(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload
 
 const subscription = { carrierCode: 'FEDEX', trackingNumber: 'ADM1', callbackUrl: 'https://shop.example/hook' }
 
-
 describe('admin API', () => {
   it('creates a user with a random token, stored only as a hash, and a whsec_ secret', async () => {
     const res = await admin('POST', '/admin/api-users', { name: ' acme ' })
     expect(res.statusCode).toBe(200)
     const { data } = res.json()
-    expect(data).toEqual({ userId: expect.any(Number), name: 'acme', token: expect.stringMatching(/^trk_[A-Za-z0-9_-]{43}$/), webhookSecret: expect.any(String) })
+    expect(data).toEqual({
+      userId: expect.any(Number),
+      name: 'acme',
+      token: expect.stringMatching(/^trk_[A-Za-z0-9_-]{43}$/),
+      webhookSecret: expect.any(String),
+    })
     expect(Buffer.from(data.webhookSecret.replace(/^whsec_/, ''), 'base64')).toHaveLength(32)
     expect(data.webhookSecret.startsWith('whsec_')).toBe(true)
 
@@ -134,7 +138,8 @@ describe('settings', () => {
     expect((await admin('GET', '/admin/settings')).json()).toEqual({ code: 200, data: { batchMaxItems: 100, retentionDays: 0 }, msg: 'success' })
     const user = (await admin('POST', '/admin/api-users', { name: 'batcher' })).json().data
     const items = (n: number) => Array.from({ length: n }, (_, i) => ({ ...subscription, trackingNumber: `SET${n}-${i}` }))
-    const batch = (app: TestApp, n: number) => app.as(user.token, { method: 'POST', url: '/openapi/tracking-subscriptions/batch', payload: { items: items(n) } })
+    const batch = (app: TestApp, n: number) =>
+      app.as(user.token, { method: 'POST', url: '/openapi/tracking-subscriptions/batch', payload: { items: items(n) } })
 
     expect((await batch(other, 3)).statusCode).toBe(200)
     const patched = await admin('PATCH', '/admin/settings', { batchMaxItems: 2 })
@@ -180,7 +185,12 @@ describe('without ADMIN_TOKEN', () => {
         ['DELETE', '/admin/api-users/1/tokens/1'],
         ['POST', '/admin/api-users/1/webhook-secret/rotate'],
       ] as const) {
-        const res = await closed.app.inject({ method, url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: method === 'GET' || method === 'DELETE' ? undefined : {} })
+        const res = await closed.app.inject({
+          method,
+          url,
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+          payload: method === 'GET' || method === 'DELETE' ? undefined : {},
+        })
         expect(res.statusCode).toBe(404)
         expect(res.json()).toEqual({ code: 404, data: { error: 'not_found' }, msg: 'no such route' })
       }

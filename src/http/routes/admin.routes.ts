@@ -3,8 +3,20 @@ import { AppError } from '../../domain/errors'
 import type { ApiUserService } from '../../services/api-user.service'
 import { bearerToken, secretsEqual } from '../../services/credentials'
 import type { SettingsService } from '../../services/settings.service'
-import { success } from '../presenters'
-import { CreateUserBody, NewToken, NewUser, Revoked, RotatedSecret, SettingsAnswer, SettingsPatch, TokenList, TokenParams, UserList, UserParams } from '../schemas/admin.schema'
+import { success } from '../envelope'
+import {
+  CreateUserBody,
+  NewToken,
+  NewUser,
+  Revoked,
+  RotatedSecret,
+  SettingsAnswer,
+  SettingsPatch,
+  TokenList,
+  TokenParams,
+  UserList,
+  UserParams,
+} from '../schemas/admin.schema'
 import { BODY_ERRORS, errors } from '../schemas/common.schema'
 
 export interface AdminRoutesOptions {
@@ -26,23 +38,52 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
 
   app.post(
     '/admin/api-users',
-    { schema: { operationId: 'createApiUser', summary: 'Create an API user', tags, security, body: CreateUserBody, response: { 200: NewUser, ...errors(...ADMIN_ERRORS, ...BODY_ERRORS) } } },
+    {
+      schema: {
+        operationId: 'createApiUser',
+        summary: 'Create an API user',
+        tags,
+        security,
+        body: CreateUserBody,
+        response: { 200: NewUser, ...errors(...ADMIN_ERRORS, ...BODY_ERRORS) },
+      },
+    },
     async (request) => success(await users.create(request.body.name)),
   )
 
-  app.get('/admin/api-users', { schema: { operationId: 'listApiUsers', summary: 'List API users', tags, security, response: { 200: UserList, ...errors(...ADMIN_ERRORS) } } }, async () =>
-    success({ users: (await users.list()).map((u) => ({ userId: u.id, name: u.name, createdAt: u.created_at.toISOString() })) }),
+  app.get(
+    '/admin/api-users',
+    { schema: { operationId: 'listApiUsers', summary: 'List API users', tags, security, response: { 200: UserList, ...errors(...ADMIN_ERRORS) } } },
+    async () => success({ users: (await users.list()).map((u) => ({ userId: u.id, name: u.name, createdAt: u.created_at.toISOString() })) }),
   )
 
   app.post(
     '/admin/api-users/:userId/tokens',
-    { schema: { operationId: 'issueApiToken', summary: 'Issue another token', tags, security, params: UserParams, response: { 200: NewToken, ...errors(...ADMIN_ERRORS, 400, 404) } } },
+    {
+      schema: {
+        operationId: 'issueApiToken',
+        summary: 'Issue another token',
+        tags,
+        security,
+        params: UserParams,
+        response: { 200: NewToken, ...errors(...ADMIN_ERRORS, 400, 404) },
+      },
+    },
     async (request) => success(await users.issueToken(request.params.userId)),
   )
 
   app.get(
     '/admin/api-users/:userId/tokens',
-    { schema: { operationId: 'listApiTokens', summary: "List a user's tokens", tags, security, params: UserParams, response: { 200: TokenList, ...errors(...ADMIN_ERRORS, 400, 404) } } },
+    {
+      schema: {
+        operationId: 'listApiTokens',
+        summary: "List a user's tokens",
+        tags,
+        security,
+        params: UserParams,
+        response: { 200: TokenList, ...errors(...ADMIN_ERRORS, 400, 404) },
+      },
+    },
     async (request) =>
       success({
         tokens: (await users.listTokens(request.params.userId)).map((t) => ({
@@ -87,13 +128,32 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
     async (request) => success(await users.rotateWebhookSecret(request.params.userId)),
   )
 
-  app.get('/admin/settings', { schema: { operationId: 'getSettings', summary: 'Read the back-office settings', tags, security, response: { 200: SettingsAnswer, ...errors(...ADMIN_ERRORS) } } }, async () =>
-    success(await settings.get()),
+  app.get(
+    '/admin/settings',
+    {
+      schema: {
+        operationId: 'getSettings',
+        summary: 'Read the back-office settings',
+        tags,
+        security,
+        response: { 200: SettingsAnswer, ...errors(...ADMIN_ERRORS) },
+      },
+    },
+    async () => success(await settings.get()),
   )
 
   app.patch(
     '/admin/settings',
-    { schema: { operationId: 'updateSettings', summary: 'Change back-office settings', tags, security, body: SettingsPatch, response: { 200: SettingsAnswer, ...errors(...ADMIN_ERRORS, ...BODY_ERRORS) } } },
+    {
+      schema: {
+        operationId: 'updateSettings',
+        summary: 'Change back-office settings',
+        tags,
+        security,
+        body: SettingsPatch,
+        response: { 200: SettingsAnswer, ...errors(...ADMIN_ERRORS, ...BODY_ERRORS) },
+      },
+    },
     async (request) => success(await settings.update(request.body)),
   )
 }

@@ -20,7 +20,15 @@ declare module 'fastify' {
 }
 
 /** Everything under /openapi: one bearer-token check in front of all of it. */
-export const apiRoutes: FastifyPluginAsync<{ auth: AuthService; subscriptions: SubscriptionService; tasks: TaskService; webhooks: WebhookHistoryService; endpoints: WebhookEndpointService; deliveryLog: DeliveryLogService; carriers: CarrierCatalogService }> = async (app, options) => {
+export const apiRoutes: FastifyPluginAsync<{
+  auth: AuthService
+  subscriptions: SubscriptionService
+  tasks: TaskService
+  webhooks: WebhookHistoryService
+  endpoints: WebhookEndpointService
+  deliveryLog: DeliveryLogService
+  carriers: CarrierCatalogService
+}> = async (app, options) => {
   app.decorateRequest('userId', 0)
   // Authenticate before the body is even parsed: a stranger's payload is not worth reading.
   app.addHook('onRequest', async (request) => {

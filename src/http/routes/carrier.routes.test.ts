@@ -23,7 +23,12 @@ describe('GET /openapi/carriers', () => {
   it('lists every carrier of the registry with its formats', async () => {
     const res = await get('/openapi/carriers')
     expect(res.statusCode).toBe(200)
-    const carriers = res.json().data.carriers as { carrierCode: string; available: boolean; numbersPerRequest: number; formats: { name: string; example: string }[] }[]
+    const carriers = res.json().data.carriers as {
+      carrierCode: string
+      available: boolean
+      numbersPerRequest: number
+      formats: { name: string; example: string }[]
+    }[]
     expect(carriers.map((c) => [c.carrierCode, c.available, c.numbersPerRequest])).toEqual([
       ['FEDEX', true, 30],
       ['UPARCEL', true, 50],
@@ -76,7 +81,11 @@ describe('carrierCode AUTO', () => {
     for (const trackingNumber of [UPARCEL_NUMBER, '986578788859', 'ORDER-1001']) {
       const res = await post('/openapi/tracking-subscriptions', { carrierCode: 'AUTO', trackingNumber, callbackUrl: hook })
       expect(res.statusCode).toBe(400)
-      expect(res.json()).toMatchObject({ code: 400, data: { error: 'carrier_not_detected', details: [{ field: 'carrierCode' }] }, msg: expect.stringContaining('AUTO could not pick a carrier') })
+      expect(res.json()).toMatchObject({
+        code: 400,
+        data: { error: 'carrier_not_detected', details: [{ field: 'carrierCode' }] },
+        msg: expect.stringContaining('AUTO could not pick a carrier'),
+      })
       expect(res.json().data.candidates).toEqual((await get(`/openapi/carriers/detect?trackingNumber=${trackingNumber}`)).json().data.candidates)
       expect((await get(`/openapi/tracking-subscriptions?trackingNumber=${trackingNumber}`)).statusCode).toBe(404)
     }
@@ -94,7 +103,12 @@ describe('carrierCode AUTO', () => {
     const [fedex, undetected, uparcel] = res.json().data.results
     expect(fedex).toMatchObject({ carrierCode: 'FEDEX', result: 'created' })
     expect(fedex.candidates).toBeUndefined()
-    expect(undetected).toMatchObject({ carrierCode: 'AUTO', taskId: 0, result: 'carrier_not_detected', candidates: [{ carrierCode: 'UPARCEL', confidence: 'medium' }] })
+    expect(undetected).toMatchObject({
+      carrierCode: 'AUTO',
+      taskId: 0,
+      result: 'carrier_not_detected',
+      candidates: [{ carrierCode: 'UPARCEL', confidence: 'medium' }],
+    })
     expect(uparcel).toMatchObject({ carrierCode: 'UPARCEL', result: 'created' })
   })
 })
@@ -109,17 +123,32 @@ describe('a carrier that is not available here', () => {
   afterAll(() => prod.close())
 
   it('is listed unavailable, refused on subscribe with a message saying why, and never picked by AUTO', async () => {
-    const carriers = (await prod.as(prodToken, { method: 'GET', url: '/openapi/carriers' })).json().data.carriers as { carrierCode: string; available: boolean }[]
+    const carriers = (await prod.as(prodToken, { method: 'GET', url: '/openapi/carriers' })).json().data.carriers as {
+      carrierCode: string
+      available: boolean
+    }[]
     expect(carriers.find((c) => c.carrierCode === 'UPS')!.available).toBe(false)
-    const refused = await prod.as(prodToken, { method: 'POST', url: '/openapi/tracking-subscriptions', payload: { carrierCode: 'UPS', trackingNumber: UPS_NUMBER, callbackUrl: hook } })
+    const refused = await prod.as(prodToken, {
+      method: 'POST',
+      url: '/openapi/tracking-subscriptions',
+      payload: { carrierCode: 'UPS', trackingNumber: UPS_NUMBER, callbackUrl: hook },
+    })
     expect(refused.statusCode).toBe(400)
     expect(refused.json().data).toEqual({
       error: 'unsupported_carrier',
       details: [{ field: 'carrierCode', message: 'is not available on this service: UPS has no credentials configured (available: FEDEX, UPARCEL)' }],
     })
-    const auto = await prod.as(prodToken, { method: 'POST', url: '/openapi/tracking-subscriptions', payload: { carrierCode: 'AUTO', trackingNumber: UPS_NUMBER, callbackUrl: hook } })
+    const auto = await prod.as(prodToken, {
+      method: 'POST',
+      url: '/openapi/tracking-subscriptions',
+      payload: { carrierCode: 'AUTO', trackingNumber: UPS_NUMBER, callbackUrl: hook },
+    })
     expect(auto.json().data).toMatchObject({ error: 'carrier_not_detected', candidates: [{ carrierCode: 'UPS', confidence: 'high', available: false }] })
-    const unknown = await prod.as(prodToken, { method: 'POST', url: '/openapi/tracking-subscriptions', payload: { carrierCode: 'DHL', trackingNumber: UPS_NUMBER, callbackUrl: hook } })
+    const unknown = await prod.as(prodToken, {
+      method: 'POST',
+      url: '/openapi/tracking-subscriptions',
+      payload: { carrierCode: 'DHL', trackingNumber: UPS_NUMBER, callbackUrl: hook },
+    })
     expect(unknown.json().data.details[0].message).toBe('is not a supported carrier (supported: FEDEX, UPARCEL)')
   })
 })

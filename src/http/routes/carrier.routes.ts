@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { invalid } from '../../domain/errors'
 import { parseTrackingNumber } from '../../domain/subscription-input'
 import type { CarrierCatalogService } from '../../services/carrier-catalog.service'
-import { success } from '../presenters'
+import { success } from '../envelope'
 import { CarrierList, Detection, DetectQuery } from '../schemas/carrier.schema'
 import { API_ERRORS, errors } from '../schemas/common.schema'
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Database, createPool } from '../../db/database'
+import { connectDatabase } from '../../db/database'
 import { createServices } from '../../main/container'
 import { buildApp } from '../app'
 import { createLogger } from '../../observability/logger'
@@ -17,7 +17,11 @@ describe('operations endpoints', () => {
   it('GET /healthz answers without a token and names the database', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/healthz' })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toEqual({ code: 200, data: { status: 'ok', database: onPostgres ? 'postgres' : 'embedded', carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator' } }, msg: 'success' })
+    expect(res.json()).toEqual({
+      code: 200,
+      data: { status: 'ok', database: onPostgres ? 'postgres' : 'embedded', carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator' } },
+      msg: 'success',
+    })
   })
 
   it('GET /readyz answers 200 when the database answers', async () => {
@@ -55,7 +59,11 @@ describe('operations endpoints', () => {
   })
 
   it('answers unknown routes and methods with the 404 envelope', async () => {
-    for (const [method, url] of [['GET', '/nope'], ['DELETE', '/openapi/tracking-subscriptions'], ['PUT', '/openapi/tracking-subscriptions/batch']] as const) {
+    for (const [method, url] of [
+      ['GET', '/nope'],
+      ['DELETE', '/openapi/tracking-subscriptions'],
+      ['PUT', '/openapi/tracking-subscriptions/batch'],
+    ] as const) {
       const res = await t.app.inject({ method, url })
       expect(res.statusCode).toBe(404)
       expect(res.json()).toEqual({ code: 404, data: { error: 'not_found' }, msg: 'no such route' })
@@ -74,7 +82,12 @@ describe('structured logs', () => {
     })
     const app = await buildApp({ services: t.services, adminToken: ADMIN_TOKEN, logger: createLogger('trace', stream) })
     try {
-      const created = await app.inject({ method: 'POST', url: '/admin/api-users', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'logged' } })
+      const created = await app.inject({
+        method: 'POST',
+        url: '/admin/api-users',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        payload: { name: 'logged' },
+      })
       const { token, webhookSecret } = created.json().data
       await app.inject({
         method: 'POST',
@@ -95,7 +108,7 @@ describe('structured logs', () => {
 describe('with the database unreachable', () => {
   it('answers 503 unavailable on /readyz and on the API, never 500', async () => {
     // Port 1 on loopback: nothing listens, the connection is refused at once.
-    const db = new Database(createPool('postgresql://postgres@127.0.0.1:1/none', 2), 'postgres')
+    const db = connectDatabase('postgresql://postgres@127.0.0.1:1/none', 'postgres', { poolSize: 2 })
     const app = await buildApp({ services: createServices(db, { tokenCacheTtlMs: 1000 }), adminToken: ADMIN_TOKEN })
     try {
       const ready = await app.inject({ method: 'GET', url: '/readyz' })
@@ -104,6 +117,8 @@ describe('with the database unreachable', () => {
       const api = await app.inject({ method: 'GET', url: '/openapi/tracking-subscriptions?taskId=1', headers: { authorization: 'Bearer trk_x' } })
       expect(api.statusCode).toBe(503)
       expect(api.json().data.error).toBe('unavailable')
+      // Every 503 says when to come back.
+      expect([ready.headers['retry-after'], api.headers['retry-after']]).toEqual(['1', '1'])
       const adminCall = await app.inject({ method: 'GET', url: '/admin/settings', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
       expect(adminCall.statusCode).toBe(503)
       expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200)

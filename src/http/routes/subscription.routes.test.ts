@@ -81,9 +81,7 @@ describe('POST /openapi/tracking-subscriptions', () => {
 
   it('makes one task out of 30 identical concurrent subscribes', async () => {
     const tn = number('RACE')
-    const responses = await Promise.all(
-      Array.from({ length: 30 }, () => subscribe({ carrierCode: 'FEDEX', trackingNumber: tn, callbackUrl: hook })),
-    )
+    const responses = await Promise.all(Array.from({ length: 30 }, () => subscribe({ carrierCode: 'FEDEX', trackingNumber: tn, callbackUrl: hook })))
     const data = responses.map((r) => r.json().data)
     expect(new Set(data.map((d) => d.taskId)).size).toBe(1)
     expect(data.filter((d) => d.result === 'created')).toHaveLength(1)
@@ -126,13 +124,23 @@ describe('POST /openapi/tracking-subscriptions', () => {
     ['a trackingNumber of 65 characters', { ...valid, trackingNumber: 'A'.repeat(65) }, 'trackingNumber', 'must be at most 64 characters'],
     ['a 10 kB trackingNumber', { ...valid, trackingNumber: 'A'.repeat(10_240) }, 'trackingNumber', 'must be at most 64 characters'],
     ['a space inside trackingNumber', { ...valid, trackingNumber: 'AB CD' }, 'trackingNumber', 'must not contain whitespace or control characters'],
-    ['a control character in trackingNumber', { ...valid, trackingNumber: 'AB\u0000CD' }, 'trackingNumber', 'must not contain whitespace or control characters'],
+    [
+      'a control character in trackingNumber',
+      { ...valid, trackingNumber: 'AB\u0000CD' },
+      'trackingNumber',
+      'must not contain whitespace or control characters',
+    ],
     ['a zero-width space in trackingNumber', { ...valid, trackingNumber: 'AB\u200bCD' }, 'trackingNumber', 'must not contain whitespace or control characters'],
     ['a lone surrogate in trackingNumber', { ...valid, trackingNumber: 'AB\ud800' }, 'trackingNumber', 'must be well-formed unicode'],
     ['a relative callbackUrl', { ...valid, callbackUrl: '/hooks' }, 'callbackUrl', 'must be an absolute http or https URL'],
     ['a javascript: callbackUrl', { ...valid, callbackUrl: 'javascript:alert(1)' }, 'callbackUrl', 'must be an absolute http or https URL'],
     ['a callbackUrl with a newline', { ...valid, callbackUrl: 'https://a.example/\nx' }, 'callbackUrl', 'must not contain whitespace or control characters'],
-    ['a callbackUrl over 2048 characters', { ...valid, callbackUrl: `https://a.example/${'p'.repeat(2048)}` }, 'callbackUrl', 'must be at most 2048 characters'],
+    [
+      'a callbackUrl over 2048 characters',
+      { ...valid, callbackUrl: `https://a.example/${'p'.repeat(2048)}` },
+      'callbackUrl',
+      'must be at most 2048 characters',
+    ],
     ['a callbackUrl of 10 kB', { ...valid, callbackUrl: `https://a.example/${'p'.repeat(10_240)}` }, 'callbackUrl', 'must be at most 2048 characters'],
     ['an object as callbackUrl', { ...valid, callbackUrl: { href: hook } }, 'callbackUrl', 'must be a string'],
     ['an externalReferenceNo over 128 characters', { ...valid, externalReferenceNo: 'é'.repeat(129) }, 'externalReferenceNo', 'must be at most 128 characters'],
@@ -163,12 +171,21 @@ describe('POST /openapi/tracking-subscriptions', () => {
     const before = await taskCount()
     const res = await t.as(token, { method: 'POST', url: PATH, headers: { 'content-type': 'application/json' }, payload: '{"carrierCode": "FEDEX",' })
     expect(res.statusCode).toBe(400)
-    expect(res.json()).toEqual({ code: 400, data: { error: 'validation_error', details: [{ field: '', message: 'must be valid JSON' }] }, msg: 'the request body is not valid JSON' })
+    expect(res.json()).toEqual({
+      code: 400,
+      data: { error: 'validation_error', details: [{ field: '', message: 'must be valid JSON' }] },
+      msg: 'the request body is not valid JSON',
+    })
     expect(await taskCount()).toBe(before)
   })
 
   it('rejects a prototype-poisoning body', async () => {
-    const res = await t.as(token, { method: 'POST', url: PATH, headers: { 'content-type': 'application/json' }, payload: '{"__proto__": {"x": 1}, "carrierCode": "FEDEX"}' })
+    const res = await t.as(token, {
+      method: 'POST',
+      url: PATH,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"__proto__": {"x": 1}, "carrierCode": "FEDEX"}',
+    })
     expect(res.statusCode).toBe(400)
     expect(res.json().data.error).toBe('validation_error')
   })

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { taskViewJsonText } from '../../domain/task-json'
 import type { SubscriptionService } from '../../services/subscription.service'
-import { asJsonText, JsonAnswer, success, successText } from '../presenters'
+import { asJsonText, JsonAnswer, success, successText } from '../envelope'
 import { API_ERRORS, BODY_ERRORS, errors, ref } from '../schemas/common.schema'
 import { BatchBody, BatchResponse, Subscription, SubscribeResponse, TaskAnswer, TaskQuery } from '../schemas/subscription.schema'
 
@@ -65,9 +64,9 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<SubscriptionRoutesOpt
       ...judgedByDomain,
     },
     async (request, reply) => {
-      const view = await subscriptions.find(request.userId, request.query)
+      const task = await subscriptions.find(request.userId, request.query)
       asJsonText(reply)
-      return successText(taskViewJsonText(view))
+      return successText(task)
     },
   )
 }

@@ -20,7 +20,10 @@ interface Item {
 
 const list = async (query: string, token = owner.token) => {
   const res = await t.as(token, { method: 'GET', url: `${LIST}${query ? `?${query}` : ''}` })
-  return { status: res.statusCode, body: res.json() as { data: { items: Item[]; nextCursor: string | null; error?: string; details?: { field: string; message: string }[] } } }
+  return {
+    status: res.statusCode,
+    body: res.json() as { data: { items: Item[]; nextCursor: string | null; error?: string; details?: { field: string; message: string }[] } },
+  }
 }
 
 /** Every page of a listing, following nextCursor. */
@@ -63,7 +66,8 @@ beforeAll(async () => {
       [taskId, minute, (i * 7) % 30, statuses[i % 4], i % 8 === 3 ? 'failed_attempt' : statuses[i % 4]],
     )
   }
-  for (let i = 0; i < 5; i++) await t.services.subscriptions.subscribe(stranger.userId, { carrierCode: 'FEDEX', trackingNumber: `LIST${i}`, callbackUrl: 'https://x.example/' })
+  for (let i = 0; i < 5; i++)
+    await t.services.subscriptions.subscribe(stranger.userId, { carrierCode: 'FEDEX', trackingNumber: `LIST${i}`, callbackUrl: 'https://x.example/' })
 })
 afterAll(() => t.close())
 
@@ -96,7 +100,11 @@ describe('GET /openapi/tracking-subscriptions/list', () => {
     let inserted = 0
     const seen = await walk('limit=5&sort=-createdAt', async () => {
       // New tasks land before the walk's position (newest first): never seen, never shifting a page.
-      await t.services.subscriptions.subscribe(owner.userId, { carrierCode: 'FEDEX', trackingNumber: `LATE${++inserted}`, callbackUrl: 'https://shop.example/hook' })
+      await t.services.subscriptions.subscribe(owner.userId, {
+        carrierCode: 'FEDEX',
+        trackingNumber: `LATE${++inserted}`,
+        callbackUrl: 'https://shop.example/hook',
+      })
     })
     const mine = seen.filter((i) => ids.includes(i.taskId))
     expect(mine.map((i) => i.taskId).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b))
@@ -115,15 +123,30 @@ describe('GET /openapi/tracking-subscriptions/list', () => {
 
   it('filters, each filter alone and combined with AND', async () => {
     const numbers = async (query: string) => (await walk(query)).map((i) => i.trackingNumber).sort()
-    expect(await numbers('standardStatus=delivered,exception')).toEqual(Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 4 >= 2).map((i) => `LIST${i}`).sort())
+    expect(await numbers('standardStatus=delivered,exception')).toEqual(
+      Array.from({ length: 30 }, (_, i) => i)
+        .filter((i) => i % 4 >= 2)
+        .map((i) => `LIST${i}`)
+        .sort(),
+    )
     expect(await numbers('carrierCode=uparcel')).toEqual(Array.from({ length: 10 }, (_, i) => `LIST${i * 3}`).sort())
     expect(await numbers('trackingNumber=%20LIST7%20')).toEqual(['LIST7'])
     expect(await numbers('externalReferenceNo=order-10')).toEqual(['LIST10'])
     // An empty reference is a value like another: the tasks subscribed without one.
-    expect(await numbers('externalReferenceNo=')).toEqual(Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 5 !== 0).map((i) => `LIST${i}`).sort())
-    expect(await numbers('active=false')).toEqual(Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 4 === 2).map((i) => `LIST${i}`).sort())
+    expect(await numbers('externalReferenceNo=')).toEqual(
+      Array.from({ length: 30 }, (_, i) => i)
+        .filter((i) => i % 5 !== 0)
+        .map((i) => `LIST${i}`)
+        .sort(),
+    )
+    expect(await numbers('active=false')).toEqual(
+      Array.from({ length: 30 }, (_, i) => i)
+        .filter((i) => i % 4 === 2)
+        .map((i) => `LIST${i}`)
+        .sort(),
+    )
     expect(await numbers('createdFrom=2026-11-01T00:05:00Z&createdTo=2026-11-01T00:08:00Z')).toEqual(['LIST5', 'LIST6', 'LIST7'])
-    expect((await numbers('updatedFrom=2026-11-02T00:00:00Z&updatedTo=2026-11-02T00:00:01Z'))).toEqual(['LIST0'])
+    expect(await numbers('updatedFrom=2026-11-02T00:00:00Z&updatedTo=2026-11-02T00:00:01Z')).toEqual(['LIST0'])
     expect(await numbers('carrierCode=FEDEX&standardStatus=pending&active=true')).toEqual(['LIST16', 'LIST20', 'LIST28', 'LIST4', 'LIST8'])
   })
 
@@ -149,13 +172,33 @@ describe('GET /openapi/tracking-subscriptions/list', () => {
     ['a limit of 101', 'limit=101', 'limit', 'must be an integer from 1 to 100'],
     ['a limit of 1e1', 'limit=1e1', 'limit', 'must be an integer from 1 to 100'],
     ['an unknown sort', 'sort=name', 'sort', 'must be one of -createdAt, createdAt, -updatedAt, updatedAt'],
-    ['an unknown status', 'standardStatus=lost', 'standardStatus', 'must be a comma-separated list of pending, in_transit, exception, delivered, returned, cancelled, expired (not "lost")'],
-    ['an empty item (a trailing comma)', 'standardStatus=delivered,', 'standardStatus', 'must be a comma-separated list of pending, in_transit, exception, delivered, returned, cancelled, expired (not "")'],
+    [
+      'an unknown status',
+      'standardStatus=lost',
+      'standardStatus',
+      'must be a comma-separated list of pending, in_transit, exception, delivered, returned, cancelled, expired (not "lost")',
+    ],
+    [
+      'an empty item (a trailing comma)',
+      'standardStatus=delivered,',
+      'standardStatus',
+      'must be a comma-separated list of pending, in_transit, exception, delivered, returned, cancelled, expired (not "")',
+    ],
     ['an unknown carrier', 'carrierCode=DHL', 'carrierCode', 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS)'],
     ['a date without a zone', 'createdFrom=2026-11-01T00:00:00', 'createdFrom', 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)'],
-    ['a day the month does not have', 'createdFrom=2026-02-29T00:00:00Z', 'createdFrom', 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)'],
+    [
+      'a day the month does not have',
+      'createdFrom=2026-02-29T00:00:00Z',
+      'createdFrom',
+      'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)',
+    ],
     ['an hour past 23', 'createdTo=2026-02-28T24:00:00Z', 'createdTo', 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)'],
-    ['an offset whose "+" was not encoded', 'createdFrom=2026-11-01T00:00:00+01:00', 'createdFrom', 'must be an ISO 8601 date-time with a time zone: a "+" in a query string reads as a space, so send an offset as %2B01:00 (or use Z)'],
+    [
+      'an offset whose "+" was not encoded',
+      'createdFrom=2026-11-01T00:00:00+01:00',
+      'createdFrom',
+      'must be an ISO 8601 date-time with a time zone: a "+" in a query string reads as a space, so send an offset as %2B01:00 (or use Z)',
+    ],
     ['an empty range', 'createdFrom=2026-11-02T00:00:00Z&createdTo=2026-11-01T00:00:00Z', 'createdFrom', 'must be before createdTo'],
     ['active that is not a boolean', 'active=yes', 'active', 'must be true or false'],
     ['an include other than events', 'include=webhooks', 'include', 'must be one of events'],

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toTaskView, type TaskViewRow } from '../../db/task.repository'
 import { eventsViewOf } from '../../db/events-view'
-import { TASK_VIEW_COLUMNS } from '../../db/task.sql'
+import { taskDocumentOf } from '../../db/task-document.sql'
 import { statusChangedBody } from '../../domain/webhook-payload'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 
-// The query's answer is written as text, with the events spliced in as the task row keeps them
-// (events_view). These tests hold it to the document the interface describes, written out by
+// The query's answer is the document the database writes, with the events as the task row keeps
+// them (events_view). These tests hold it to the document the interface describes, written out by
 // hand, and to the task in the status_changed webhook's body, written from the same row.
 
 const PATH = '/openapi/tracking-subscriptions'
@@ -22,7 +21,11 @@ afterAll(() => t.close())
 const tricky = 'quote " backslash \\ slash / tab \t newline \n bell \u0007 nul-free é 漢字 🚚 \u2028'
 
 async function taskWithEverything(): Promise<number> {
-  const res = await t.as(token, { method: 'POST', url: PATH, payload: { carrierCode: 'FEDEX', trackingNumber: `ALL${Date.now()}`, callbackUrl: 'https://shop.example/hook' } })
+  const res = await t.as(token, {
+    method: 'POST',
+    url: PATH,
+    payload: { carrierCode: 'FEDEX', trackingNumber: `ALL${Date.now()}`, callbackUrl: 'https://shop.example/hook' },
+  })
   const taskId = res.json().data.taskId as number
   // What no subscriber could send (control characters) may still come from a carrier: written here directly.
   await t.db.query(
@@ -91,7 +94,18 @@ describe('the query answer', () => {
         destinationAddress: { country: 'US', state: 'TN', city: 'MEMPHIS', postalCode: '38118', address: '' },
         events: [
           event({ eventTime: '2026-11-20T04:59:59.999Z', eventCode: 'PU', status: 'info_received', description: 'Picked up', exceptionDescription: tricky }),
-          event({ eventTime: '2026-11-20T06:15:30.123Z', eventCode: 'DP', status: 'in_transit', statusInfo: 'Departed', description: tricky, country: 'US', state: 'TN', city: 'MEMPHIS', postalCode: '38118', address: 'Hub 1' }),
+          event({
+            eventTime: '2026-11-20T06:15:30.123Z',
+            eventCode: 'DP',
+            status: 'in_transit',
+            statusInfo: 'Departed',
+            description: tricky,
+            country: 'US',
+            state: 'TN',
+            city: 'MEMPHIS',
+            postalCode: '38118',
+            address: 'Hub 1',
+          }),
           event({ eventTime: '2026-11-21T00:00:00.000Z', eventCode: 'AR', status: 'in_transit', statusInfo: 'Arrived', country: 'JP' }),
         ],
         latestWebhook: {
@@ -105,12 +119,29 @@ describe('the query answer', () => {
       },
     })
     // The members in the order the schema lists them, as the schema's serialiser wrote them.
-    expect(Object.keys(res.json().data)).toEqual(['taskId', 'carrierCode', 'trackingNumber', 'externalReferenceNo', 'standardStatus', 'carrierStatus', 'estimatedDeliveryAt', 'originAddress', 'destinationAddress', 'events', 'latestWebhook'])
+    expect(Object.keys(res.json().data)).toEqual([
+      'taskId',
+      'carrierCode',
+      'trackingNumber',
+      'externalReferenceNo',
+      'standardStatus',
+      'carrierStatus',
+      'estimatedDeliveryAt',
+      'originAddress',
+      'destinationAddress',
+      'events',
+      'latestWebhook',
+    ])
 
-    // The same document in the status_changed webhook's body, written from the row as the refresh reads it back.
-    const [row] = await t.db.query<TaskViewRow>(`SELECT ${TASK_VIEW_COLUMNS}, NULL::json AS latest_webhook FROM tracking_tasks t WHERE t.id = $1`, [taskId])
+    // The same document in the status_changed webhook's body, written as the refresh writes it.
+    const [row] = await t.db.query<{ task: string }>(
+      `SELECT ${taskDocumentOf('query', { latestWebhook: false })} AS task FROM tracking_tasks t WHERE t.id = $1`,
+      [taskId],
+    )
     const { latestWebhook: _ignored, ...rest } = res.json().data
-    const body = JSON.parse(statusChangedBody(toTaskView(row!), { standardStatus: 'pending', carrierStatus: '' }, new Date()).text) as { data: Record<string, unknown> }
+    const body = JSON.parse(statusChangedBody(row!.task, { standardStatus: 'pending', carrierStatus: '' }, new Date()).text) as {
+      data: Record<string, unknown>
+    }
     const { previousStandardStatus, previousCarrierStatus, ...data } = body.data
     expect([previousStandardStatus, previousCarrierStatus]).toEqual(['pending', ''])
     expect(data).toEqual(rest)
@@ -119,7 +150,9 @@ describe('the query answer', () => {
 
   it('is the same for a task without events or deliveries, found by number', async () => {
     const tn = `BARE${Date.now()}`
-    const taskId = (await t.as(token, { method: 'POST', url: PATH, payload: { carrierCode: 'UPARCEL', trackingNumber: tn, callbackUrl: 'https://shop.example/hook' } })).json().data.taskId
+    const taskId = (
+      await t.as(token, { method: 'POST', url: PATH, payload: { carrierCode: 'UPARCEL', trackingNumber: tn, callbackUrl: 'https://shop.example/hook' } })
+    ).json().data.taskId
     const res = await t.as(token, { method: 'GET', url: `${PATH}?trackingNumber=${tn}` })
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
     expect(res.body).toBe(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 import { RefreshRepository } from '../../db/refresh.repository'
+import { RefreshApply } from '../../services/refresh-apply'
 
 let t: TestApp
 let owner: { userId: number; token: string }
@@ -29,10 +30,38 @@ describe('GET /openapi/tracking-subscriptions/{taskId}', () => {
     expect(res.statusCode).toBe(200)
     const data = res.json().data
     expect(Object.keys(data)).toEqual([
-      'taskId', 'carrierCode', 'trackingNumber', 'externalReferenceNo', 'callbackUrl', 'standardStatus', 'milestone', 'carrierStatus', 'estimatedDeliveryAt',
-      'originAddress', 'destinationAddress', 'active', 'stoppedAt', 'createdAt', 'updatedAt', 'lastCheckedAt', 'nextCheckAt', 'events', 'latestWebhook',
+      'taskId',
+      'carrierCode',
+      'trackingNumber',
+      'externalReferenceNo',
+      'callbackUrl',
+      'standardStatus',
+      'milestone',
+      'carrierStatus',
+      'estimatedDeliveryAt',
+      'originAddress',
+      'destinationAddress',
+      'active',
+      'stoppedAt',
+      'createdAt',
+      'updatedAt',
+      'lastCheckedAt',
+      'nextCheckAt',
+      'events',
+      'latestWebhook',
     ])
-    expect(data).toMatchObject({ taskId, externalReferenceNo: 'order-7', callbackUrl: 'https://shop.example/hook', standardStatus: 'pending', milestone: 'pending', active: true, stoppedAt: null, lastCheckedAt: null, events: [], latestWebhook: null })
+    expect(data).toMatchObject({
+      taskId,
+      externalReferenceNo: 'order-7',
+      callbackUrl: 'https://shop.example/hook',
+      standardStatus: 'pending',
+      milestone: 'pending',
+      active: true,
+      stoppedAt: null,
+      lastCheckedAt: null,
+      events: [],
+      latestWebhook: null,
+    })
     expect(Date.parse(data.createdAt)).toBeGreaterThan(Date.now() - 60_000)
     expect(data.nextCheckAt).not.toBeNull()
   })
@@ -53,7 +82,19 @@ describe('GET /openapi/tracking-subscriptions/{taskId}', () => {
   it('leaves the original query answer exactly as it was: no new field', async () => {
     const taskId = await subscribe(owner)
     const data = (await get(`${PATH}?taskId=${taskId}`)).json().data
-    expect(Object.keys(data)).toEqual(['taskId', 'carrierCode', 'trackingNumber', 'externalReferenceNo', 'standardStatus', 'carrierStatus', 'estimatedDeliveryAt', 'originAddress', 'destinationAddress', 'events', 'latestWebhook'])
+    expect(Object.keys(data)).toEqual([
+      'taskId',
+      'carrierCode',
+      'trackingNumber',
+      'externalReferenceNo',
+      'standardStatus',
+      'carrierStatus',
+      'estimatedDeliveryAt',
+      'originAddress',
+      'destinationAddress',
+      'events',
+      'latestWebhook',
+    ])
   })
 })
 
@@ -75,7 +116,7 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/stop', () => {
     expect(again.stoppedAt).toBe(stopped.stoppedAt)
     expect(again.updatedAt).toBe(stopped.updatedAt)
 
-    const [outcome] = await refresh.apply([{ task: claim!, events: [], nextRefreshInMs: 1000, decide: (s) => ({ ...s, estimatedDeliveryAt: undefined, originAddress: undefined, destinationAddress: undefined, statusChanged: false, milestoneChanged: false, etaChanged: false }), deliveries: () => [] }])
+    const [outcome] = await new RefreshApply(t.db, 86_400_000).apply([{ task: claim!, snapshot: undefined, fetchedAt: new Date(), nextRefreshInMs: 1000 }])
     expect(outcome).toEqual({ applied: false })
     await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = NULL WHERE id <> $1`, [taskId])
     expect(await refresh.claimDue('FEDEX', 10, 60_000)).toEqual([])
@@ -118,7 +159,10 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/refresh', () => {
       [taskId],
     )
     expect((await post(`${PATH}/${taskId}/refresh`)).statusCode).toBe(202)
-    const [row] = await t.db.query<{ fresh: boolean; inactive_since: Date | null }>(`SELECT last_new_event_at > now() - interval '1 minute' AS fresh, inactive_since FROM tracking_tasks WHERE id = $1`, [taskId])
+    const [row] = await t.db.query<{ fresh: boolean; inactive_since: Date | null }>(
+      `SELECT last_new_event_at > now() - interval '1 minute' AS fresh, inactive_since FROM tracking_tasks WHERE id = $1`,
+      [taskId],
+    )
     expect(row).toEqual({ fresh: true, inactive_since: null })
   })
 
@@ -132,13 +176,17 @@ describe('DELETE /openapi/tracking-subscriptions/{taskId}', () => {
     const trackingNumber = `DEL${Date.now()}`
     const taskId = await subscribe(owner, { trackingNumber })
     await t.db.query(`INSERT INTO tracking_events (task_id, event_key, event_time) VALUES ($1, 'k', now())`, [taskId])
-    const [delivery] = await t.db.query<{ id: number }>(`INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}') RETURNING id`, [taskId, `msg_del${taskId}`])
+    const [delivery] = await t.db.query<{ id: number }>(
+      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}') RETURNING id`,
+      [taskId, `msg_del${taskId}`],
+    )
     await t.db.query(`INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms) VALUES ($1, 1, now(), 5)`, [delivery!.id])
 
     expect((await t.as(stranger.token, { method: 'DELETE', url: `${PATH}/${taskId}` })).statusCode).toBe(404)
     const res = await t.as(owner.token, { method: 'DELETE', url: `${PATH}/${taskId}` })
     expect(res.json()).toEqual({ code: 200, data: { taskId, deleted: true }, msg: 'success' })
-    for (const url of [`${PATH}/${taskId}`, `${PATH}?taskId=${taskId}`, `${PATH}?trackingNumber=${trackingNumber}`, `${PATH}/${taskId}/webhooks`]) expect((await get(url)).statusCode, url).toBe(404)
+    for (const url of [`${PATH}/${taskId}`, `${PATH}?taskId=${taskId}`, `${PATH}?trackingNumber=${trackingNumber}`, `${PATH}/${taskId}/webhooks`])
+      expect((await get(url)).statusCode, url).toBe(404)
     const [left] = await t.db.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM tracking_events WHERE task_id = $1) + (SELECT count(*) FROM webhook_deliveries WHERE task_id = $1) + (SELECT count(*) FROM webhook_attempts WHERE delivery_id = $2) AS n`,
       [taskId, delivery!.id],

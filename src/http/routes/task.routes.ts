@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { objectText, RawJson } from '../../domain/json-text'
 import type { TaskService } from '../../services/task.service'
-import { asJsonText, JsonAnswer, success, successText } from '../presenters'
+import { asJsonText, envelope, JsonAnswer, success, successText } from '../envelope'
 import { API_ERRORS, errors } from '../schemas/common.schema'
 import { Deleted, ListQuery, RefreshAccepted, TaskAnswer, TaskPageAnswer, TaskParams } from '../schemas/task-lifecycle.schema'
 
@@ -25,14 +25,25 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService }> = asy
       const page = await tasks.list(request.userId, request.query)
       asJsonText(reply)
       const items = new RawJson(`[${page.items.join(',')}]`)
-      return successText(objectText([['items', items], ['nextCursor', page.nextCursor]]))
+      return successText(
+        objectText([
+          ['items', items],
+          ['nextCursor', page.nextCursor],
+        ]),
+      )
     },
   )
 
   app.get(
     '/openapi/tracking-subscriptions/:taskId',
     {
-      schema: { operationId: 'getTask', summary: 'The full task', tags, params: TaskParams, response: { 200: Type.Unsafe<JsonAnswer>(TaskAnswer), ...errors(...API_ERRORS, 400, 404) } },
+      schema: {
+        operationId: 'getTask',
+        summary: 'The full task',
+        tags,
+        params: TaskParams,
+        response: { 200: Type.Unsafe<JsonAnswer>(TaskAnswer), ...errors(...API_ERRORS, 400, 404) },
+      },
     },
     async (request, reply) => {
       const task = await tasks.get(request.userId, request.params.taskId)
@@ -72,7 +83,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService }> = asy
     },
     async (request, reply) => {
       const { taskId, nextCheckAt } = await tasks.refresh(request.userId, request.params.taskId)
-      return reply.code(202).send({ code: 202 as const, data: { taskId, nextCheckAt: nextCheckAt.toISOString() }, msg: 'success' as const })
+      return reply.code(202).send(envelope(202 as const, { taskId, nextCheckAt: nextCheckAt.toISOString() }, 'success' as const))
     },
   )
 

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 import { WebhookReceiver } from '../../../test/support/webhook-receiver'
-import { WebhookDeliveryRepository } from '../../db/webhook-delivery.repository'
+import { WebhookQueueRepository } from '../../db/webhook-queue.repository'
 import { ENDPOINTS_PER_USER } from '../../domain/webhook-endpoint'
 import { REPLAY_MAX } from '../../services/delivery-log.service'
 
@@ -21,7 +21,8 @@ afterAll(async () => {
 })
 
 type User = Awaited<ReturnType<TestApp['createUser']>>
-const call = (user: User, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => t.as(user.token, { method, url, ...(payload ? { payload } : {}) })
+const call = (user: User, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+  t.as(user.token, { method, url, ...(payload ? { payload } : {}) })
 const create = async (user: User, body: object = {}) => {
   const res = await call(user, 'POST', PATH, { url: 'https://shop.example/events', eventTypes: ['tracking.status_changed'], ...body })
   expect(res.statusCode, res.body).toBe(200)
@@ -32,10 +33,33 @@ describe('webhook endpoints', () => {
   it('creates with a whsec_ secret shown once; lists, reads, changes and deletes; another user gets the 404 of a missing one', async () => {
     const user = await t.createUser()
     const other = await t.createUser()
-    const res = await call(user, 'POST', PATH, { url: 'https://shop.example/a', eventTypes: ['tracking.milestone_changed', 'tracking.deleted'], carrierCodes: [' fedex '], milestones: ['out_for_delivery'], description: 'buyers' })
+    const res = await call(user, 'POST', PATH, {
+      url: 'https://shop.example/a',
+      eventTypes: ['tracking.milestone_changed', 'tracking.deleted'],
+      carrierCodes: [' fedex '],
+      milestones: ['out_for_delivery'],
+      description: 'buyers',
+    })
     const created = res.json().data
-    expect(Object.keys(created)).toEqual(['endpointId', 'url', 'eventTypes', 'description', 'carrierCodes', 'milestones', 'enabled', 'createdAt', 'updatedAt', 'secret'])
-    expect(created).toMatchObject({ url: 'https://shop.example/a', carrierCodes: ['FEDEX'], milestones: ['out_for_delivery'], enabled: true, description: 'buyers' })
+    expect(Object.keys(created)).toEqual([
+      'endpointId',
+      'url',
+      'eventTypes',
+      'description',
+      'carrierCodes',
+      'milestones',
+      'enabled',
+      'createdAt',
+      'updatedAt',
+      'secret',
+    ])
+    expect(created).toMatchObject({
+      url: 'https://shop.example/a',
+      carrierCodes: ['FEDEX'],
+      milestones: ['out_for_delivery'],
+      enabled: true,
+      description: 'buyers',
+    })
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
 
     const listed = (await call(user, 'GET', PATH)).json().data.endpoints
@@ -45,7 +69,12 @@ describe('webhook endpoints', () => {
     expect((await call(user, 'GET', `${PATH}/${id}`)).json().data).toEqual(listed[0])
 
     const patched = (await call(user, 'PATCH', `${PATH}/${id}`, { enabled: false, milestones: [] })).json().data
-    expect(patched).toMatchObject({ enabled: false, milestones: [], url: 'https://shop.example/a', eventTypes: ['tracking.milestone_changed', 'tracking.deleted'] })
+    expect(patched).toMatchObject({
+      enabled: false,
+      milestones: [],
+      url: 'https://shop.example/a',
+      eventTypes: ['tracking.milestone_changed', 'tracking.deleted'],
+    })
 
     for (const [method, url] of [
       ['GET', `${PATH}/${id}`],
@@ -84,17 +113,29 @@ describe('webhook endpoints', () => {
       const res = await call(user, 'POST', PATH, body)
       expect(res.statusCode, JSON.stringify(body)).toBe(400)
       expect(res.json().data.error).toBe('validation_error')
-      expect(res.json().data.details.some((d: { field: string }) => d.field === field || d.field.startsWith(`${field}.`)), JSON.stringify(body)).toBe(true)
+      expect(
+        res.json().data.details.some((d: { field: string }) => d.field === field || d.field.startsWith(`${field}.`)),
+        JSON.stringify(body),
+      ).toBe(true)
     }
     // In the words of every other endpoint, not the schema validator's.
     const worded: [object, string, string][] = [
       [{ url: 'not a url', eventTypes: ['tracking.deleted'] }, 'url', 'must be an absolute http or https URL'],
       [{ url: 'https://x.example/', eventTypes: [] }, 'eventTypes', 'must hold at least 1 item'],
-      [{ url: 'https://x.example/', eventTypes: ['tracking.deleted', 'tracking.deleted'] }, 'eventTypes', 'must not repeat a value (items 0 and 1 are the same)'],
+      [
+        { url: 'https://x.example/', eventTypes: ['tracking.deleted', 'tracking.deleted'] },
+        'eventTypes',
+        'must not repeat a value (items 0 and 1 are the same)',
+      ],
       [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['FEDEX', 'DHL'] }, 'carrierCodes.1', 'must be one of FEDEX, UPARCEL, UPS'],
-      [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['fedex', 'FEDEX'] }, 'carrierCodes', 'must not repeat a value (items 0 and 1 are the same)'],
+      [
+        { url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['fedex', 'FEDEX'] },
+        'carrierCodes',
+        'must not repeat a value (items 0 and 1 are the same)',
+      ],
     ]
-    for (const [body, field, message] of worded) expect((await call(user, 'POST', PATH, body)).json().data.details, JSON.stringify(body)).toEqual([{ field, message }])
+    for (const [body, field, message] of worded)
+      expect((await call(user, 'POST', PATH, body)).json().data.details, JSON.stringify(body)).toEqual([{ field, message }])
     const { endpointId } = await create(user)
     expect((await call(user, 'PATCH', `${PATH}/${endpointId}`, {})).statusCode).toBe(400)
     expect((await call(user, 'PATCH', `${PATH}/${endpointId}`, { url: 'not a url' })).statusCode).toBe(400)
@@ -103,7 +144,9 @@ describe('webhook endpoints', () => {
 
   it(`holds at most ${ENDPOINTS_PER_USER} a user, even when created side by side`, async () => {
     const user = await t.createUser()
-    const answers = await Promise.all(Array.from({ length: ENDPOINTS_PER_USER + 5 }, () => call(user, 'POST', PATH, { url: 'https://shop.example/e', eventTypes: ['tracking.deleted'] })))
+    const answers = await Promise.all(
+      Array.from({ length: ENDPOINTS_PER_USER + 5 }, () => call(user, 'POST', PATH, { url: 'https://shop.example/e', eventTypes: ['tracking.deleted'] })),
+    )
     expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(ENDPOINTS_PER_USER)
     const refused = answers.filter((a) => a.statusCode !== 200)
     expect(refused).toHaveLength(5)
@@ -138,7 +181,11 @@ describe('webhook endpoints', () => {
 describe('the delivery log and bulk replay', () => {
   /** Deliveries of one task of the user, created `minutesAgo` apart going back, with a status. */
   async function seed(user: User, count: number, status: string, endpointId: number | null = null, at = "now() - interval '1 hour'") {
-    const { taskId } = await t.services.subscriptions.subscribe(user.userId, { carrierCode: 'FEDEX', trackingNumber: `LOG${Date.now()}${Math.random().toString(36).slice(2, 6)}`, callbackUrl: 'https://shop.example/cb' })
+    const { taskId } = await t.services.subscriptions.subscribe(user.userId, {
+      carrierCode: 'FEDEX',
+      trackingNumber: `LOG${Date.now()}${Math.random().toString(36).slice(2, 6)}`,
+      callbackUrl: 'https://shop.example/cb',
+    })
     await t.db.query(
       `INSERT INTO webhook_deliveries (task_id, user_id, endpoint_id, webhook_id, payload, status, attempt_count, created_at, event_type)
        SELECT $1, $2, $3, 'msg_' || md5(random()::text || g), '{}', $4, 8, ${at} - make_interval(secs => g), CASE WHEN $3::bigint IS NULL THEN 'tracking.status_changed' ELSE 'tracking.events_added' END
@@ -172,14 +219,27 @@ describe('the delivery log and bulk replay', () => {
     expect(byEndpoint).toHaveLength(7)
     expect(byEndpoint[0]).toMatchObject({ endpointId, eventType: 'tracking.events_added', status: 'failed', attemptCount: 8 })
     expect((await call(user, 'GET', `/openapi/webhook-deliveries?status=failed&limit=100`)).json().data.items).toHaveLength(7)
-    expect((await call(user, 'GET', `/openapi/webhook-deliveries?taskId=${task}&eventType=tracking.status_changed&limit=100`)).json().data.items).toHaveLength(30)
+    expect((await call(user, 'GET', `/openapi/webhook-deliveries?taskId=${task}&eventType=tracking.status_changed&limit=100`)).json().data.items).toHaveLength(
+      30,
+    )
 
-    const bad = ['status=lost', 'eventType=webhook.unknown', 'limit=0', 'endpointId=x', 'createdFrom=yesterday', 'createdFrom=2026-01-02T00:00:00Z&createdTo=2026-01-01T00:00:00Z', 'cursor=abc', 'colour=red']
+    const bad = [
+      'status=lost',
+      'eventType=webhook.unknown',
+      'limit=0',
+      'endpointId=x',
+      'createdFrom=yesterday',
+      'createdFrom=2026-01-02T00:00:00Z&createdTo=2026-01-01T00:00:00Z',
+      'cursor=abc',
+      'colour=red',
+    ]
     for (const query of bad) expect((await call(user, 'GET', `/openapi/webhook-deliveries?${query}`)).json().data.error, query).toBe('validation_error')
     // A cursor of this user's listing is refused for another user, and with other filters.
     const firstPage = (await call(user, 'GET', '/openapi/webhook-deliveries?limit=2')).json().data
     expect((await call(other, 'GET', `/openapi/webhook-deliveries?limit=2&cursor=${encodeURIComponent(firstPage.nextCursor)}`)).statusCode).toBe(400)
-    expect((await call(user, 'GET', `/openapi/webhook-deliveries?limit=2&status=success&cursor=${encodeURIComponent(firstPage.nextCursor)}`)).statusCode).toBe(400)
+    expect((await call(user, 'GET', `/openapi/webhook-deliveries?limit=2&status=success&cursor=${encodeURIComponent(firstPage.nextCursor)}`)).statusCode).toBe(
+      400,
+    )
   })
 
   it(`replays the failed deliveries of a window, at most ${REPLAY_MAX} a call, once; a disabled endpoint's stay failed`, async () => {
@@ -213,15 +273,25 @@ describe('the delivery log and bulk replay', () => {
       [other.userId, null, 'failed', 6],
     ])
     // Replayed on a fresh cycle of the schedule, the same webhook-id; only for this endpoint when named.
-    const [one] = await t.db.query<{ cycle_start_attempt: number; next_attempt_at: Date }>(`SELECT cycle_start_attempt, next_attempt_at FROM webhook_deliveries WHERE endpoint_id = $1 LIMIT 1`, [endpointId])
+    const [one] = await t.db.query<{ cycle_start_attempt: number; next_attempt_at: Date }>(
+      `SELECT cycle_start_attempt, next_attempt_at FROM webhook_deliveries WHERE endpoint_id = $1 LIMIT 1`,
+      [endpointId],
+    )
     expect(one!.cycle_start_attempt).toBe(8)
     expect((await replay({ ...window, endpointId: disabled.endpointId })).data).toEqual({ queued: 0 })
-    for (const body of [{ ...window, status: 'success' }, { ...window, createdTo: window.createdFrom }, { createdFrom: window.createdFrom }, { ...window, extra: 1 }]) {
+    for (const body of [
+      { ...window, status: 'success' },
+      { ...window, createdTo: window.createdFrom },
+      { createdFrom: window.createdFrom },
+      { ...window, extra: 1 },
+    ]) {
       expect((await replay(body)).data.error, JSON.stringify(body)).toBe('validation_error')
     }
     // A body's date-times follow the query string's rule: seconds optional, a "T", an offset with its colon.
     for (const createdFrom of ['yesterday', '2026-11-24 09:30:00Z', '2026-11-24T09:30:00+0100', '2026-11-31T09:30:00Z']) {
-      expect((await replay({ ...window, createdFrom })).data.details, createdFrom).toEqual([{ field: 'createdFrom', message: 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)' }])
+      expect((await replay({ ...window, createdFrom })).data.details, createdFrom).toEqual([
+        { field: 'createdFrom', message: 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)' },
+      ])
     }
     expect((await replay({ ...window, createdFrom: '2026-11-24T09:30+01:00' })).data).toEqual({ queued: 0 })
   })
@@ -231,17 +301,22 @@ describe('the delivery log and bulk replay', () => {
     const { endpointId } = await create(user, { url: receiver.on('/disabled', () => ({ status: 200 })) })
     await seed(user, 3, 'pending', endpointId, 'now()')
     // Only these are due: the claims below see nothing else.
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE endpoint_id IS DISTINCT FROM $1 AND status IN ('pending', 'retry_wait')`, [endpointId])
+    await t.db.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE endpoint_id IS DISTINCT FROM $1 AND status IN ('pending', 'retry_wait')`,
+      [endpointId],
+    )
     await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1`, [endpointId])
     await call(user, 'PATCH', `${PATH}/${endpointId}`, { enabled: false })
-    const rows = await t.db.query<{ status: string; error_message: string }>('SELECT status, error_message FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId])
+    const rows = await t.db.query<{ status: string; error_message: string }>('SELECT status, error_message FROM webhook_deliveries WHERE endpoint_id = $1', [
+      endpointId,
+    ])
     expect(rows).toEqual(Array.from({ length: 3 }, () => ({ status: 'failed', error_message: 'endpoint disabled' })))
     // Made pending behind its back, it is still not claimed while disabled.
     await t.db.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() WHERE endpoint_id = $1`, [endpointId])
-    const claimed = await new WebhookDeliveryRepository(t.db).claim(1000, 10_000, 1000)
+    const claimed = await new WebhookQueueRepository(t.db).claim(1000, 10_000, 1000)
     expect(claimed.filter((c) => c.url.endsWith('/disabled'))).toEqual([])
     await call(user, 'PATCH', `${PATH}/${endpointId}`, { enabled: true })
-    const again = await new WebhookDeliveryRepository(t.db).claim(1000, 10_000, 1000)
+    const again = await new WebhookQueueRepository(t.db).claim(1000, 10_000, 1000)
     expect(again.filter((c) => c.url.endsWith('/disabled'))).toHaveLength(3)
   })
 })

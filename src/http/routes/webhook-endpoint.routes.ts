@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { EndpointRecord } from '../../domain/webhook-endpoint'
 import type { DeliveryLogService } from '../../services/delivery-log.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
-import { success } from '../presenters'
+import { success } from '../envelope'
 import { API_ERRORS, BODY_ERRORS, errors } from '../schemas/common.schema'
 import {
   CreateEndpointBody,
@@ -40,23 +40,44 @@ function present(endpoint: EndpointRecord) {
 const iso = (date: Date | null) => date?.toISOString() ?? null
 
 /** Account webhook endpoints, the account-wide delivery log and the bulk replay. */
-export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<{ endpoints: WebhookEndpointService; log: DeliveryLogService }> = async (app, { endpoints, log }) => {
+export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<{ endpoints: WebhookEndpointService; log: DeliveryLogService }> = async (
+  app,
+  { endpoints, log },
+) => {
   app.post(
     PATH,
-    { schema: { operationId: 'createWebhookEndpoint', summary: 'Register an endpoint for typed events of all your tasks', tags, body: CreateEndpointBody, response: { 200: NewEndpointAnswer, ...errors(...API_ERRORS, ...BODY_ERRORS, 409) } } },
+    {
+      schema: {
+        operationId: 'createWebhookEndpoint',
+        summary: 'Register an endpoint for typed events of all your tasks',
+        tags,
+        body: CreateEndpointBody,
+        response: { 200: NewEndpointAnswer, ...errors(...API_ERRORS, ...BODY_ERRORS, 409) },
+      },
+    },
     async (request) => {
       const created = await endpoints.create(request.userId, request.body)
       return success({ ...present(created), secret: created.secret })
     },
   )
 
-  app.get(PATH, { schema: { operationId: 'listWebhookEndpoints', summary: 'Your endpoints', tags, response: { 200: EndpointList, ...errors(...API_ERRORS) } } }, async (request) =>
-    success({ endpoints: (await endpoints.list(request.userId)).map(present) }),
+  app.get(
+    PATH,
+    { schema: { operationId: 'listWebhookEndpoints', summary: 'Your endpoints', tags, response: { 200: EndpointList, ...errors(...API_ERRORS) } } },
+    async (request) => success({ endpoints: (await endpoints.list(request.userId)).map(present) }),
   )
 
   app.get(
     `${PATH}/:endpointId`,
-    { schema: { operationId: 'getWebhookEndpoint', summary: 'An endpoint', tags, params: EndpointParams, response: { 200: EndpointAnswer, ...errors(...API_ERRORS, 400, 404) } } },
+    {
+      schema: {
+        operationId: 'getWebhookEndpoint',
+        summary: 'An endpoint',
+        tags,
+        params: EndpointParams,
+        response: { 200: EndpointAnswer, ...errors(...API_ERRORS, 400, 404) },
+      },
+    },
     async (request) => success(present(await endpoints.get(request.userId, request.params.endpointId))),
   )
 
@@ -77,7 +98,15 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<{ endpoints: Webho
 
   app.delete(
     `${PATH}/:endpointId`,
-    { schema: { operationId: 'deleteWebhookEndpoint', summary: 'Delete an endpoint and its deliveries', tags, params: EndpointParams, response: { 200: EndpointDeleted, ...errors(...API_ERRORS, 400, 404) } } },
+    {
+      schema: {
+        operationId: 'deleteWebhookEndpoint',
+        summary: 'Delete an endpoint and its deliveries',
+        tags,
+        params: EndpointParams,
+        response: { 200: EndpointDeleted, ...errors(...API_ERRORS, 400, 404) },
+      },
+    },
     async (request) => success(await endpoints.delete(request.userId, request.params.endpointId)),
   )
 
@@ -86,7 +115,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncTypebox<{ endpoints: Webho
     {
       schema: {
         operationId: 'rotateWebhookEndpointSecret',
-        summary: "A new signing secret; the old one keeps signing beside it for 24 h",
+        summary: 'A new signing secret; the old one keeps signing beside it for 24 h',
         tags,
         params: EndpointParams,
         response: { 200: RotatedEndpointSecret, ...errors(...API_ERRORS, 400, 404) },

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WebhookDeliveryRepository } from '../../db/webhook-delivery.repository'
+import { WebhookQueueRepository } from '../../db/webhook-queue.repository'
 import { ServiceMetrics } from '../../observability/metrics'
 import { WebhookDeliveryService } from '../../services/webhook-delivery.service'
 import { WebhookHttp } from '../../webhooks/webhook-http'
@@ -40,7 +40,8 @@ afterAll(async () => {
 })
 
 const history = (id: number | string, as = owner.token) => t.as(as, { method: 'GET', url: `/openapi/tracking-subscriptions/${id}/webhooks` })
-const redeliver = (id: number | string, msg: string, as = owner.token) => t.as(as, { method: 'POST', url: `/openapi/tracking-subscriptions/${id}/webhooks/${msg}/redeliver` })
+const redeliver = (id: number | string, msg: string, as = owner.token) =>
+  t.as(as, { method: 'POST', url: `/openapi/tracking-subscriptions/${id}/webhooks/${msg}/redeliver` })
 
 describe('GET /openapi/tracking-subscriptions/{taskId}/webhooks', () => {
   it("lists the task's deliveries with every attempt", async () => {
@@ -62,8 +63,22 @@ describe('GET /openapi/tracking-subscriptions/{taskId}/webhooks', () => {
             errorMessage: 'HTTP 500',
             createdAt: '2026-11-20T10:00:00.000Z',
             attempts: [
-              { attemptNumber: 1, startedAt: '2026-11-20T10:00:00.000Z', durationMs: 12, responseStatusCode: 0, errorMessage: 'connection failed: ECONNREFUSED', responseBody: '' },
-              { attemptNumber: 2, startedAt: '2026-11-20T10:00:05.000Z', durationMs: 40, responseStatusCode: 500, errorMessage: 'HTTP 500', responseBody: 'oops' },
+              {
+                attemptNumber: 1,
+                startedAt: '2026-11-20T10:00:00.000Z',
+                durationMs: 12,
+                responseStatusCode: 0,
+                errorMessage: 'connection failed: ECONNREFUSED',
+                responseBody: '',
+              },
+              {
+                attemptNumber: 2,
+                startedAt: '2026-11-20T10:00:05.000Z',
+                durationMs: 40,
+                responseStatusCode: 500,
+                errorMessage: 'HTTP 500',
+                responseBody: 'oops',
+              },
             ],
           },
         ],
@@ -72,7 +87,9 @@ describe('GET /openapi/tracking-subscriptions/{taskId}/webhooks', () => {
   })
 
   it('is empty for a task without notifications', async () => {
-    const other = (await t.services.subscriptions.subscribe(owner.userId, { carrierCode: 'UPARCEL', trackingNumber: 'HIST2', callbackUrl: 'https://a.example/' })).taskId
+    const other = (
+      await t.services.subscriptions.subscribe(owner.userId, { carrierCode: 'UPARCEL', trackingNumber: 'HIST2', callbackUrl: 'https://a.example/' })
+    ).taskId
     expect((await history(other)).json().data).toEqual({ deliveries: [] })
   })
 
@@ -87,7 +104,7 @@ describe('GET /openapi/tracking-subscriptions/{taskId}/webhooks', () => {
 })
 
 describe('POST /openapi/tracking-subscriptions/{taskId}/webhooks/{webhookId}/redeliver', () => {
-  it("answers 404 to another user, for an unknown or malformed webhook id", async () => {
+  it('answers 404 to another user, for an unknown or malformed webhook id', async () => {
     for (const res of [await redeliver(taskId, webhookId, stranger.token), await redeliver(taskId, 'msg_ffffffffffffffff'), await redeliver(taskId, 'nope')]) {
       expect(res.statusCode).toBe(404)
       expect(res.json().data.error).toBe('not_found')
@@ -106,9 +123,16 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/webhooks/{webhookId}/red
     const query = await t.as(owner.token, { method: 'GET', url: `/openapi/tracking-subscriptions?taskId=${taskId}` })
     expect(query.json().data.latestWebhook).toMatchObject({ status: 'pending', attemptCount: 2, nextRetryAt: null })
 
-    const repository = new WebhookDeliveryRepository(t.db)
+    const repository = new WebhookQueueRepository(t.db)
     const http = new WebhookHttp({ timeoutMs: 1000, allowPrivateTargets: true })
-    const service = new WebhookDeliveryService(repository, http, { scheduleMs: [1000], leaseMs: 10_000, concurrency: 4, hostConcurrency: 4 }, new ServiceMetrics(new Registry()), { warn: () => {} })
+    const service = new WebhookDeliveryService(
+      t.db,
+      repository,
+      http,
+      { scheduleMs: [1000], leaseMs: 10_000, concurrency: 4, hostConcurrency: 4 },
+      new ServiceMetrics(new Registry()),
+      { warn: () => {} },
+    )
     await service.runRound()
     await service.drain()
     await http.close()

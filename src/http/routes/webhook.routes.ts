@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { DeliveryRecord } from '../../domain/webhook-record'
 import type { WebhookHistoryService } from '../../services/webhook-history.service'
-import { success } from '../presenters'
+import { success } from '../envelope'
 import { API_ERRORS, errors } from '../schemas/common.schema'
 import { TaskParams } from '../schemas/task-lifecycle.schema'
 import { DeliveryHistory, RedeliverParams, Redelivered } from '../schemas/webhook.schema'

@@ -15,8 +15,15 @@ const settingProperties = Object.fromEntries(
   Object.entries(SETTINGS).map(([name, s]) => [name, Type.Integer({ minimum: s.min, maximum: s.max, description: `${s.description} (default ${s.default})` })]),
 ) as { [K in keyof typeof SETTINGS]: ReturnType<typeof Type.Integer> }
 
-export const Settings = component('Settings', Type.Object(settingProperties, { description: 'the back-office settings; a change applies to the next request on every process' }))
-export const SettingsPatch = Type.Partial(Type.Object(settingProperties), { additionalProperties: false, minProperties: 1, description: 'the settings to change' })
+export const Settings = component(
+  'Settings',
+  Type.Object(settingProperties, { description: 'the back-office settings; a change applies to the next request on every process' }),
+)
+export const SettingsPatch = Type.Partial(Type.Object(settingProperties), {
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'the settings to change',
+})
 
 const NewApiUser = component(
   'NewApiUser',
@@ -35,5 +42,8 @@ export const UserList = envelope(Type.Object({ users: Type.Array(ref(ApiUser)) }
 export const NewToken = envelope(Type.Object({ tokenId: Id, token: Type.String({ description: 'shown once' }) }), 'the new token')
 export const TokenList = envelope(Type.Object({ tokens: Type.Array(ref(ApiToken)) }), "the user's tokens")
 export const Revoked = envelope(Type.Object({ tokenId: Id, revoked: Type.Literal(true) }), 'revoked')
-export const RotatedSecret = envelope(Type.Object({ webhookSecret: Type.String({ description: 'whsec_…; the old secret keeps signing for 24 h' }) }), 'the new secret, shown once')
+export const RotatedSecret = envelope(
+  Type.Object({ webhookSecret: Type.String({ description: 'whsec_…; the old secret keeps signing for 24 h' }) }),
+  'the new secret, shown once',
+)
 export const SettingsAnswer = envelope(ref(Settings), 'the settings')

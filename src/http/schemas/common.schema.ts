@@ -64,7 +64,8 @@ export const CarrierCandidate = component(
     carrierCode: Type.String({ examples: ['FEDEX'] }),
     format: Type.String({ description: 'the name of the format that matched' }),
     confidence: stringEnum(['high', 'medium', 'low'] as const, {
-      description: 'high: pattern and check digit hold; medium: the pattern holds and the format has no check digit; low: the pattern holds, its check digit does not',
+      description:
+        'high: pattern and check digit hold; medium: the pattern holds and the format has no check digit; low: the pattern holds, its check digit does not',
     }),
     available: Type.Boolean({ description: 'the service can track this carrier' }),
   }),
@@ -95,7 +96,7 @@ const ERROR_STATUSES = {
   415: 'unsupported_media_type: the body is not application/json',
   429: 'rate_limited: too many requests; Retry-After says when to try again',
   500: 'internal_error: an unexpected failure (logged with the request id)',
-  503: 'unavailable: the database does not answer; retry shortly',
+  503: 'unavailable: the database cannot serve the request now (unreachable, restarting, out of disk space, or no answer within its deadline); Retry-After says when to try again',
 } as const
 
 export type ErrorStatus = keyof typeof ERROR_STATUSES
@@ -106,7 +107,7 @@ const RetryAfter = { 'retry-after': Type.Integer({ minimum: 1, description: 'sec
 export function errors(...statuses: ErrorStatus[]) {
   const responses: Record<number, TSchema> = {}
   for (const status of new Set<ErrorStatus>([...statuses, 500, 503])) {
-    responses[status] = ref(ErrorEnvelope, { description: ERROR_STATUSES[status], ...(status === 429 ? { headers: RetryAfter } : {}) })
+    responses[status] = ref(ErrorEnvelope, { description: ERROR_STATUSES[status], ...(status === 429 || status === 503 ? { headers: RetryAfter } : {}) })
   }
   return responses as Record<ErrorStatus, ReturnType<typeof ref<typeof ErrorEnvelope>>>
 }

@@ -17,7 +17,9 @@ export const Health = envelope(ref(HealthStatus), 'the process is alive')
 const CarrierCircuit = component(
   'CarrierCircuit',
   Type.Object({
-    state: stringEnum(['closed', 'open', 'half_open'] as const, { description: 'open: the carrier keeps failing; none of its tasks is claimed until retryAt, then one probe request' }),
+    state: stringEnum(['closed', 'open', 'half_open'] as const, {
+      description: 'open: the carrier keeps failing; none of its tasks is claimed until retryAt, then one probe request',
+    }),
     failures: Type.Integer({ minimum: 0, description: 'whole-request failures in a row' }),
     retryAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
@@ -27,7 +29,10 @@ const CarrierCircuit = component(
 export const Ready = envelope(
   Type.Object({
     status: Type.Literal('ready'),
-    carriers: Type.Record(Type.String(), ref(CarrierCircuit), { description: "each carrier this process refreshes, with its circuit breaker (none in a ROLE=api process); a carrier outage does not make the process unready" }),
+    carriers: Type.Record(Type.String(), ref(CarrierCircuit), {
+      description:
+        'each carrier this process refreshes, with its circuit breaker (none in a ROLE=api process); a carrier outage does not make the process unready',
+    }),
   }),
   'the database answers',
 )

@@ -15,9 +15,23 @@ export const Subscription = component(
   'Subscription',
   Type.Object(
     {
-      carrierCode: Type.String({ minLength: 1, description: 'a carrier of GET /openapi/carriers, or AUTO to detect it from the tracking number; trimmed and upper-cased', examples: ['FEDEX'] }),
-      trackingNumber: Type.String({ minLength: 1, maxLength: TRACKING_NUMBER_MAX, description: 'trimmed; no whitespace or control characters inside', examples: ['794843185271'] }),
-      callbackUrl: Type.String({ format: 'uri', maxLength: CALLBACK_URL_MAX, description: 'an absolute http or https URL', examples: ['https://shop.example/webhooks/tracking'] }),
+      carrierCode: Type.String({
+        minLength: 1,
+        description: 'a carrier of GET /openapi/carriers, or AUTO to detect it from the tracking number; trimmed and upper-cased',
+        examples: ['FEDEX'],
+      }),
+      trackingNumber: Type.String({
+        minLength: 1,
+        maxLength: TRACKING_NUMBER_MAX,
+        description: 'trimmed; no whitespace or control characters inside',
+        examples: ['794843185271'],
+      }),
+      callbackUrl: Type.String({
+        format: 'uri',
+        maxLength: CALLBACK_URL_MAX,
+        description: 'an absolute http or https URL',
+        examples: ['https://shop.example/webhooks/tracking'],
+      }),
       externalReferenceNo: Type.Optional(
         Type.Union([Type.String({ maxLength: EXTERNAL_REFERENCE_MAX }), Type.Null()], { description: 'your own reference; absent or null is stored as ""' }),
       ),
@@ -62,7 +76,10 @@ const BatchItemResult = component(
   }),
 )
 
-export const BatchResponse = envelope(Type.Object({ results: Type.Array(ref(BatchItemResult), { description: 'one result per submitted item, in submitted order' }) }), 'one result per item')
+export const BatchResponse = envelope(
+  Type.Object({ results: Type.Array(ref(BatchItemResult), { description: 'one result per submitted item, in submitted order' }) }),
+  'one result per item',
+)
 
 export const TaskQuery = Type.Object(
   {

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { MILESTONE_NAMES } from '../../domain/milestones'
 import { STANDARD_STATUSES } from '../../domain/statuses'
 import { EXTERNAL_REFERENCE_MAX, TRACKING_NUMBER_MAX } from '../../domain/subscription-input'
-import type { FullTaskJson } from '../../domain/task-json'
+import type { FullTaskJson } from '../../domain/task-document'
 import { LIST_LIMIT, LIST_SORTS } from '../../domain/task-list'
 import { component, DateTime, envelope, Id, NullableDateTime, ref, stringEnum } from './common.schema'
 import { Address, FullTrackingEvent, LatestWebhook, Milestone, StandardStatus } from './task.schema'
@@ -64,7 +64,6 @@ export const ListQuery = Type.Object(
   },
   { description: 'filters combine with AND; unknown parameters are refused' },
 )
-export type ListQueryValues = Static<typeof ListQuery>
 
 const TaskPage = component(
   'TaskPage',

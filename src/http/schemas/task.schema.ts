@@ -1,13 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { MILESTONE_NAMES } from '../../domain/milestones'
 import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../../domain/statuses'
-import type { TaskJson } from '../../domain/task-json'
+import type { TaskJson } from '../../domain/task-document'
 import { component, DateTime, Id, NullableDateTime, ref, stringEnum } from './common.schema'
 
 /** The task document (domain/task-json.ts owns it; the checks at the end hold this schema to it). */
 
 export const StandardStatus = component('StandardStatus', stringEnum(STANDARD_STATUSES, { description: 'the standard status (docs/api.md, Statuses)' }))
-export const Milestone = component('Milestone', stringEnum(MILESTONE_NAMES, { description: 'a finer status, always one of its standard status (docs/api.md, Milestones)' }))
+export const Milestone = component(
+  'Milestone',
+  stringEnum(MILESTONE_NAMES, { description: 'a finer status, always one of its standard status (docs/api.md, Milestones)' }),
+)
 export const WebhookStatus = component('WebhookStatus', stringEnum(WEBHOOK_STATUSES, { description: 'the state of a webhook delivery (docs/webhooks.md)' }))
 
 export const Address = component(
@@ -37,9 +40,15 @@ export const TrackingEvent = component(
 
 export const FullTrackingEvent = component(
   'FullTrackingEvent',
-  Type.Composite([TrackingEvent, Type.Object({ milestone: Type.Union([ref(Milestone), Type.Literal('')], { description: '"" when the carrier\'s table does not know the code' }) })], {
-    description: 'a tracking event of the full task',
-  }),
+  Type.Composite(
+    [
+      TrackingEvent,
+      Type.Object({ milestone: Type.Union([ref(Milestone), Type.Literal('')], { description: '"" when the carrier\'s table does not know the code' }) }),
+    ],
+    {
+      description: 'a tracking event of the full task',
+    },
+  ),
 )
 
 export const LatestWebhook = component(
@@ -66,7 +75,7 @@ export const Task = component(
       trackingNumber: Type.String(),
       externalReferenceNo: Type.String({ description: '"" when none was given' }),
       standardStatus: ref(StandardStatus),
-      carrierStatus: Type.String({ description: "the carrier's own status text; \"\" before the first fetch" }),
+      carrierStatus: Type.String({ description: 'the carrier\'s own status text; "" before the first fetch' }),
       estimatedDeliveryAt: { ...NullableDateTime, description: 'null when the carrier gave none' },
       originAddress: ref(Address),
       destinationAddress: ref(Address),

@@ -15,8 +15,14 @@ const fields = {
   url: Type.String({ format: 'uri', maxLength: CALLBACK_URL_MAX, description: 'an absolute http or https URL; the callbackUrl rules and SSRF policy apply' }),
   eventTypes: Type.Array(ref(EventType), { minItems: 1, uniqueItems: true, description: 'the event types sent to it' }),
   description: Type.String({ maxLength: ENDPOINT_DESCRIPTION_MAX }),
-  carrierCodes: Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { uniqueItems: true, description: 'only tasks of these carriers (codes of GET /openapi/carriers); empty: every carrier' }),
-  milestones: Type.Array(ref(Milestone), { uniqueItems: true, description: "only tasks whose milestone (after the change) is one of these; empty: every milestone" }),
+  carrierCodes: Type.Array(Type.String({ minLength: 1, maxLength: 32 }), {
+    uniqueItems: true,
+    description: 'only tasks of these carriers (codes of GET /openapi/carriers); empty: every carrier',
+  }),
+  milestones: Type.Array(ref(Milestone), {
+    uniqueItems: true,
+    description: 'only tasks whose milestone (after the change) is one of these; empty: every milestone',
+  }),
   enabled: Type.Boolean({ description: 'a disabled endpoint is sent nothing; disabling fails its waiting deliveries (replayable)' }),
 }
 
@@ -58,10 +64,17 @@ const NewEndpoint = component(
 
 export const EndpointAnswer = envelope(ref(Endpoint), 'the endpoint')
 export const NewEndpointAnswer = envelope(ref(NewEndpoint), 'the endpoint with its secret, shown once')
-export const EndpointList = envelope(Type.Object({ endpoints: Type.Array(ref(Endpoint), { description: `oldest first, at most ${ENDPOINTS_PER_USER}` }) }), "the user's endpoints")
+export const EndpointList = envelope(
+  Type.Object({ endpoints: Type.Array(ref(Endpoint), { description: `oldest first, at most ${ENDPOINTS_PER_USER}` }) }),
+  "the user's endpoints",
+)
 export const EndpointDeleted = envelope(Type.Object({ endpointId: Id, deleted: Type.Literal(true) }), 'deleted, with its deliveries')
 export const RotatedEndpointSecret = envelope(
-  Type.Object({ endpointId: Id, secret: Type.String({ description: 'whsec_…; shown once' }), previousSecretExpiresAt: { ...DateTime, description: 'the old secret signs beside it until then' } }),
+  Type.Object({
+    endpointId: Id,
+    secret: Type.String({ description: 'whsec_…; shown once' }),
+    previousSecretExpiresAt: { ...DateTime, description: 'the old secret signs beside it until then' },
+  }),
   'the new secret',
 )
 export const TestCallAnswer = envelope(
@@ -105,7 +118,10 @@ const LogEntry = component(
 )
 
 export const LogPage = envelope(
-  Type.Object({ items: Type.Array(ref(LogEntry), { description: 'newest first' }), nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page' }) }),
+  Type.Object({
+    items: Type.Array(ref(LogEntry), { description: 'newest first' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page' }),
+  }),
   "a page of the user's deliveries",
 )
 
@@ -120,6 +136,12 @@ export const ReplayBody = Type.Object(
 )
 
 export const ReplayAnswer = envelope(
-  Type.Object({ queued: Type.Integer({ minimum: 0, maximum: REPLAY_MAX, description: `deliveries made due again (oldest first, at most ${REPLAY_MAX}; ${REPLAY_MAX}: call again for the rest)` }) }),
+  Type.Object({
+    queued: Type.Integer({
+      minimum: 0,
+      maximum: REPLAY_MAX,
+      description: `deliveries made due again (oldest first, at most ${REPLAY_MAX}; ${REPLAY_MAX}: call again for the rest)`,
+    }),
+  }),
   'how many were queued',
 )

@@ -22,7 +22,9 @@ export const StatusChangedEvent = component(
         previousCarrierStatus: Type.String(),
       }),
     },
-    { description: "a task's standardStatus or carrierStatus changed: the task as the query endpoint answers it (without latestWebhook), with what was before" },
+    {
+      description: "a task's standardStatus or carrierStatus changed: the task as the query endpoint answers it (without latestWebhook), with what was before",
+    },
   ),
 )
 
@@ -51,15 +53,30 @@ export const EndpointStatusChangedEvent = endpointEvent(
   { events, previousStandardStatus: ref(StandardStatus), previousCarrierStatus: Type.String() },
   "a task's standardStatus or carrierStatus changed",
 )
-export const MilestoneChangedEvent = endpointEvent('tracking.milestone_changed', 'MilestoneChangedEvent', { events, previousMilestone: ref(Milestone) }, "a task's milestone changed")
-export const EtaChangedEvent = endpointEvent('tracking.eta_changed', 'EtaChangedEvent', { events, previousEstimatedDeliveryAt: NullableDateTime }, "a task's estimatedDeliveryAt changed")
+export const MilestoneChangedEvent = endpointEvent(
+  'tracking.milestone_changed',
+  'MilestoneChangedEvent',
+  { events, previousMilestone: ref(Milestone) },
+  "a task's milestone changed",
+)
+export const EtaChangedEvent = endpointEvent(
+  'tracking.eta_changed',
+  'EtaChangedEvent',
+  { events, previousEstimatedDeliveryAt: NullableDateTime },
+  "a task's estimatedDeliveryAt changed",
+)
 export const EventsAddedEvent = endpointEvent(
   'tracking.events_added',
   'EventsAddedEvent',
   { newEvents: Type.Array(ref(FullTrackingEvent), { description: 'only the events this fetch added, ascending by eventTime; never sent twice' }) },
   'a fetch found new tracking events',
 )
-export const DeletedEvent = endpointEvent('tracking.deleted', 'DeletedEvent', { events }, 'a task was deleted (by its user or by retention): the task as it was')
+export const DeletedEvent = endpointEvent(
+  'tracking.deleted',
+  'DeletedEvent',
+  { events },
+  'a task was deleted (by its user or by retention): the task as it was',
+)
 
 export const TestEvent = component(
   'TestEvent',
@@ -73,5 +90,12 @@ export const TestEvent = component(
   ),
 )
 
-const endpointPayloadAgrees: Same<Static<typeof EndpointStatusChangedEvent> | Static<typeof MilestoneChangedEvent> | Static<typeof EtaChangedEvent> | Static<typeof EventsAddedEvent> | Static<typeof DeletedEvent>, EndpointPayloadJson> = true
+const endpointPayloadAgrees: Same<
+  | Static<typeof EndpointStatusChangedEvent>
+  | Static<typeof MilestoneChangedEvent>
+  | Static<typeof EtaChangedEvent>
+  | Static<typeof EventsAddedEvent>
+  | Static<typeof DeletedEvent>,
+  EndpointPayloadJson
+> = true
 void endpointPayloadAgrees

@@ -3,7 +3,10 @@ import { EVENT_TYPES } from '../../domain/event-types'
 import { component, DateTime, envelope, Id, NullableDateTime, ref, stringEnum } from './common.schema'
 import { WebhookStatus } from './task.schema'
 
-export const RedeliverParams = Type.Object({ taskId: Id, webhookId: Type.String({ description: 'msg_…, the webhook-id header (any other value names no delivery: 404)' }) })
+export const RedeliverParams = Type.Object({
+  taskId: Id,
+  webhookId: Type.String({ description: 'msg_…, the webhook-id header (any other value names no delivery: 404)' }),
+})
 
 export const Attempt = component(
   'WebhookAttempt',
@@ -33,7 +36,10 @@ export const Delivery = component(
   }),
 )
 
-export const DeliveryHistory = envelope(Type.Object({ deliveries: Type.Array(ref(Delivery), { description: 'newest first, at most 100' }) }), "the task's webhook deliveries")
+export const DeliveryHistory = envelope(
+  Type.Object({ deliveries: Type.Array(ref(Delivery), { description: 'newest first, at most 100' }) }),
+  "the task's webhook deliveries",
+)
 export const Redelivered = envelope(
   Type.Object({ webhookId: Type.String(), status: ref(WebhookStatus) }),
   'the delivery, due again now (or already on its way: pending, sending)',

@@ -1,0 +1,13 @@
+-- api_token_issue: run by src/db/api-user.repository.ts
+
+INSERT INTO
+  api_tokens (user_id, token_hash)
+SELECT
+  id,
+  $2
+FROM
+  api_users
+WHERE
+  id = $1
+RETURNING
+  id;

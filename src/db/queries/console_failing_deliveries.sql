@@ -1,0 +1,59 @@
+-- console_failing_deliveries: run by src/db/console.repository.ts
+
+SELECT
+  d.id,
+  d.user_id,
+  u.name AS user_name,
+  d.task_id,
+  d.webhook_id,
+  d.event_type,
+  d.status,
+  d.attempt_count,
+  d.created_at,
+  COALESCE(a.error_message, '') AS last_error,
+  COALESCE(a.response_status_code, 0) AS last_status_code
+FROM
+  (
+    SELECT
+      *
+    FROM
+      webhook_deliveries
+    WHERE
+      status = 'retry_wait'
+    UNION ALL
+    SELECT
+      f.*
+    FROM
+      api_users fu
+      CROSS JOIN LATERAL (
+        SELECT
+          *
+        FROM
+          webhook_deliveries
+        WHERE
+          user_id = fu.id
+          AND status = 'failed'
+          AND created_at >= now() - interval '24 hours'
+        OFFSET
+          0
+      ) f
+  ) d
+  JOIN api_users u ON u.id = d.user_id
+  LEFT JOIN LATERAL (
+    SELECT
+      error_message,
+      response_status_code
+    FROM
+      webhook_attempts
+    WHERE
+      delivery_id = d.id
+    ORDER BY
+      attempt_number DESC
+    LIMIT
+      1
+  ) a ON true
+ORDER BY
+  d.created_at DESC,
+  d.id DESC
+LIMIT
+  $1;

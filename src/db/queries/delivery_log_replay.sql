@@ -1,0 +1,42 @@
+-- delivery_log_replay: run by src/db/delivery-log.repository.ts
+
+WITH
+  picked AS (
+    SELECT
+      d.id
+    FROM
+      webhook_deliveries d
+      LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+    WHERE
+      d.user_id = $1
+      AND d.status = 'failed'
+      AND d.created_at >= $2
+      AND d.created_at < $3
+      AND (
+        $4::bigint IS NULL
+        OR d.endpoint_id = $4
+      )
+      AND (
+        d.endpoint_id IS NULL
+        OR e.enabled
+      )
+    ORDER BY
+      d.created_at,
+      d.id
+    LIMIT
+      $5
+    FOR UPDATE OF
+      d SKIP LOCKED
+  )
+UPDATE webhook_deliveries d
+SET
+  status = 'pending',
+  next_attempt_at = now(),
+  cycle_start_attempt = d.attempt_count,
+  updated_at = now()
+FROM
+  picked
+WHERE
+  d.id = picked.id
+RETURNING
+  d.id;

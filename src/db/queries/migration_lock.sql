@@ -1,0 +1,4 @@
+-- migration_lock: run by src/db/migrator.ts
+
+SELECT
+  pg_advisory_lock($1);

@@ -1,0 +1,204 @@
+-- refresh_update_tasks: run by src/db/refresh-writes.ts
+
+WITH
+  updated AS (
+    UPDATE tracking_tasks t
+    SET
+      standard_status = u.standard_status,
+      milestone = u.milestone,
+      carrier_status = u.carrier_status,
+      estimated_delivery_at = COALESCE(u.estimated_delivery_at, t.estimated_delivery_at),
+      origin_address = COALESCE(u.origin_address, t.origin_address),
+      destination_address = COALESCE(u.destination_address, t.destination_address),
+      last_new_event_at = u.last_new_event_at,
+      events_view = CASE
+        WHEN u.gained_events THEN COALESCE(
+          (
+            SELECT
+              (
+                '[' || string_agg(
+                  row_to_json(v)::text,
+                  ','
+                  ORDER BY
+                    e.event_time,
+                    e.id
+                ) || ']'
+              )::json
+            FROM
+              tracking_events e
+              CROSS JOIN LATERAL (
+                SELECT
+                  to_char(e.event_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "eventTime",
+                  e.event_code AS "eventCode",
+                  e.status AS "status",
+                  e.status_info AS "statusInfo",
+                  e.description AS "description",
+                  e.exception_description AS "exceptionDescription",
+                  e.country AS "country",
+                  e.state AS "state",
+                  e.city AS "city",
+                  e.postal_code AS "postalCode",
+                  e.address AS "address"
+              ) v
+            WHERE
+              e.task_id = t.id
+          ),
+          '[]'::json
+        )
+        ELSE t.events_view
+      END,
+      last_fetched_at = now(),
+      refresh_failures = 0,
+      next_refresh_at = CASE
+        WHEN u.terminal THEN NULL
+        ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000)
+      END,
+      inactive_since = CASE
+        WHEN u.terminal THEN now()
+      END,
+      refresh_lease_owner = NULL,
+      refresh_lease_until = NULL,
+      -- Moves only when something the user can see changed, not on every fetch.
+      updated_at = CASE
+        WHEN u.status_changed
+        OR u.milestone <> t.milestone
+        OR u.gained_events
+        OR u.terminal
+        OR (
+          u.estimated_delivery_at IS NOT NULL
+          AND u.estimated_delivery_at IS DISTINCT FROM t.estimated_delivery_at
+        )
+        OR (
+          u.origin_address IS NOT NULL
+          AND u.origin_address::text IS DISTINCT FROM t.origin_address::text
+        )
+        OR (
+          u.destination_address IS NOT NULL
+          AND u.destination_address::text IS DISTINCT FROM t.destination_address::text
+        ) THEN now()
+        ELSE t.updated_at
+      END
+    FROM
+      unnest(
+        $1::bigint[],
+        $2::text[],
+        $3::text[],
+        $4::text[],
+        $5::timestamptz[],
+        $6::json[],
+        $7::json[],
+        $8::timestamptz[],
+        $9::boolean[],
+        $10::float8[],
+        $11::boolean[],
+        $12::boolean[],
+        $13::boolean[],
+        $14::boolean[]
+      ) AS u (
+        id,
+        standard_status,
+        milestone,
+        carrier_status,
+        estimated_delivery_at,
+        origin_address,
+        destination_address,
+        last_new_event_at,
+        terminal,
+        next_refresh_in_ms,
+        gained_events,
+        status_changed,
+        tells,
+        full_events
+      )
+    WHERE
+      t.id = u.id
+    RETURNING
+      t.*,
+      u.tells,
+      u.full_events
+  )
+SELECT
+  t.id,
+  (
+    SELECT
+      row_to_json(doc)::text
+    FROM
+      (
+        SELECT
+          t.id AS "taskId",
+          t.carrier_code AS "carrierCode",
+          t.tracking_number AS "trackingNumber",
+          t.external_reference_no AS "externalReferenceNo",
+          t.standard_status AS "standardStatus",
+          t.carrier_status AS "carrierStatus",
+          to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          t.origin_address AS "originAddress",
+          t.destination_address AS "destinationAddress",
+          t.events_view AS "events"
+      ) doc
+  ) AS task,
+  CASE
+    WHEN t.full_events THEN (
+      SELECT
+        row_to_json(doc)::text
+      FROM
+        (
+          SELECT
+            t.id AS "taskId",
+            t.carrier_code AS "carrierCode",
+            t.tracking_number AS "trackingNumber",
+            t.external_reference_no AS "externalReferenceNo",
+            t.callback_url AS "callbackUrl",
+            t.standard_status AS "standardStatus",
+            t.milestone AS "milestone",
+            t.carrier_status AS "carrierStatus",
+            to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+            t.origin_address AS "originAddress",
+            t.destination_address AS "destinationAddress",
+            t.next_refresh_at IS NOT NULL AS "active",
+            to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
+            to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+            to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+            to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+            to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+            COALESCE(
+              (
+                SELECT
+                  (
+                    '[' || string_agg(
+                      row_to_json(v)::text,
+                      ','
+                      ORDER BY
+                        e.event_time,
+                        e.id
+                    ) || ']'
+                  )::json
+                FROM
+                  tracking_events e
+                  CROSS JOIN LATERAL (
+                    SELECT
+                      to_char(e.event_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "eventTime",
+                      e.event_code AS "eventCode",
+                      e.status AS "status",
+                      e.status_info AS "statusInfo",
+                      e.description AS "description",
+                      e.exception_description AS "exceptionDescription",
+                      e.country AS "country",
+                      e.state AS "state",
+                      e.city AS "city",
+                      e.postal_code AS "postalCode",
+                      e.address AS "address",
+                      e.milestone AS "milestone"
+                  ) v
+                WHERE
+                  e.task_id = t.id
+              ),
+              '[]'::json
+            ) AS "events"
+        ) doc
+    )
+  END AS full
+FROM
+  updated t
+WHERE
+  t.tells;

@@ -1,0 +1,13 @@
+-- settings_update: run by src/db/settings.repository.ts
+
+-- every setting at once
+UPDATE settings
+SET
+  batch_max_items = $1,
+  retention_days = $2,
+  updated_at = now()
+WHERE
+  id
+RETURNING
+  batch_max_items AS "batchMaxItems",
+  retention_days AS "retentionDays";

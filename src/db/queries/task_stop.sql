@@ -1,0 +1,112 @@
+-- task_stop: run by src/db/task-lifecycle.repository.ts
+
+WITH
+  stopped AS (
+    UPDATE tracking_tasks t
+    SET
+      stopped_at = COALESCE(t.stopped_at, now()),
+      inactive_since = COALESCE(t.inactive_since, now()),
+      updated_at = CASE
+        WHEN t.next_refresh_at IS NOT NULL
+        OR t.stopped_at IS NULL THEN now()
+        ELSE t.updated_at
+      END,
+      next_refresh_at = NULL,
+      refresh_lease_owner = NULL,
+      refresh_lease_until = NULL
+    WHERE
+      t.user_id = $1
+      AND t.id = $2
+    RETURNING
+      t.*
+  )
+SELECT
+  (
+    SELECT
+      row_to_json(doc)::text
+    FROM
+      (
+        SELECT
+          t.id AS "taskId",
+          t.carrier_code AS "carrierCode",
+          t.tracking_number AS "trackingNumber",
+          t.external_reference_no AS "externalReferenceNo",
+          t.callback_url AS "callbackUrl",
+          t.standard_status AS "standardStatus",
+          t.milestone AS "milestone",
+          t.carrier_status AS "carrierStatus",
+          to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          t.origin_address AS "originAddress",
+          t.destination_address AS "destinationAddress",
+          t.next_refresh_at IS NOT NULL AS "active",
+          to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
+          to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+          to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                (
+                  '[' || string_agg(
+                    row_to_json(v)::text,
+                    ','
+                    ORDER BY
+                      e.event_time,
+                      e.id
+                  ) || ']'
+                )::json
+              FROM
+                tracking_events e
+                CROSS JOIN LATERAL (
+                  SELECT
+                    to_char(e.event_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "eventTime",
+                    e.event_code AS "eventCode",
+                    e.status AS "status",
+                    e.status_info AS "statusInfo",
+                    e.description AS "description",
+                    e.exception_description AS "exceptionDescription",
+                    e.country AS "country",
+                    e.state AS "state",
+                    e.city AS "city",
+                    e.postal_code AS "postalCode",
+                    e.address AS "address",
+                    e.milestone AS "milestone"
+                ) v
+              WHERE
+                e.task_id = t.id
+            ),
+            '[]'::json
+          ) AS "events",
+          (
+            SELECT
+              row_to_json(w)
+            FROM
+              (
+                SELECT
+                  d.status AS "status",
+                  d.attempt_count AS "attemptCount",
+                  to_char(
+                    CASE
+                      WHEN d.status = 'retry_wait' THEN d.next_attempt_at
+                    END AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS "nextRetryAt",
+                  to_char(d.last_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastAttemptAt",
+                  d.response_status_code AS "responseStatusCode",
+                  d.error_message AS "errorMessage"
+                FROM
+                  webhook_deliveries d
+                WHERE
+                  d.task_id = t.id
+                  AND d.endpoint_id IS NULL
+                ORDER BY
+                  d.id DESC
+                LIMIT
+                  1
+              ) w
+          ) AS "latestWebhook"
+      ) doc
+  ) AS document
+FROM
+  stopped t;

@@ -1,0 +1,115 @@
+import {
+  FULL_TASK,
+  LATEST_WEBHOOK,
+  QUERY_TASK,
+  type FullTaskMember,
+  type MemberKind,
+  type Members,
+  type QueryTaskMember,
+  type WebhookSummaryJson,
+} from '../domain/task-document'
+import { fullEventsOf } from './events-view'
+
+/**
+ * The task documents as the database writes them: one JSON text per task, with the members,
+ * order and formats of domain/task-document.ts, written compactly as JSON.stringify writes
+ * (row_to_json). Every task document the service answers or sends is one of these texts: a page of
+ * the list, a query's answer, a webhook's task, with nothing for Node to parse or serialise.
+ */
+
+/** An SQL expression written as JavaScript's toISOString writes a Date. */
+export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/** A delivery's nextRetryAt: its next attempt's time while it waits to be retried, else null (`d` a webhook_deliveries row). */
+export const nextRetryAtOf = (d: string) => `CASE WHEN ${d}.status = 'retry_wait' THEN ${d}.next_attempt_at END`
+
+/** Where each member of a task document comes from, `t` being the tracking_tasks row. */
+const TASK_SOURCES: Record<QueryTaskMember | FullTaskMember, string> = {
+  taskId: 't.id',
+  carrierCode: 't.carrier_code',
+  trackingNumber: 't.tracking_number',
+  externalReferenceNo: 't.external_reference_no',
+  callbackUrl: 't.callback_url',
+  standardStatus: 't.standard_status',
+  milestone: 't.milestone',
+  carrierStatus: 't.carrier_status',
+  estimatedDeliveryAt: 't.estimated_delivery_at',
+  // Stored as the text the documents write (json: compact, members in order; migration 0014).
+  originAddress: 't.origin_address',
+  destinationAddress: 't.destination_address',
+  active: 't.next_refresh_at IS NOT NULL',
+  stoppedAt: 't.stopped_at',
+  createdAt: 't.created_at',
+  updatedAt: 't.updated_at',
+  lastCheckedAt: 't.last_fetched_at',
+  nextCheckAt: 't.next_refresh_at',
+  // The interface's events are kept ready on the row (events-view.ts); the full task's, with their
+  // milestones, are read from tracking_events when asked for (WRITE.fullEvents).
+  events: 't.events_view',
+  latestWebhook: 't.id',
+}
+
+/** Where each member of latestWebhook comes from, `d` being the webhook_deliveries row. */
+const LATEST_WEBHOOK_SOURCES: Record<keyof WebhookSummaryJson, string> = {
+  status: 'd.status',
+  attemptCount: 'd.attempt_count',
+  nextRetryAt: nextRetryAtOf('d'),
+  lastAttemptAt: 'd.last_attempt_at',
+  responseStatusCode: 'd.response_status_code',
+  errorMessage: 'd.error_message',
+}
+
+/** How each kind of member is written from its source. */
+const WRITE: Record<MemberKind, (source: string) => string> = {
+  id: (source) => source,
+  count: (source) => source,
+  text: (source) => source,
+  status: (source) => source,
+  milestone: (source) => source,
+  webhookStatus: (source) => source,
+  boolean: (source) => source,
+  time: iso,
+  timeOrNull: iso,
+  address: (source) => source,
+  events: (source) => source,
+  fullEvents: () => fullEventsOf('t.id'),
+  latestWebhook: (taskId) => latestWebhookOf(taskId),
+}
+
+function objectOf<M extends Members>(members: M, sources: Record<keyof M, string>, omit: readonly string[] = []): string {
+  const written = (Object.keys(members) as (keyof M & string)[]).filter((member) => !omit.includes(member))
+  // A member a line: the statements are read in review (src/db/queries/).
+  return `SELECT ${written.map((member) => `${WRITE[members[member]!](sources[member])} AS "${member}"`).join(',\n       ')}`
+}
+
+/** The task's newest delivery of its own (not an endpoint's), as latestWebhook shows it; null before the first. */
+function latestWebhookOf(taskId: string): string {
+  return `(SELECT row_to_json(w) FROM (
+            ${objectOf(LATEST_WEBHOOK, LATEST_WEBHOOK_SOURCES)}
+              FROM webhook_deliveries d
+             WHERE d.task_id = ${taskId} AND d.endpoint_id IS NULL
+             ORDER BY d.id DESC
+             LIMIT 1) w)`
+}
+
+export interface DocumentOptions {
+  /** Leave out the events (list items without include=events). */
+  events?: boolean
+  /** Leave out latestWebhook (the webhooks' task). */
+  latestWebhook?: boolean
+}
+
+// Each kind of document's text, written once: a list page asked for it on every call.
+const WRITTEN = new Map<string, string>()
+
+/** An SQL expression: the document of the task row `t` (of tracking_tasks, or a CTE of its columns) as JSON text. */
+export function taskDocumentOf(document: 'query' | 'full', options: DocumentOptions = {}): string {
+  const key = `${document} ${options.events !== false} ${options.latestWebhook !== false}`
+  let text = WRITTEN.get(key)
+  if (text === undefined) {
+    const omit = [...(options.events === false ? ['events'] : []), ...(options.latestWebhook === false ? ['latestWebhook'] : [])]
+    const members = document === 'query' ? QUERY_TASK : FULL_TASK
+    WRITTEN.set(key, (text = `(SELECT row_to_json(doc)::text FROM (${objectOf(members, TASK_SOURCES, omit)}) doc)`))
+  }
+  return text
+}

@@ -1,0 +1,161 @@
+import type { Milestone } from './milestones'
+import type { StandardStatus, WebhookStatus } from './statuses'
+import type { Address, TrackingEvent } from './tracking-task'
+
+/**
+ * The task on the wire: the one table of the members of its documents, their order and how each
+ * value is written (datetimes as ISO 8601 in UTC with milliseconds and a Z). From it come the
+ * documents' TypeScript types (here), the SQL that renders them (db/task-document.sql.ts, which
+ * must name a source for every member, or the typecheck fails) and the HTTP schemas' checks
+ * (http/schemas/task.schema.ts, task-lifecycle.schema.ts: held to these types by the typechecker;
+ * src/db/task-document.test.ts renders every document and checks it against them).
+ *
+ * Adding a member: a line in QUERY_TASK or FULL_TASK (the order is the document's), its source in
+ * db/task-document.sql.ts, the column in a migration and the code that fills it, and the member
+ * in the HTTP schema (the typecheck says where).
+ */
+
+/** How each kind of member is written, as the type it has in JSON. */
+export interface MemberTypes {
+  id: number
+  count: number
+  text: string
+  status: StandardStatus
+  milestone: Milestone
+  webhookStatus: WebhookStatus
+  boolean: boolean
+  /** ISO 8601 in UTC with milliseconds and a Z. */
+  time: string
+  timeOrNull: string | null
+  address: Address
+  /** The interface's events, ascending by eventTime. */
+  events: TrackingEventJson[]
+  /** The full task's events (with their milestones), ascending by eventTime. */
+  fullEvents: FullEventJson[]
+  latestWebhook: WebhookSummaryJson | null
+}
+
+export type MemberKind = keyof MemberTypes
+export type Members = Readonly<Record<string, MemberKind>>
+/** A document's type: each member as its kind is written. */
+export type DocumentOf<M extends Members> = { -readonly [K in keyof M]: MemberTypes[M[K]] }
+
+/** The interface's task: the query answer, and (without latestWebhook) the callback's tracking.status_changed. */
+export const QUERY_TASK = {
+  taskId: 'id',
+  carrierCode: 'text',
+  trackingNumber: 'text',
+  externalReferenceNo: 'text',
+  standardStatus: 'status',
+  carrierStatus: 'text',
+  estimatedDeliveryAt: 'timeOrNull',
+  originAddress: 'address',
+  destinationAddress: 'address',
+  events: 'events',
+  latestWebhook: 'latestWebhook',
+} as const satisfies Members
+
+/** The full task (GET …/{taskId}, the list's items, the endpoints' events): the query's members and the task's life. */
+export const FULL_TASK = {
+  taskId: 'id',
+  carrierCode: 'text',
+  trackingNumber: 'text',
+  externalReferenceNo: 'text',
+  callbackUrl: 'text',
+  standardStatus: 'status',
+  milestone: 'milestone',
+  carrierStatus: 'text',
+  estimatedDeliveryAt: 'timeOrNull',
+  originAddress: 'address',
+  destinationAddress: 'address',
+  active: 'boolean',
+  stoppedAt: 'timeOrNull',
+  createdAt: 'time',
+  updatedAt: 'time',
+  lastCheckedAt: 'timeOrNull',
+  nextCheckAt: 'timeOrNull',
+  events: 'fullEvents',
+  latestWebhook: 'latestWebhook',
+} as const satisfies Members
+
+export type QueryTaskMember = keyof typeof QUERY_TASK
+export type FullTaskMember = keyof typeof FULL_TASK
+
+export type TaskJson = DocumentOf<typeof QUERY_TASK>
+/** `events` is absent from list items unless asked for (include=events). */
+export type FullTaskJson = Omit<DocumentOf<typeof FULL_TASK>, 'events'> & { events?: FullEventJson[] }
+
+/** A tracking event's members, in order, and how each is written. */
+export const EVENT_FIELDS = {
+  eventTime: 'datetime',
+  eventCode: 'text',
+  status: 'text',
+  statusInfo: 'text',
+  description: 'text',
+  exceptionDescription: 'text',
+  country: 'text',
+  state: 'text',
+  city: 'text',
+  postalCode: 'text',
+  address: 'text',
+} as const satisfies Record<keyof TrackingEvent, 'datetime' | 'text'>
+
+export type EventField = keyof typeof EVENT_FIELDS
+
+/** The events of the full task: the interface's members and the event's milestone ("" when its code is unknown). */
+export const FULL_EVENT_FIELDS = { ...EVENT_FIELDS, milestone: 'text' } as const
+
+/** An event as JSON holds it: eventTime as an ISO 8601 string. */
+export type TrackingEventJson = Record<EventField, string>
+
+/** An event of the full task as JSON holds it. */
+export type FullEventJson = TrackingEventJson & { milestone: Milestone | '' }
+
+/** latestWebhook: the newest delivery of the task's own (not an endpoint's). */
+export interface WebhookSummaryJson {
+  status: WebhookStatus
+  attemptCount: number
+  /** null unless the delivery is waiting to be retried (retry_wait). */
+  nextRetryAt: string | null
+  /** null before the first attempt. */
+  lastAttemptAt: string | null
+  /** 0 when no HTTP answer came back. */
+  responseStatusCode: number
+  /** "" when none. */
+  errorMessage: string
+}
+
+/** latestWebhook's members, in order, and how each is written. */
+export const LATEST_WEBHOOK = {
+  status: 'webhookStatus',
+  attemptCount: 'count',
+  nextRetryAt: 'timeOrNull',
+  lastAttemptAt: 'timeOrNull',
+  responseStatusCode: 'count',
+  errorMessage: 'text',
+} as const satisfies Record<keyof WebhookSummaryJson, MemberKind>
+
+/** An address as the documents write it: compact, its members in the interface's order. */
+export function addressJson(a: Address): Address {
+  return { country: a.country, state: a.state, city: a.city, postalCode: a.postalCode, address: a.address }
+}
+
+export function eventToJson(event: TrackingEvent): TrackingEventJson {
+  const json = {} as Record<EventField, string>
+  for (const field of Object.keys(EVENT_FIELDS) as EventField[]) {
+    const value = event[field]
+    json[field] = value instanceof Date ? value.toISOString() : value
+  }
+  return json
+}
+
+/**
+ * A document as the JSON text it is sent as (the database writes the documents: no parse, no
+ * serialisation on the way out). The type says which document; `parseDocument` reads it back
+ * where a value is needed.
+ */
+export type JsonText<T> = string & { readonly __document?: T }
+
+export function parseDocument<T>(text: JsonText<T>): T {
+  return JSON.parse(text) as T
+}

@@ -1,0 +1,38 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ApiUserService } from '../../services/api-user.service'
+import type { ConsoleSessionService } from '../../services/console-session.service'
+import type { ConsoleService } from '../../services/console.service'
+import type { SettingsService } from '../../services/settings.service'
+import type { TaskService } from '../../services/task.service'
+import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
+import type { Html } from './html'
+
+/** What the console's routes and pages share: the services they call, and how a page is answered. */
+
+export interface ConsoleOptions {
+  adminToken: string
+  sessions: ConsoleSessionService
+  console: ConsoleService
+  users: ApiUserService
+  settings: SettingsService
+  tasks: TaskService
+  endpoints: WebhookEndpointService
+}
+
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+}
+
+export function sendPage(reply: FastifyReply, body: Html, status = 200): FastifyReply {
+  return reply.code(status).headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(body.text)
+}
+
+/** Form bodies: application/x-www-form-urlencoded, as the console's forms send them. */
+export function formOf(request: FastifyRequest): Record<string, string> {
+  return (request.body as Record<string, string> | undefined) ?? {}
+}

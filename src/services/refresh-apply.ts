@@ -1,0 +1,119 @@
+import { Coalescer } from '../db/coalescer'
+import type { Database } from '../db/database'
+import { endpointsOf, insertDeliveries, type DeliveryToInsert } from '../db/outbox-writes'
+import type { ClaimedTask } from '../db/refresh.repository'
+import { insertEvents, lockLeasedTasks, updateTasks } from '../db/refresh-writes'
+import { eventToJson, parseDocument } from '../domain/task-document'
+import { deliveriesOfChange, eventsOfChange, type ChangeFacts } from '../domain/task-events'
+import { resolveUpdate, type CarrierSnapshot, type TaskUpdate } from '../domain/tracking-update'
+
+/** One task's successful fetch, as the refresh applies it. */
+export interface FetchedTask {
+  task: ClaimedTask
+  /** What the carrier said of the number; undefined: it does not know it. */
+  snapshot: CarrierSnapshot | undefined
+  fetchedAt: Date
+  /** When the task is due next if it stays active. */
+  nextRefreshInMs: number
+}
+
+/** `notified`: deliveries made for the change (to the callback or to endpoints). */
+export type ApplyOutcome = { applied: false } | { applied: true; update: TaskUpdate; notified: number }
+
+/**
+ * The refresh's unit of work: the answers of one carrier request (with those of the requests that
+ * arrive while one is being applied) in one short transaction, whatever the number of tasks. Lock
+ * the tasks still held under their leases, merge all events in one statement, decide each task's
+ * new state (domain/tracking-update.ts) and whom its change tells (domain/task-events.ts), write
+ * every task in one statement, and record the deliveries in the outbox in one more. Nothing here
+ * waits on a carrier.
+ */
+export class RefreshApply {
+  /** No task is in two answers (a claim holds it once), so answers need no keys to be grouped. */
+  private readonly applies: Coalescer<FetchedTask[], ApplyOutcome[]>
+
+  constructor(
+    private readonly db: Database,
+    /** No new event (or not found) for this long: expired (EXPIRE_AFTER_DAYS). */
+    private readonly expireAfterMs: number,
+  ) {
+    this.applies = new Coalescer<FetchedTask[], ApplyOutcome[]>({
+      // A few transactions side by side.
+      maxInFlight: 4,
+      maxGroup: 20,
+      run: async (answers) => {
+        const outcomes = await this.applyTogether(answers.flat())
+        let from = 0
+        return answers.map((items) => outcomes.slice(from, (from += items.length)))
+      },
+      runOne: (items) => this.applyTogether(items),
+    })
+  }
+
+  /** The outcome of each item, in order; applied: false when its lease was lost (to another worker, a stop, a delete). */
+  apply(items: FetchedTask[]): Promise<ApplyOutcome[]> {
+    if (items.length === 0) return Promise.resolve([])
+    return this.applies.submit(items)
+  }
+
+  private applyTogether(items: FetchedTask[]): Promise<ApplyOutcome[]> {
+    return this.db.transaction(async (tx) => {
+      const held = await lockLeasedTasks(
+        tx,
+        items.map((i) => i.task),
+      )
+      const mine = items.filter((i) => held.has(i.task.id))
+      const added = await insertEvents(
+        tx,
+        mine.map((item) => ({ taskId: item.task.id, events: item.snapshot?.events ?? [] })),
+      )
+      const decided = mine.map((item) => {
+        const before = held.get(item.task.id)!
+        const newEvents = added.get(item.task.id) ?? []
+        const update = resolveUpdate(before, item.snapshot, { now: item.fetchedAt, newEventCount: newEvents.length, expireAfterMs: this.expireAfterMs })
+        const facts: ChangeFacts = { previous: before, update, newEventCount: newEvents.length }
+        return { item, before, facts, newEvents, tells: eventsOfChange(facts).length > 0 }
+      })
+      // Endpoints are looked up only for the users with something to tell.
+      const endpoints = await endpointsOf(
+        tx,
+        decided.filter((d) => d.tells).map((d) => d.before.userId),
+      )
+      const written = await updateTasks(
+        tx,
+        decided.map(({ item, before, facts, newEvents, tells }) => ({
+          id: item.task.id,
+          update: facts.update,
+          gainedEvents: newEvents.length > 0,
+          nextRefreshInMs: item.nextRefreshInMs,
+          tells,
+          full: tells && endpoints.has(before.userId),
+        })),
+      )
+      const after = new Map(written.map((task) => [task.id, task]))
+      const deliveries: DeliveryToInsert[] = []
+      const outcomes = new Map<FetchedTask, ApplyOutcome>()
+      for (const { item, before, facts, newEvents } of decided) {
+        const told = after.get(item.task.id)
+        const userEndpoints = endpoints.get(before.userId) ?? []
+        const planned = told
+          ? deliveriesOfChange(
+              {
+                ...facts,
+                task: told.task,
+                full: told.full ? parseDocument(told.full) : undefined,
+                // As the full task writes them: only an endpoint reads them.
+                newEvents: told.full ? newEvents.map((event) => ({ ...eventToJson(event), milestone: event.milestone })) : [],
+              },
+              userEndpoints,
+              item.fetchedAt,
+            )
+          : []
+        for (const delivery of planned) deliveries.push({ ...delivery, taskId: item.task.id, userId: before.userId })
+        outcomes.set(item, { applied: true, update: facts.update, notified: planned.length })
+      }
+      await insertDeliveries(tx, deliveries)
+      return items.map((item) => outcomes.get(item) ?? { applied: false })
+    })
+  }
+}
