@@ -3,7 +3,7 @@ import type { StandardStatus } from '../domain/statuses'
 import type { EndpointData } from '../domain/task-events'
 import { addressJson, type JsonText } from '../domain/task-document'
 import type { Address } from '../domain/tracking-task'
-import { isTerminal, type CarrierEvent, type TaskUpdate } from '../domain/tracking-update'
+import { isTerminal, type CarrierEvent, type TaskRefreshState, type TaskUpdate } from '../domain/tracking-update'
 import type { WebhookTaskJson } from '../domain/webhook-payload'
 import { intArray, textArray } from './array-literal'
 import type { Queryable } from './database'
@@ -18,16 +18,10 @@ import { statementsOf } from './statements'
  * (docs/architecture.md, "No orphans").
  */
 
-/** A claimed task as its refresh finds it, locked. */
-export interface HeldTask {
+/** A claimed task as its refresh finds it, locked: what the refresh decides from, and whose it is. */
+export interface HeldTask extends TaskRefreshState {
   id: number
   userId: number
-  standardStatus: StandardStatus
-  milestone: Milestone
-  carrierStatus: string
-  estimatedDeliveryAt: Date | null
-  createdAt: Date
-  lastNewEventAt: Date | null
 }
 
 /**

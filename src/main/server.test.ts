@@ -197,8 +197,8 @@ describe('the service on its embedded PostgreSQL server', () => {
     const created = JSON.parse(first.stdout)
     expect(created).toEqual({ userId: 1, name: 'solo', token: expect.stringMatching(/^trk_/), webhookSecret: expect.stringMatching(/^whsec_/) })
     expect(postmasterPid(DATA_DIR)).toBeUndefined()
-    const issued = JSON.parse((await runEntry('src/main/admin.ts', ['issue-token', '1'], { DATA_DIR })).stdout)
-    expect(issued).toEqual({ tokenId: 2, token: expect.stringMatching(/^trk_/) })
+    const newToken = JSON.parse((await runEntry('src/main/admin.ts', ['issue-token', '1'], { DATA_DIR })).stdout)
+    expect(newToken).toEqual({ tokenId: 2, token: expect.stringMatching(/^trk_/) })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['revoke-token', '1', '2'], { DATA_DIR })).stdout)).toEqual({ tokenId: 2, revoked: true })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '50'], { DATA_DIR })).stdout)).toEqual({
       batchMaxItems: 50,
