@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { Registry } from 'prom-client'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -16,9 +18,11 @@ import { WebhookHttp } from '../../webhooks/webhook-http'
 
 // The operator console in a real browser (Debian's chromium driven by playwright-core): an operator
 // signs in, creates an API user, finds a parcel, reads its timeline, redelivers a webhook that
-// failed; and the security cases. Every page is photographed at 390 and 1440 px into docs/console/.
+// failed; and the security cases. Every page is photographed at 390 and 1440 px: into docs/console/
+// with SCREENSHOTS=1 (when the pages changed), else into a temporary folder, so that a test run
+// leaves the tree as it found it.
 const CHROMIUM = '/usr/bin/chromium'
-const SHOTS = new URL('../../../docs/console/', import.meta.url).pathname
+const SHOTS = process.env.SCREENSHOTS === '1' ? new URL('../../../docs/console/', import.meta.url).pathname : `${mkdtempSync(join(tmpdir(), 'console-'))}/`
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 
 let t: TestApp
