@@ -3,7 +3,7 @@ import pg from 'pg'
 import { createCarrierSimulator } from '../src/carriers/registry'
 import { startService } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
-import { newest } from './finished'
+import { newest, SCHEDULED } from './finished'
 import { load } from './load'
 import { type Row, fmt } from './report'
 
@@ -94,7 +94,7 @@ export async function burstFigures(
     const client = new pg.Client({ connectionString: dbUrl() })
     await client.connect()
     const { rows: fetchedRows } = await client.query<{ at: number | null }>(
-      `SELECT ${newest('last_fetched_at')} FROM tracking_tasks WHERE tracking_number LIKE $1`,
+      `SELECT ${newest('last_fetched_at')} FROM ${SCHEDULED} WHERE tracking_number LIKE $1`,
       [`${prefix}%`],
     )
     const fetched = fetchedRows[0]!.at ?? Number.NaN

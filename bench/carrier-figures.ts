@@ -4,6 +4,7 @@ import pg from 'pg'
 import { carrierOf, createCarrierSimulator } from '../src/carriers/registry'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
+import { makeDue, SCHEDULED } from './finished'
 import { warmLoad } from './load'
 import { type Row, fmt } from './report'
 
@@ -91,14 +92,14 @@ export async function carrierFigures(options: {
       ] as const) {
         const carrier = carrierOf(code)!
         await client.query(
-          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-           SELECT $1, $2, $3 || g, $4, NULL FROM generate_series(1, $5::int) g`,
+          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+           SELECT $1, $2, $3 || g, $4, now() FROM generate_series(1, $5::int) g`,
           [userId, code, `DLR${code}`, receiver.url, tasks],
         )
         const ceiling = await fetchCeiling(sim, [code], seconds)
         const started = Date.now()
-        await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1 AND carrier_code = $2`, [userId, code])
-        await until(client, `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1 AND carrier_code = $2`, [
+        await makeDue(client, 'user_id = $1 AND carrier_code = $2', [userId, code])
+        await until(client, `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM ${SCHEDULED} WHERE user_id = $1 AND carrier_code = $2`, [
           userId,
           code,
         ])
@@ -145,12 +146,12 @@ async function outage(o: {
   const env = { ...o.common, ...simulatorEnv(down) }
   try {
     const { rows } = await client.query<{ min: string; max: string }>(
-      `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-                  SELECT $1, 'FEDEX', 'DLO' || g, $2, now() FROM generate_series(1, $3::int) g RETURNING id)
+      `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url)
+                  SELECT $1, 'FEDEX', 'DLO' || g, $2 FROM generate_series(1, $3::int) g RETURNING id)
        SELECT min(id), max(id) FROM t`,
       [userId, o.receiverUrl, outageTasks],
     )
-    await client.query('VACUUM ANALYZE tracking_tasks')
+    await client.query('VACUUM ANALYZE tracking_tasks, task_schedule')
     const [min, max] = [Number(rows[0]!.min), Number(rows[0]!.max)]
     const query = async (service: ServiceProcess) => {
       const res = await fetch(`${service.baseUrl}/admin/api-users/${userId}/tokens`, {
@@ -182,14 +183,16 @@ async function outage(o: {
     const writtenSince = async (xid: string) =>
       (
         await client.query<{ written: number }>(
-          `SELECT count(*)::int AS written FROM tracking_tasks WHERE carrier_code = 'FEDEX' AND user_id = $1 AND xmin::text::bigint >= $2::bigint`,
+          `SELECT (SELECT count(*)::int FROM tracking_tasks WHERE carrier_code = 'FEDEX' AND user_id = $1 AND xmin::text::bigint >= $2::bigint)
+                + (SELECT count(*)::int FROM ${SCHEDULED} WHERE carrier_code = 'FEDEX' AND user_id = $1 AND s.xmin::text::bigint >= $2::bigint) AS written`,
           [userId, xid],
         )
       ).rows[0]!.written
     const leased = async () =>
       (
         await client.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM tracking_tasks WHERE carrier_code = 'FEDEX' AND user_id = $1 AND refresh_lease_until > now()`,
+          `SELECT count(*)::int AS n FROM refresh_claims c CROSS JOIN unnest(c.task_ids) AS h (task_id) JOIN tracking_tasks t ON t.id = h.task_id
+            WHERE c.carrier_code = 'FEDEX' AND c.lease_until > now() AND t.user_id = $1`,
           [userId],
         )
       ).rows[0]!.n
@@ -251,7 +254,7 @@ async function outage(o: {
       while ((await circuitOf(worker)) !== 'open') await new Promise((r) => setTimeout(r, 100))
       down.setDown(carrierOf('FEDEX')!.simulator, false)
       const backFrom = Date.now()
-      await until(client, `SELECT count(*) = 0 AS done FROM tracking_tasks WHERE user_id = $1 AND carrier_code = 'FEDEX' AND last_fetched_at IS NULL`, [userId])
+      await until(client, `SELECT count(*) = 0 AS done FROM ${SCHEDULED} WHERE user_id = $1 AND carrier_code = 'FEDEX' AND last_fetched_at IS NULL`, [userId])
       const recovery = (Date.now() - backFrom) / 1000
       const allowed = outageTasks / o.fedexRate + 60
       row(

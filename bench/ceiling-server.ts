@@ -33,9 +33,10 @@ app.get('/task', async (request) => {
 app.get('/page', async (request) => {
   const { rows } = await pool.query(
     `SELECT t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.callback_url, t.standard_status, t.milestone, t.carrier_status,
-            t.estimated_delivery_at, t.origin_address, t.destination_address, t.next_refresh_at, t.stopped_at, t.created_at, t.updated_at,
-            t.last_fetched_at, d.status, d.attempt_count, d.next_attempt_at, d.last_attempt_at, d.response_status_code, d.error_message
+            t.estimated_delivery_at, t.origin_address, t.destination_address, t.inactive_since, t.stopped_at, t.created_at, t.updated_at,
+            s.next_refresh_at, s.last_fetched_at, d.status, d.attempt_count, d.next_attempt_at, d.last_attempt_at, d.response_status_code, d.error_message
        FROM tracking_tasks t
+       LEFT JOIN task_schedule s ON s.task_id = t.id
        LEFT JOIN LATERAL (
          SELECT * FROM webhook_deliveries d WHERE d.task_id = t.id AND d.endpoint_id IS NULL ORDER BY d.id DESC LIMIT 1) d ON true
       WHERE t.user_id = $1 ORDER BY t.created_at DESC, t.id DESC LIMIT 21`,

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { EVENT_TYPES } from '../src/domain/event-types'
-import { newest } from './finished'
+import { makeDue, makeDueInTurn, newest, SCHEDULED } from './finished'
 import { fmt } from './report'
 
 /**
@@ -48,8 +48,8 @@ async function userWithEndpoints(b: EndpointBench, name: string, eventTypes: rea
     [userId, b.receiverBase, eventTypes],
   )
   await b.client.query(
-    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-     SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'EPB' || g, $2, NULL FROM generate_series(1, $3::int) g`,
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+     SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'EPB' || g, $2, now() FROM generate_series(1, $3::int) g`,
     [userId, `${b.receiverBase}/callback`, TASKS],
   )
   return { userId, endpoints: rows.map((r) => r.id) }
@@ -58,9 +58,9 @@ async function userWithEndpoints(b: EndpointBench, name: string, eventTypes: rea
 /** Refreshes the user's tasks at once: numbers/s, and the deliveries made per task, once all are sent. */
 async function refreshWithEndpoints(b: EndpointBench, userId: number, label: string): Promise<void> {
   const started = Date.now()
-  await b.client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
+  await makeDue(b.client, 'user_id = $1', [userId])
   const refreshed = await b.waitFor(
-    `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done, ${newest('last_fetched_at')} FROM tracking_tasks WHERE user_id = $1`,
+    `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done, ${newest('last_fetched_at')} FROM ${SCHEDULED} WHERE user_id = $1`,
     [userId],
   )
   const rate = TASKS / ((refreshed - started) / 1000)
@@ -88,14 +88,14 @@ export async function endpointFigures(b: EndpointBench): Promise<void> {
 
   const steadyFrom = new Date()
   await client.query(
-    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-     SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'EPS' || g, $2, now() + make_interval(secs => g / 200.0)
-       FROM generate_series(1, $3::int) g`,
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+     SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'EPS' || g, $2, now() FROM generate_series(1, $3::int) g`,
     [userId, `${b.receiverBase}/callback`, STEADY],
   )
+  await makeDueInTurn(client, userId, 'EPS', 200)
   await b.waitFor(
     `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE user_id = $1 AND status <> 'success') AS done
-       FROM tracking_tasks WHERE user_id = $1`,
+       FROM ${SCHEDULED} WHERE user_id = $1`,
     [userId],
   )
   const steady = await b.latencyOf(steadyFrom, userId)

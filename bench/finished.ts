@@ -2,7 +2,7 @@ import type pg from 'pg'
 
 /**
  * Waits for work that the database records, and tells when it finished (epoch ms). The statement
- * answers `done` and may answer `at`, the newest of the rows' own times (max(last_fetched_at), a
+ * answers `done` and may answer `at`, the newest of the rows' own times (max(s.last_fetched_at), a
  * delivery's updated_at): a rate then ends where its work did, not at the poll that saw it, so
  * the poll can be seldom. Each poll is a count over the figure's rows on the same two cores as
  * the service being measured (under the burst, such a scan of tracking_tasks took 9-29 ms each).
@@ -19,3 +19,28 @@ export function finishedAt(client: pg.Client, everyMs = 100) {
 
 /** The `at` of a statement for finishedAt: a timestamp column's newest value, in epoch ms. */
 export const newest = (column: string) => `(EXTRACT(EPOCH FROM max(${column})) * 1000)::float8 AS at`
+
+/**
+ * The tasks with their schedules, for a figure's waits: `s` the schedule row (last_fetched_at,
+ * next_refresh_at), the task's own columns beside it unqualified.
+ */
+export const SCHEDULED = 'tracking_tasks JOIN task_schedule s ON s.task_id = tracking_tasks.id'
+
+/** Makes the tasks matching `where` (over tracking_tasks' columns) active and due now. */
+export async function makeDue(client: pg.Client, where: string, params: unknown[]): Promise<void> {
+  await client.query(
+    `WITH due AS (UPDATE tracking_tasks SET inactive_since = NULL WHERE ${where} RETURNING id)
+     UPDATE task_schedule s SET next_refresh_at = now() FROM due WHERE s.task_id = due.id`,
+    params,
+  )
+}
+
+/** Makes the user's inactive tasks numbered `prefix`1, `prefix`2, … active, due one after another, `perSecond` a second. */
+export async function makeDueInTurn(client: pg.Client, userId: number, prefix: string, perSecond: number): Promise<void> {
+  await client.query(
+    `WITH due AS (UPDATE tracking_tasks SET inactive_since = NULL WHERE user_id = $1 AND tracking_number LIKE $2 || '%' RETURNING id, tracking_number)
+     UPDATE task_schedule s SET next_refresh_at = now() + make_interval(secs => substr(due.tracking_number, length($2) + 1)::int / $3::float8)
+       FROM due WHERE s.task_id = due.id`,
+    [userId, prefix, perSecond],
+  )
+}

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
 import pg from 'pg'
+import { postgresTicks, ticks } from './cpu'
 import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
 
 /**
@@ -20,27 +21,6 @@ interface Simulator {
 const checkout = process.cwd()
 const tasks = Number(process.env.TASKS ?? 10_000)
 const server = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres'
-
-// CPU time of a process, in clock ticks (10 ms).
-const ticks = (pid: number) => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return Number(fields[11]) + Number(fields[12])
-  } catch {
-    return 0 // gone meanwhile
-  }
-}
-const postgresTicks = () =>
-  readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/comm`, 'utf8').startsWith('postgres')
-      } catch {
-        return false
-      }
-    })
-    .reduce((sum, p) => sum + ticks(Number(p)), 0)
 
 const { startService } = (await import(join(checkout, 'test/support/service-process.ts'))) as typeof import('../test/support/service-process')
 const { simulatorEnv } = (await import(join(checkout, 'test/support/simulator-env.ts'))) as { simulatorEnv(sim: Simulator): Record<string, string> }
@@ -80,19 +60,30 @@ try {
     `INSERT INTO api_users (name, webhook_secret) VALUES ('refresh-ab', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`,
   )
   const userId = rows[0]!.id
+  // Either schema: the schedule in a table of its own (task_schedule), or on the task's row.
+  const { rows: schema } = await client.query<{ own: boolean }>(`SELECT to_regclass('task_schedule') IS NOT NULL AS own`)
+  const own = schema[0]!.own
   await client.query(
-    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-     SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLB' || g, $2, NULL FROM generate_series(1, $3::int) g`,
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, ${own ? 'inactive_since' : 'next_refresh_at'})
+     SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLB' || g, $2, ${own ? 'now()' : 'NULL'} FROM generate_series(1, $3::int) g`,
     [userId, receiverUrl, tasks],
   )
   await client.query('VACUUM ANALYZE')
   const wal = async () => Number((await admin.query<{ wal: string }>(`SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS wal`)).rows[0]!.wal)
   const [database0, worker0, wal0] = [postgresTicks(), ticks(worker.process.pid!), await wal()]
   const started = Date.now()
-  await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
+  await client.query(
+    own
+      ? `WITH due AS (UPDATE tracking_tasks SET inactive_since = NULL WHERE user_id = $1 RETURNING id)
+         UPDATE task_schedule s SET next_refresh_at = now() FROM due WHERE s.task_id = due.id`
+      : `UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`,
+    [userId],
+  )
   for (;;) {
     const { rows: left } = await client.query<{ done: boolean }>(
-      `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1`,
+      own
+        ? `SELECT count(*) FILTER (WHERE s.last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id WHERE t.user_id = $1`
+        : `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done FROM tracking_tasks WHERE user_id = $1`,
       [userId],
     )
     if (left[0]!.done) break

@@ -12,10 +12,13 @@ import { burstFigures } from './burst-figures'
 import { carrierFigures, fetchCeiling } from './carrier-figures'
 import { consoleFigures } from './console-figures'
 import { endpointFigures } from './endpoint-figures'
-import { finishedAt, newest } from './finished'
+import { finishedAt, makeDue, makeDueInTurn, newest, SCHEDULED } from './finished'
 import { listFigures } from './list-figures'
 import { load, warmLoad } from './load'
+import { pss } from './memory'
 import { fmt } from './report'
+import { npmStartMemory } from './npm-start-memory'
+import { refreshWalFigures } from './refresh-wal'
 import { seed } from './seed'
 import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
 
@@ -25,7 +28,8 @@ import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
  * in time. Prints a markdown table (docs/performance.md keeps the latest).
  *
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
- *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x] [--only subscribe,batch,query,list,console]
+ *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x | --wal-only x | --memory-only x]
+ *                    [--only subscribe,batch,query,list,console] [--wal-seconds 30]
  *                    [--outage-tasks 500000]
  */
 
@@ -45,14 +49,6 @@ function row(db: string, figure: string, value: string, ceiling: string, ratio: 
 }
 
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
-/** Proportional set size in MiB (shared pages counted once across the processes that share them). */
-const pss = (pid: number) => {
-  try {
-    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024
-  } catch {
-    return 0 // gone meanwhile (a backend whose connection closed)
-  }
-}
 /** The embedded server's processes: the postmaster and its children. */
 function serverPids(dataDir: string): number[] {
   const postmaster = Number(readFileSync(`${dataDir}/postgresql/postmaster.pid`, 'utf8').split('\n')[0])
@@ -297,7 +293,7 @@ async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => 
   if (measures('console')) await consoleFigures(kind, service, ADMIN_TOKEN, seeded, row)
   // The tasks the API figures made are not the refresh benchmark's: park them so the worker leaves
   // them be (the seeded active ones are due in a day already).
-  await client.query(`UPDATE tracking_tasks SET next_refresh_at = NULL WHERE next_refresh_at < now() + interval '1 hour'`)
+  await client.query(`UPDATE task_schedule SET next_refresh_at = NULL WHERE next_refresh_at < now() + interval '1 hour'`)
   await client.end()
 }
 
@@ -357,8 +353,8 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
       )
     ).rows as [{ id: number }]
     await client.query(
-      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-       SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLB' || g, $2, NULL FROM generate_series(1, $3::int) g`,
+      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+       SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLB' || g, $2, now() FROM generate_series(1, $3::int) g`,
       [userId, receiverUrl, N],
     )
     const waitFor = finishedAt(client)
@@ -367,9 +363,9 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     // measured first, while the worker is idle.
     const ceiling = await fetchCeiling(sim, ['FEDEX', 'UPARCEL'], SECONDS)
     let started = Date.now()
-    await client.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE user_id = $1`, [userId])
+    await makeDue(client, 'user_id = $1', [userId])
     const refreshed = await waitFor(
-      `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done, ${newest('last_fetched_at')} FROM tracking_tasks WHERE user_id = $1`,
+      `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AS done, ${newest('last_fetched_at')} FROM ${SCHEDULED} WHERE user_id = $1`,
       [userId],
     )
     const refreshRate = N / ((refreshed - started) / 1000)
@@ -393,11 +389,11 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     const STEADY = 1000
     const steadyFrom = new Date()
     await client.query(
-      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-       SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLS' || g, $2, now() + make_interval(secs => g / 200.0)
-         FROM generate_series(1, $3::int) g`,
+      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+       SELECT $1, CASE WHEN g % 2 = 0 THEN 'FEDEX' ELSE 'UPARCEL' END, 'DLS' || g, $2, now() FROM generate_series(1, $3::int) g`,
       [userId, receiverUrl, STEADY],
     )
+    await makeDueInTurn(client, userId, 'DLS', 200)
     await waitFor(
       `SELECT count(*) = $2 AS done FROM webhook_deliveries d JOIN tracking_tasks t ON t.id = d.task_id WHERE t.user_id = $1 AND t.tracking_number LIKE 'DLS%' AND d.status = 'success'`,
       [userId, STEADY],
@@ -450,8 +446,14 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
 console.log(`bench: ${cpus().length} cores (${cpus()[0]?.model}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${SECONDS} s per load`)
 for (const kind of DBS) {
   console.log(`\n== ${kind}`)
+  if (kind === 'embedded' && (args.has('memory-only') || !['api-only', 'workers-only', 'burst-only', 'carriers-only', 'wal-only'].some((a) => args.has(a)))) {
+    await npmStartMemory(row, SECONDS)
+  }
+  if (args.has('memory-only')) continue
   await withDatabase(kind, async (env, dbUrl) => {
     if (args.has('burst-only')) return burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
+    const wal = () => refreshWalFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: Number(args.get('wal-seconds') ?? 30) })
+    if (args.has('wal-only')) return wal()
     const carriers = () =>
       carrierFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS, outageTasks: Number(args.get('outage-tasks') ?? 500_000) })
     if (args.has('carriers-only')) return carriers()
@@ -459,6 +461,7 @@ for (const kind of DBS) {
     // figures seed a million tasks and ten million events, autovacuum works through them for
     // minutes and took half of every worker figure (and of the receiver's ceiling) in the same run.
     if (!args.has('api-only')) {
+      await wal()
       await workerFigures(kind, env, dbUrl)
       await burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
       await carriers()

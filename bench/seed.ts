@@ -13,13 +13,11 @@ export async function seed(client: pg.Client, userId: number, tasks: number, pre
     const to = Math.min(tasks, from + 199_999)
     const { rows: ids } = await client.query<{ min: string; max: string }>(
       `WITH t AS (INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone,
-                                            created_at, updated_at, next_refresh_at, inactive_since)
+                                            created_at, updated_at, inactive_since)
                   SELECT $1, CASE WHEN g % 10 < 6 THEN 'FEDEX' ELSE 'UPARCEL' END, $2 || g, 'https://a.example/',
                          CASE WHEN g % 2 = 0 THEN $2 || 'order-' || g ELSE '' END, s.status,
                          CASE WHEN s.status = 'in_transit' AND g % 5 = 0 THEN 'out_for_delivery' ELSE s.status END,
                          now() - make_interval(mins => 2000000 - g), now() - make_interval(mins => (2000000 - g) / 2),
-                         -- Active tasks are due in a day: the refresh figures that follow leave them be.
-                         CASE WHEN s.status IN ('delivered', 'returned', 'expired') THEN NULL ELSE now() + interval '1 day' END,
                          CASE WHEN s.status IN ('delivered', 'returned', 'expired') THEN now() - make_interval(mins => (2000000 - g) / 2) END
                     FROM generate_series($3::int, $4::int) g
                    CROSS JOIN LATERAL (SELECT CASE WHEN g % 100 < 75 THEN 'delivered' WHEN g % 100 < 90 THEN 'in_transit' WHEN g % 100 < 96 THEN 'pending'
@@ -34,6 +32,11 @@ export async function seed(client: pg.Client, userId: number, tasks: number, pre
          FROM generate_series($1::bigint, $2::bigint) t, generate_series(1, 10) e`,
       [ids[0]!.min, ids[0]!.max],
     )
+    // Active tasks are due in a day: the refresh figures that follow leave them be.
+    await client.query(`UPDATE task_schedule SET next_refresh_at = now() + interval '1 day' WHERE task_id BETWEEN $1 AND $2 AND next_refresh_at IS NOT NULL`, [
+      ids[0]!.min,
+      ids[0]!.max,
+    ])
     // As the refresh would leave them: the events kept ready on each task.
     await client.query(`UPDATE tracking_tasks t SET events_view = ${eventsViewOf('t.id')} WHERE t.id BETWEEN $1 AND $2`, [ids[0]!.min, ids[0]!.max])
     // Each task that left pending told its callback so, once and successfully: the webhook a

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import { ConsoleRepository } from './console.repository'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { RefreshRepository } from './refresh.repository'
 
 // The console's reads and the per-carrier claim go through indexes, never a scan of every task or
@@ -17,12 +17,16 @@ beforeAll(async () => {
   const db = database.db
   await db.query(`INSERT INTO api_users (name, webhook_secret) SELECT 'u' || g, 'whsec_x' FROM generate_series(1, 40) g`)
   await db.query(
-    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone, next_refresh_at)
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone, inactive_since)
      SELECT 1 + g % 40, CASE g % 3 WHEN 0 THEN 'FEDEX' WHEN 1 THEN 'UPARCEL' ELSE 'UPS' END, 'PLAN' || g, 'https://a.example/',
             CASE WHEN g % 2 = 0 THEN 'order-' || g ELSE '' END,
             CASE WHEN g % 100 < 80 THEN 'delivered' ELSE 'in_transit' END, CASE WHEN g % 100 < 80 THEN 'delivered' ELSE 'in_transit' END,
-            CASE WHEN g % 100 < 80 THEN NULL WHEN g % 100 < 82 THEN now() - interval '1 minute' ELSE now() + interval '1 hour' END
+            CASE WHEN g % 100 < 80 THEN now() END
        FROM generate_series(1, 200000) g`,
+  )
+  await db.query(
+    `UPDATE task_schedule s SET next_refresh_at = CASE WHEN t.tracking_number ~ '8[01]$' THEN now() - interval '1 minute' ELSE now() + interval '1 hour' END
+       FROM tracking_tasks t WHERE t.id = s.task_id AND t.inactive_since IS NULL`,
   )
   await db.query(
     `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, next_attempt_at, created_at)
@@ -39,6 +43,8 @@ beforeAll(async () => {
   const explaining = {
     query: record,
     queryWithin: (_ms: number, text: string, values?: unknown[]) => record(text, values),
+    transaction: (work: (tx: Queryable) => Promise<unknown>) =>
+      work({ query: async (text: string, values?: unknown[]) => ({ rows: await record(text, values) }) } as unknown as Queryable),
   } as unknown as Database
   explain = async (run) => {
     explained = []
@@ -74,15 +80,15 @@ describe('plans', () => {
     expect(failing).not.toMatch(/Seq Scan on webhook_deliveries/)
   })
 
-  it('counts the backlog, and claims, measures the lag and finds the next full request, of each carrier through (carrier_code, next_refresh_at)', async () => {
+  it('counts the backlog, and claims, measures the lag and finds the next full request, of each carrier through the index of task_schedule', async () => {
     for (const plan of [
       await explain((c) => c.refreshBacklog(['FEDEX', 'UPS'])),
       await explain((_c, r) => r.claimDue('UPS', 300, 60_000)),
       await explain((_c, r) => r.refreshLagSeconds(['FEDEX', 'UPARCEL', 'UPS'])),
       await explain((_c, r) => r.dueInMs('FEDEX', 30)),
     ]) {
-      expect(plan).toMatch(/tracking_tasks_refresh_due_by_carrier_idx/)
-      expect(plan).not.toMatch(/Seq Scan on tracking_tasks/)
+      expect(plan).toMatch(/task_schedule_due_idx/)
+      expect(plan).not.toMatch(/Seq Scan on (tracking_tasks|task_schedule)/)
     }
   })
 })

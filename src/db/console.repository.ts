@@ -174,9 +174,9 @@ const CONSOLE_REFRESH_BACKLOG = sql(
   `SELECT c.carrier_code, due.due, due.oldest_seconds
      FROM unnest($1::text[]) AS c (carrier_code)
      CROSS JOIN LATERAL (
-       SELECT count(*)::int AS due, EXTRACT(EPOCH FROM now() - min(t.next_refresh_at))::float8 AS oldest_seconds
-         FROM tracking_tasks t
-        WHERE t.carrier_code = c.carrier_code AND t.next_refresh_at <= now()) AS due`,
+       SELECT count(*)::int AS due, EXTRACT(EPOCH FROM now() - min(s.next_refresh_at))::float8 AS oldest_seconds
+         FROM task_schedule s
+        WHERE s.carrier_code = c.carrier_code AND s.next_refresh_at <= now()) AS due`,
 )
 const CONSOLE_TASK_OWNER = sql('console_task_owner', 'SELECT u.id, u.name FROM tracking_tasks t JOIN api_users u ON u.id = t.user_id WHERE t.id = $1')
 const CONSOLE_FAILING_DELIVERIES = sql(

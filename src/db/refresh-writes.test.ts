@@ -66,7 +66,7 @@ describe('updateTasks', () => {
             etaChanged: false,
           },
           gainedEvents: false,
-          nextRefreshInMs: 60_000,
+          fingerprint: 'a fingerprint',
           tells: false,
           full: false,
         },

@@ -25,11 +25,15 @@ export interface HeldTask extends TaskRefreshState {
 }
 
 /**
- * Locks the tasks still held under these leases (a lease lost to another worker, or dropped by a
- * stop, is not there), in id order, as every multi-task statement of the refresh locks them, so
- * that two transactions sharing tasks wait for each other instead of deadlocking.
+ * Locks the claimed tasks that are still due when they were claimed, under a live lease, with
+ * their schedule rows (a stop, a refresh now, a delete or another worker's apply moved or removed
+ * the others; a lapsed lease may have been claimed again), in id
+ * order, as every multi-task statement of the refresh locks them, so that two transactions sharing
+ * tasks wait for each other instead of deadlocking. A task row is always locked before its
+ * schedule row, here as in a stop or a delete.
  */
-export async function lockLeasedTasks(tx: Queryable, claims: { id: number; leaseToken: string }[]): Promise<Map<number, HeldTask>> {
+export async function lockClaimedTasks(tx: Queryable, claims: { id: number; dueAt: string; leaseToken: string }[]): Promise<Map<number, HeldTask>> {
+  if (claims.length === 0) return new Map()
   const { rows } = await tx.query<{
     id: number
     user_id: number
@@ -39,7 +43,7 @@ export async function lockLeasedTasks(tx: Queryable, claims: { id: number; lease
     estimated_delivery_at: Date | null
     created_at: Date
     last_new_event_at: Date | null
-  }>(REFRESH_LOCK, [claims.map((c) => c.id), claims.map((c) => c.leaseToken)], 'refresh_lock')
+  }>(REFRESH_LOCK, [claims.map((c) => c.id), claims.map((c) => c.dueAt), claims.map((c) => c.leaseToken)], 'refresh_lock')
   return new Map(
     rows.map((r) => [
       r.id,
@@ -55,6 +59,32 @@ export async function lockLeasedTasks(tx: Queryable, claims: { id: number; lease
       },
     ]),
   )
+}
+
+export interface ScheduleWrite {
+  id: number
+  /** The due time it was claimed at: the row is written only while it still holds it. */
+  dueAt: string
+  /** Its round's claim: the row is written only while the claim's lease runs. */
+  leaseToken: string
+  /** Not fetched again (a terminal status). */
+  terminal: boolean
+  nextRefreshInMs: number
+}
+
+/**
+ * Records a successful fetch on each task's schedule row (due again, or never when terminal; no
+ * failures; fetched now), for the rows still due when they were claimed, under a live lease. The ids written: for a
+ * fetch that changed nothing, this one row is all its fetch writes.
+ */
+export async function scheduleFetched(tx: Queryable, tasks: ScheduleWrite[]): Promise<Set<number>> {
+  if (tasks.length === 0) return new Set()
+  const { rows } = await tx.query<{ task_id: number }>(
+    REFRESH_SCHEDULE_FETCHED,
+    [tasks.map((t) => t.id), tasks.map((t) => t.dueAt), tasks.map((t) => t.leaseToken), tasks.map((t) => t.terminal), tasks.map((t) => t.nextRefreshInMs)],
+    'refresh_schedule_fetched',
+  )
+  return new Set(rows.map((r) => r.task_id))
 }
 
 export interface EventsToInsert {
@@ -102,7 +132,8 @@ export interface TaskWrite {
   id: number
   update: TaskUpdate
   gainedEvents: boolean
-  nextRefreshInMs: number
+  /** The fingerprint of the answer it was decided from. */
+  fingerprint: string
   /** The change tells someone: read the interface's task back after writing it. */
   tells: boolean
   /** Its user has endpoints: read the full task back too. */
@@ -119,8 +150,8 @@ export interface WrittenTask {
 }
 
 /**
- * Writes the decided state of every task in one statement, and releases their leases. A task that
- * gained events gets its events view rebuilt from tracking_events, which already holds them.
+ * Writes the decided state of every task in one statement (its schedule row is written before,
+ * by scheduleFetched, so that the documents show this fetch). A task that gained events gets its events view rebuilt from tracking_events, which already holds them.
  * Returns, for the tasks whose change tells someone, the task as written: its documents.
  */
 export async function updateTasks(tx: Queryable, tasks: TaskWrite[]): Promise<WrittenTask[]> {
@@ -140,7 +171,7 @@ export async function updateTasks(tx: Queryable, tasks: TaskWrite[]): Promise<Wr
       column((t) => json(t.update.destinationAddress)),
       column((t) => t.update.lastNewEventAt),
       column((t) => isTerminal(t.update.standardStatus)),
-      column((t) => t.nextRefreshInMs),
+      column((t) => t.fingerprint),
       column((t) => t.gainedEvents),
       column((t) => t.update.statusChanged),
       column((t) => t.tells),
@@ -157,9 +188,11 @@ const REFRESH_LOCK = sql(
   'refresh_lock',
   `SELECT t.id, t.user_id, t.standard_status, t.milestone, t.carrier_status, t.estimated_delivery_at, t.created_at, t.last_new_event_at
      FROM tracking_tasks t
-     JOIN unnest($1::bigint[], $2::text[]) AS c (id, lease_owner) ON c.id = t.id AND c.lease_owner = t.refresh_lease_owner
+     JOIN task_schedule s ON s.task_id = t.id
+     JOIN unnest($1::bigint[], $2::timestamptz[], $3::text[]) AS c (id, due_at, lease_token) ON c.id = t.id AND s.next_refresh_at = c.due_at
+    WHERE EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = c.lease_token AND l.lease_until > now())
     ORDER BY t.id
-      FOR UPDATE OF t`,
+      FOR UPDATE OF t, s`,
 )
 const REFRESH_INSERT_EVENTS = sql(
   'refresh_insert_events',
@@ -182,12 +215,8 @@ const REFRESH_UPDATE_TASKS = sql(
             destination_address = COALESCE(u.destination_address, t.destination_address),
             last_new_event_at = u.last_new_event_at,
             events_view = CASE WHEN u.gained_events THEN ${eventsViewOf('t.id')} ELSE t.events_view END,
-            last_fetched_at = now(),
-            refresh_failures = 0,
-            next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
+            answer_fingerprint = u.answer_fingerprint,
             inactive_since = CASE WHEN u.terminal THEN now() END,
-            refresh_lease_owner = NULL,
-            refresh_lease_until = NULL,
             -- Moves only when something the user can see changed, not on every fetch.
             updated_at = CASE WHEN u.status_changed OR u.milestone <> t.milestone OR u.gained_events OR u.terminal
                                 OR (u.estimated_delivery_at IS NOT NULL AND u.estimated_delivery_at IS DISTINCT FROM t.estimated_delivery_at)
@@ -195,9 +224,9 @@ const REFRESH_UPDATE_TASKS = sql(
                                 OR (u.destination_address IS NOT NULL AND u.destination_address::text IS DISTINCT FROM t.destination_address::text)
                               THEN now() ELSE t.updated_at END
        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::json[], $7::json[], $8::timestamptz[], $9::boolean[],
-                   $10::float8[], $11::boolean[], $12::boolean[], $13::boolean[], $14::boolean[])
+                   $10::text[], $11::boolean[], $12::boolean[], $13::boolean[], $14::boolean[])
             AS u (id, standard_status, milestone, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal,
-                  next_refresh_in_ms, gained_events, status_changed, tells, full_events)
+                  answer_fingerprint, gained_events, status_changed, tells, full_events)
       WHERE t.id = u.id
       RETURNING t.*, u.tells, u.full_events
      )
@@ -205,4 +234,15 @@ const REFRESH_UPDATE_TASKS = sql(
           CASE WHEN t.full_events THEN ${taskDocumentOf('full', { latestWebhook: false })} END AS full
      FROM updated t
     WHERE t.tells`,
+)
+const REFRESH_SCHEDULE_FETCHED = sql(
+  'refresh_schedule_fetched',
+  `UPDATE task_schedule s
+      SET next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
+          refresh_failures = 0,
+          last_fetched_at = now()
+     FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::boolean[], $5::float8[]) AS u (task_id, due_at, lease_token, terminal, next_refresh_in_ms)
+    WHERE s.task_id = u.task_id AND s.next_refresh_at = u.due_at
+      AND EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = u.lease_token AND l.lease_until > now())
+   RETURNING s.task_id`,
 )

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
 
 /**
- * The refresh scheduler's storage. A claim moves a due task's next_refresh_at forward by the
- * lease and stamps it with a lease token: other workers skip it (SKIP LOCKED while the claim
- * commits, then simply not due), and if the claimer dies the task is due again when the lease
- * runs out. Only the holder of the token may apply a result (refresh-writes.ts) or release the task.
+ * The refresh scheduler's storage: each task's row of task_schedule (when it is due, its failures,
+ * its last fetch) and each round's claim in refresh_claims. A claim writes no task: under its
+ * carrier's advisory lock it picks the due tasks that no live claim holds and records their ids
+ * under a lease token, in one row for the round. Other workers skip them until the round releases
+ * its claim or its lease runs out (a crashed worker's tasks are simply due again then). A result
+ * is applied, or a failure recorded, only while the claim's lease runs and the task is still due
+ * when it was claimed (refresh-writes.ts): a stop, a refresh now or a delete in between wins.
  */
 
 export interface ClaimedTask {
@@ -15,7 +18,40 @@ export interface ClaimedTask {
   trackingNumber: string
   /** Consecutive failed fetches before this claim. */
   failures: number
+  /** The due time the claim found, exactly as stored (text): the task's own lease. */
+  dueAt: string
+  /** The claim of the round: released when the round ends. */
   leaseToken: string
+  /** The fingerprint of the answer the task's state was last decided from; null before its first. */
+  fingerprint: string | null
+  /** Since when the carrier has shown nothing new for the task (its expiry counts from then). */
+  quietSince: Date
+}
+
+/**
+ * Claims up to `limit` due tasks of one carrier, oldest due first, for `leaseMs`. Two statements
+ * of one transaction: the second must see the claims committed while the first waited for the lock.
+ */
+async function claimDue(tx: Queryable, carrierCode: string, limit: number, leaseMs: number, leaseToken: string): Promise<ClaimedTask[]> {
+  await tx.query(REFRESH_CLAIM_LOCK, [carrierCode], 'refresh_claim_lock')
+  const { rows } = await tx.query<{
+    id: number
+    tracking_number: string
+    refresh_failures: number
+    due_at: string
+    answer_fingerprint: string | null
+    quiet_since: Date
+  }>(REFRESH_CLAIM, [carrierCode, limit, leaseMs, leaseToken])
+  return rows.map((r) => ({
+    id: r.id,
+    carrierCode,
+    trackingNumber: r.tracking_number,
+    failures: r.refresh_failures,
+    dueAt: r.due_at,
+    leaseToken,
+    fingerprint: r.answer_fingerprint,
+    quietSince: r.quiet_since,
+  }))
 }
 
 export class RefreshRepository {
@@ -24,16 +60,20 @@ export class RefreshRepository {
 
   constructor(private readonly db: Database) {}
 
-  /** Claims up to `limit` due tasks of one carrier, oldest due first. */
-  async claimDue(carrierCode: string, limit: number, leaseMs: number): Promise<ClaimedTask[]> {
+  /** Claims up to `limit` due tasks of one carrier, oldest due first, under one new lease token. */
+  claimDue(carrierCode: string, limit: number, leaseMs: number): Promise<ClaimedTask[]> {
     const leaseToken = `${this.workerId}:${++this.claims}`
-    const rows = await this.db.query<{ id: number; carrier_code: string; tracking_number: string; refresh_failures: number }>(REFRESH_CLAIM, [
-      carrierCode,
-      limit,
-      leaseMs,
-      leaseToken,
-    ])
-    return rows.map((r) => ({ id: r.id, carrierCode: r.carrier_code, trackingNumber: r.tracking_number, failures: r.refresh_failures, leaseToken }))
+    return this.db.transaction((tx) => claimDue(tx, carrierCode, limit, leaseMs, leaseToken))
+  }
+
+  /**
+   * Ends a round's claim: its tasks are claimable again (those it fetched are due later now). The
+   * tasks in `unasked` (the carrier's circuit opened before their request went) stay claimed until
+   * the lease lapses, as a crashed worker's would.
+   */
+  async releaseClaim(leaseToken: string, unasked: number[]): Promise<void> {
+    if (unasked.length === 0) await this.db.query(REFRESH_RELEASE_CLAIM, [leaseToken], 'refresh_release_claim')
+    else await this.db.query(REFRESH_KEEP_CLAIM, [leaseToken, unasked], 'refresh_keep_claim')
   }
 
   /**
@@ -42,13 +82,17 @@ export class RefreshRepository {
    */
   async releaseFailed(tasks: { task: ClaimedTask; retryInMs: number }[]): Promise<void> {
     if (tasks.length === 0) return
-    await this.db.query(REFRESH_RELEASE_FAILED, [tasks.map((f) => f.task.id), tasks.map((f) => f.task.leaseToken), tasks.map((f) => f.retryInMs)])
+    await this.db.query(
+      REFRESH_RELEASE_FAILED,
+      [tasks.map((f) => f.task.id), tasks.map((f) => f.task.dueAt), tasks.map((f) => f.task.leaseToken), tasks.map((f) => f.retryInMs)],
+      'refresh_release_failed',
+    )
   }
 
   /**
-   * Milliseconds until `count` of a carrier's tasks are due (when its count-th next task is), as
-   * the database's clock counts them; negative when they are due already, null when fewer are
-   * scheduled. Tasks under a lease count at their lease's end. Reads the index the claim reads.
+   * Milliseconds until `count` of a carrier's unclaimed tasks are due (when its count-th next task
+   * is), as the database's clock counts them; negative when they are due already, null when fewer
+   * are scheduled. Reads the index the claim reads.
    */
   async dueInMs(carrierCode: string, count: number): Promise<number | null> {
     const [row] = await this.db.query<{ in_ms: number }>(REFRESH_DUE_IN, [carrierCode, count - 1])
@@ -65,37 +109,54 @@ export class RefreshRepository {
 
 // The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
 const sql = statementsOf(import.meta.url)
+// Claims of one carrier are made one at a time (a few milliseconds each); an advisory lock writes
+// nothing, where a row lock on each claimed task would.
+const REFRESH_CLAIM_LOCK = sql('refresh_claim_lock', `SELECT pg_advisory_xact_lock(hashtextextended('refresh_claim ' || $1::text, 0))`)
 const REFRESH_CLAIM = sql(
   'refresh_claim',
-  `UPDATE tracking_tasks t
-      SET next_refresh_at = now() + make_interval(secs => $3::float8 / 1000),
-          refresh_lease_until = now() + make_interval(secs => $3::float8 / 1000),
-          refresh_lease_owner = $4
-    WHERE t.id IN (
-      SELECT id FROM tracking_tasks
-       WHERE carrier_code = $1
-         AND next_refresh_at <= now()
-       ORDER BY next_refresh_at
-       LIMIT $2
-       FOR UPDATE SKIP LOCKED)
-    RETURNING t.id, t.carrier_code, t.tracking_number, t.refresh_failures`,
+  `WITH lapsed AS (
+     DELETE FROM refresh_claims WHERE carrier_code = $1 AND lease_until <= now()
+   ),
+   held AS (
+     SELECT unnest(c.task_ids) AS task_id FROM refresh_claims c WHERE c.carrier_code = $1 AND c.lease_until > now()
+   ),
+   picked AS (
+     SELECT s.task_id, s.next_refresh_at, s.refresh_failures
+       FROM task_schedule s
+      WHERE s.carrier_code = $1
+        AND s.next_refresh_at <= now()
+        AND s.task_id NOT IN (SELECT task_id FROM held)
+      ORDER BY s.next_refresh_at
+      LIMIT $2
+   ),
+   claimed AS (
+     INSERT INTO refresh_claims (lease_token, carrier_code, task_ids, lease_until)
+     SELECT $4, $1, array_agg(task_id), now() + make_interval(secs => $3::float8 / 1000) FROM picked HAVING count(*) > 0
+   )
+   SELECT p.task_id AS id, t.tracking_number, p.refresh_failures, p.next_refresh_at::text AS due_at,
+          t.answer_fingerprint, COALESCE(t.last_new_event_at, t.created_at) AS quiet_since
+     FROM picked p
+     JOIN tracking_tasks t ON t.id = p.task_id
+    ORDER BY p.next_refresh_at`,
 )
+const REFRESH_RELEASE_CLAIM = sql('refresh_release_claim', `DELETE FROM refresh_claims WHERE lease_token = $1`)
+const REFRESH_KEEP_CLAIM = sql('refresh_keep_claim', `UPDATE refresh_claims SET task_ids = $2::bigint[] WHERE lease_token = $1`)
 const REFRESH_RELEASE_FAILED = sql(
   'refresh_release_failed',
-  `UPDATE tracking_tasks t
-      SET refresh_failures = t.refresh_failures + 1,
-          next_refresh_at = now() + make_interval(secs => f.retry_in_ms / 1000),
-          refresh_lease_owner = NULL,
-          refresh_lease_until = NULL
-     FROM unnest($1::bigint[], $2::text[], $3::float8[]) AS f (id, lease_owner, retry_in_ms)
-    WHERE t.id = f.id AND t.refresh_lease_owner = f.lease_owner`,
+  `UPDATE task_schedule s
+      SET refresh_failures = s.refresh_failures + 1,
+          next_refresh_at = now() + make_interval(secs => f.retry_in_ms / 1000)
+     FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[]) AS f (task_id, due_at, lease_token, retry_in_ms)
+    WHERE s.task_id = f.task_id AND s.next_refresh_at = f.due_at
+      AND EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = f.lease_token AND l.lease_until > now())`,
 )
 const REFRESH_DUE_IN = sql(
   'refresh_due_in',
-  `SELECT EXTRACT(EPOCH FROM next_refresh_at - now())::float8 * 1000 AS in_ms
-     FROM tracking_tasks
-    WHERE carrier_code = $1 AND next_refresh_at IS NOT NULL
-    ORDER BY next_refresh_at
+  `SELECT EXTRACT(EPOCH FROM s.next_refresh_at - now())::float8 * 1000 AS in_ms
+     FROM task_schedule s
+    WHERE s.carrier_code = $1 AND s.next_refresh_at IS NOT NULL
+      AND s.task_id NOT IN (SELECT unnest(c.task_ids) FROM refresh_claims c WHERE c.carrier_code = $1 AND c.lease_until > now())
+    ORDER BY s.next_refresh_at
    OFFSET $2 LIMIT 1`,
 )
 const REFRESH_LAG = sql(
@@ -103,8 +164,8 @@ const REFRESH_LAG = sql(
   `SELECT EXTRACT(EPOCH FROM now() - min(oldest.next_refresh_at))::float8 AS lag
      FROM unnest($1::text[]) AS c (carrier_code)
      CROSS JOIN LATERAL (
-       SELECT next_refresh_at FROM tracking_tasks t
-        WHERE t.carrier_code = c.carrier_code AND t.next_refresh_at <= now()
-        ORDER BY t.next_refresh_at
+       SELECT s.next_refresh_at FROM task_schedule s
+        WHERE s.carrier_code = c.carrier_code AND s.next_refresh_at <= now()
+        ORDER BY s.next_refresh_at
         LIMIT 1) AS oldest`,
 )

@@ -37,17 +37,21 @@ const TASK_SOURCES: Record<QueryTaskMember | FullTaskMember, string> = {
   // Stored as the text the documents write (json: compact, members in order; migration 0014).
   originAddress: 't.origin_address',
   destinationAddress: 't.destination_address',
-  active: 't.next_refresh_at IS NOT NULL',
+  active: 't.inactive_since IS NULL',
   stoppedAt: 't.stopped_at',
   createdAt: 't.created_at',
   updatedAt: 't.updated_at',
-  lastCheckedAt: 't.last_fetched_at',
-  nextCheckAt: 't.next_refresh_at',
+  // The schedule's row (SCHEDULE_JOIN): written by every fetch, where the task's row is not.
+  lastCheckedAt: 's.last_fetched_at',
+  nextCheckAt: 's.next_refresh_at',
   // The interface's events are kept ready on the row (events-view.ts); the full task's, with their
   // milestones, are read from tracking_events when asked for (WRITE.fullEvents).
   events: 't.events_view',
   latestWebhook: 't.id',
 }
+
+/** The task's schedule row as `s`, beside the task row `t` (every task has one: migration 0017). */
+const scheduleJoin = (relation: string) => `FROM (SELECT) AS one LEFT JOIN ${relation} s ON s.task_id = t.id`
 
 /** Where each member of latestWebhook comes from, `d` being the webhook_deliveries row. */
 const LATEST_WEBHOOK_SOURCES: Record<keyof WebhookSummaryJson, string> = {
@@ -97,6 +101,11 @@ export interface DocumentOptions {
   events?: boolean
   /** Leave out latestWebhook (the webhooks' task). */
   latestWebhook?: boolean
+  /**
+   * Where the task's schedule row is read (task_schedule): a statement that writes it names the
+   * CTE that returns it as written, since the table shows the statement's start.
+   */
+  schedule?: string
 }
 
 // Each kind of document's text, written once: a list page asked for it on every call.
@@ -104,12 +113,14 @@ const WRITTEN = new Map<string, string>()
 
 /** An SQL expression: the document of the task row `t` (of tracking_tasks, or a CTE of its columns) as JSON text. */
 export function taskDocumentOf(document: 'query' | 'full', options: DocumentOptions = {}): string {
-  const key = `${document} ${options.events !== false} ${options.latestWebhook !== false}`
+  const key = `${document} ${options.events !== false} ${options.latestWebhook !== false} ${options.schedule ?? ''}`
   let text = WRITTEN.get(key)
   if (text === undefined) {
     const omit = [...(options.events === false ? ['events'] : []), ...(options.latestWebhook === false ? ['latestWebhook'] : [])]
     const members = document === 'query' ? QUERY_TASK : FULL_TASK
-    WRITTEN.set(key, (text = `(SELECT row_to_json(doc)::text FROM (${objectOf(members, TASK_SOURCES, omit)}) doc)`))
+    // Only the full task reads the schedule's row: the interface's task does not pay for the probe.
+    const from = document === 'full' ? ` ${scheduleJoin(options.schedule ?? 'task_schedule')}` : ''
+    WRITTEN.set(key, (text = `(SELECT row_to_json(doc)::text FROM (${objectOf(members, TASK_SOURCES, omit)}${from}) doc)`))
   }
   return text
 }

@@ -17,7 +17,7 @@ beforeAll(async () => {
   await db.query(`INSERT INTO api_users (name, webhook_secret) SELECT 'u' || g, 'whsec_x' FROM generate_series(1, 3) g`)
   // A mature account: most tasks delivered long ago, some on their way, a few in trouble.
   await db.query(
-    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone, created_at, updated_at, next_refresh_at, inactive_since)
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone, created_at, updated_at, inactive_since)
      SELECT CASE WHEN g % 10 = 0 THEN 2 ELSE $1 END,
             CASE WHEN g % 10 < 6 THEN 'FEDEX' ELSE 'UPARCEL' END,
             'PLAN' || g, 'https://a.example/',
@@ -25,7 +25,6 @@ beforeAll(async () => {
             CASE WHEN g % 100 < 75 THEN 'delivered' WHEN g % 100 < 93 THEN 'in_transit' WHEN g % 100 < 97 THEN 'pending' WHEN g % 100 < 99 THEN 'exception' ELSE 'returned' END,
             CASE WHEN g % 100 < 75 THEN 'delivered' WHEN g % 100 < 93 THEN CASE WHEN g % 5 = 0 THEN 'out_for_delivery' ELSE 'in_transit' END WHEN g % 100 < 97 THEN 'pending' WHEN g % 100 < 99 THEN 'exception' ELSE 'returned' END,
             now() - make_interval(mins => 220000 - g), now() - make_interval(mins => (220000 - g) / 2),
-            CASE WHEN g % 100 < 75 OR g % 100 >= 99 THEN NULL ELSE now() + interval '1 hour' END,
             CASE WHEN g % 100 < 75 OR g % 100 >= 99 THEN now() - make_interval(mins => (220000 - g) / 2) END
        FROM generate_series(1, 220000) g`,
     [USER],
@@ -202,10 +201,10 @@ describe('the list reads an index of the user’s tasks', () => {
     // same minute), changed up to ten days later.
     const user = 3
     await database.db.query(
-      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone, created_at, updated_at, next_refresh_at)
+      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, standard_status, milestone, created_at, updated_at, inactive_since)
        SELECT $1, CASE WHEN g % 3 = 0 THEN 'UPARCEL' ELSE 'FEDEX' END, 'SHUFFLED' || g, 'https://a.example/', CASE WHEN g % 2 = 0 THEN 'ref-' || g ELSE '' END,
               CASE WHEN g % 4 = 0 THEN 'delivered' ELSE 'in_transit' END, CASE WHEN g % 4 = 0 THEN 'delivered' ELSE 'in_transit' END,
-              c, c + make_interval(mins => floor(random() * 14400)::int), CASE WHEN g % 4 = 0 THEN NULL ELSE now() END
+              c, c + make_interval(mins => floor(random() * 14400)::int), CASE WHEN g % 4 = 0 THEN now() END
          FROM generate_series(1, 4000) g, LATERAL (SELECT date_trunc('minute', now() - make_interval(mins => floor(random() * 129600)::int)) + make_interval(secs => g % 2) AS c) c`,
       [user],
     )

@@ -110,14 +110,16 @@ const TASK_STOP = sql(
      UPDATE tracking_tasks t
         SET stopped_at = COALESCE(t.stopped_at, now()),
             inactive_since = COALESCE(t.inactive_since, now()),
-            updated_at = CASE WHEN t.next_refresh_at IS NOT NULL OR t.stopped_at IS NULL THEN now() ELSE t.updated_at END,
-            next_refresh_at = NULL,
-            refresh_lease_owner = NULL,
-            refresh_lease_until = NULL
+            updated_at = CASE WHEN t.inactive_since IS NULL OR t.stopped_at IS NULL THEN now() ELSE t.updated_at END
       WHERE t.user_id = $1 AND t.id = $2
       RETURNING t.*
+   ),
+   -- After the task's row (locked by the update above), as a refresh locks them.
+   unscheduled AS (
+     UPDATE task_schedule s SET next_refresh_at = NULL FROM stopped WHERE s.task_id = stopped.id
+     RETURNING s.*
    )
-   SELECT ${taskDocumentOf('full')} AS document FROM stopped t`,
+   SELECT ${taskDocumentOf('full', { schedule: 'unscheduled' })} AS document FROM stopped t`,
 )
 const TASK_REFRESH_REQUEST = sql(
   'task_refresh_request',
@@ -126,22 +128,28 @@ const TASK_REFRESH_REQUEST = sql(
    ),
    requested AS (
      UPDATE tracking_tasks t
-        SET next_refresh_at = now(),
-            refresh_requested_at = now(),
-            refresh_failures = 0,
-            refresh_lease_owner = NULL,
-            refresh_lease_until = NULL,
+        SET refresh_requested_at = now(),
             stopped_at = NULL,
             inactive_since = NULL,
+            -- The next fetch is decided afresh, even if the carrier says what it said before.
+            answer_fingerprint = NULL,
             last_new_event_at = CASE WHEN t.standard_status = 'expired' THEN now() ELSE t.last_new_event_at END,
-            updated_at = CASE WHEN t.next_refresh_at IS NULL THEN now() ELSE t.updated_at END
+            updated_at = CASE WHEN t.inactive_since IS NOT NULL THEN now() ELSE t.updated_at END
        FROM target
       WHERE t.id = target.id
         AND (target.refresh_requested_at IS NULL OR target.refresh_requested_at <= now() - make_interval(secs => $3))
-      RETURNING t.next_refresh_at
+      RETURNING t.id
+   ),
+   scheduled AS (
+     UPDATE task_schedule s
+        SET next_refresh_at = now(),
+            refresh_failures = 0
+       FROM requested
+      WHERE s.task_id = requested.id
+      RETURNING s.next_refresh_at
    )
    SELECT EXISTS (SELECT 1 FROM requested) AS requested,
-          (SELECT next_refresh_at FROM requested) AS next_check_at,
+          (SELECT next_refresh_at FROM scheduled) AS next_check_at,
           CEIL(EXTRACT(EPOCH FROM target.refresh_requested_at + make_interval(secs => $3) - now()))::int AS wait_seconds
      FROM target`,
 )

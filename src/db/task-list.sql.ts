@@ -56,7 +56,7 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
   // looked cheaper than the generic plan whenever the statistics guessed too few references.
   else if (filters.externalReferenceNo !== undefined)
     where.push(`t.external_reference_no = ${hidden(param(filters.externalReferenceNo), 'text')} AND t.external_reference_no <> ''`)
-  if (filters.active !== undefined) where.push(`t.next_refresh_at IS ${filters.active ? 'NOT ' : ''}NULL`)
+  if (filters.active !== undefined) where.push(`t.inactive_since IS ${filters.active ? '' : 'NOT '}NULL`)
   const at = (value: Date) => time(param(value))
   // A range of the other time that is walked (wider than NARROW_RANGE: its count said so) is a
   // condition no index can serve: with the range's values hidden, PostgreSQL 15 judged any range

@@ -114,8 +114,8 @@ describe('two webhook worker processes on PostgreSQL', () => {
         `INSERT INTO api_users (name, webhook_secret) VALUES ('bulk', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw') RETURNING id`,
       )
       const tasks = await db.query<{ id: number }>(
-        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-           SELECT $1, 'FEDEX', 'BULK' || g, $2, NULL FROM generate_series(1, 10) g RETURNING id`,
+        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+           SELECT $1, 'FEDEX', 'BULK' || g, $2, now() FROM generate_series(1, 10) g RETURNING id`,
         [user!.id, url],
       )
       const started = Date.now()

@@ -47,7 +47,7 @@ afterAll(async () => {
   await t.close()
 })
 beforeEach(async () => {
-  await t.db.query('UPDATE tracking_tasks SET next_refresh_at = NULL')
+  await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL')
   sim.setDown(FEDEX.simulator, false)
 })
 
@@ -61,10 +61,11 @@ async function subscribeMany(count: number, carrierCode: string, prefix = 'DL'):
   return (await t.services.subscriptions.subscribeBatch(userId, { items })).map((r) => r.taskId)
 }
 
-/** Every column a refresh could rewrite, and the row version: equal fingerprints, untouched rows. */
+/** The row versions of the task and its schedule: equal fingerprints, untouched rows. */
 async function fingerprint(ids: number[]): Promise<string> {
   const rows = await t.db.query(
-    `SELECT id, xmin::text, next_refresh_at, refresh_failures, refresh_lease_owner FROM tracking_tasks WHERE id = ANY($1::bigint[]) ORDER BY id`,
+    `SELECT t.id, t.xmin::text AS task_version, s.xmin::text AS schedule_version
+       FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id WHERE t.id = ANY($1::bigint[]) ORDER BY t.id`,
     [ids],
   )
   return JSON.stringify(rows)
@@ -74,7 +75,7 @@ async function allDue(ids: number[]): Promise<void> {
   await waitFor(
     async () => {
       const [row] = await t.db.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM tracking_tasks WHERE id = ANY($1::bigint[]) AND next_refresh_at > now()`,
+        `SELECT count(*)::int AS waiting FROM task_schedule WHERE task_id = ANY($1::bigint[]) AND next_refresh_at > now()`,
         [ids],
       )
       return row!.waiting === 0 || undefined
@@ -133,23 +134,25 @@ describe('a carrier that is down', () => {
     const ids = [...(await subscribeMany(90, 'FEDEX', 'ST')), ...(await subscribeMany(90, 'FEDEX', 'ST'))]
     sim.setDown(FEDEX.simulator, true)
     expect(await slow.runRound('FEDEX')).toMatchObject({ claimed: 180, failed: 60, skipped: 120 })
-    const rows = await t.db.query<{ failures: number; leased: boolean; due_in_s: number; n: number }>(
-      `SELECT refresh_failures AS failures, refresh_lease_owner IS NOT NULL AS leased, round(extract(epoch FROM next_refresh_at - now()) / 10)::int * 10 AS due_in_s, count(*)::int AS n
-         FROM tracking_tasks WHERE id = ANY($1::bigint[]) GROUP BY 1, 2, 3 ORDER BY 1`,
+    const rows = await t.db.query<{ failures: number; held: boolean; n: number }>(
+      `SELECT s.refresh_failures AS failures,
+              EXISTS (SELECT 1 FROM refresh_claims c WHERE s.task_id = ANY(c.task_ids) AND c.lease_until > now() + interval '50 seconds') AS held,
+              count(*)::int AS n
+         FROM task_schedule s WHERE s.task_id = ANY($1::bigint[]) GROUP BY 1, 2 ORDER BY 1`,
       [ids],
     )
-    // The two requests sent: failed, due again after their backoff. The four not sent: as their
-    // claim left them, due when its 60 s lease lapses.
+    // The two requests sent: failed, due again after their backoff. The four not sent: still
+    // claimed, claimable again when the claim's 60 s lease lapses.
     expect(rows).toEqual([
-      { failures: 0, leased: true, due_in_s: 60, n: 120 },
-      { failures: 1, leased: false, due_in_s: 0, n: 60 },
+      { failures: 0, held: true, n: 120 },
+      { failures: 1, held: false, n: 60 },
     ])
   })
 
   it('never opens for numbers the carrier does not know', async () => {
     await subscribeMany(30, 'UPARCEL', 'NF')
     for (let i = 0; i < 5; i++) {
-      await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE tracking_number LIKE 'NF%'`)
+      await t.db.query(`UPDATE task_schedule s SET next_refresh_at = now() FROM tracking_tasks t WHERE t.id = s.task_id AND t.tracking_number LIKE 'NF%'`)
       expect(await service.runRound('UPARCEL')).toMatchObject({ claimed: 30, applied: 30 })
     }
     expect(service.circuits().UPARCEL!.state).toBe('closed')

@@ -119,7 +119,7 @@ describe('typed events to account endpoints', () => {
     const sender = delivery()
     // Each fetch sees one stage more (the first sees the label).
     for (let stage = 0; stage < 7; stage++) {
-      await t.db.query('UPDATE tracking_tasks SET next_refresh_at = now() WHERE id = $1', [taskId])
+      await t.db.query('UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = $1', [taskId])
       expect((await service.runRound()).claimed).toBe(1)
       await deliverAll(sender)
       simClock += STEP

@@ -2,10 +2,11 @@ import { Coalescer } from '../db/coalescer'
 import type { Database } from '../db/database'
 import { endpointsOf, insertDeliveries, type DeliveryToInsert } from '../db/outbox-writes'
 import type { ClaimedTask } from '../db/refresh.repository'
-import { insertEvents, lockLeasedTasks, updateTasks } from '../db/refresh-writes'
+import { insertEvents, lockClaimedTasks, scheduleFetched, updateTasks } from '../db/refresh-writes'
+import { answerFingerprint } from '../domain/answer-fingerprint'
 import { eventToJson, parseDocument } from '../domain/task-document'
 import { deliveriesOfChange, eventsOfChange, type ChangeFacts } from '../domain/task-events'
-import { resolveUpdate, type CarrierSnapshot, type TaskUpdate } from '../domain/tracking-update'
+import { isTerminal, resolveUpdate, type CarrierSnapshot, type TaskUpdate } from '../domain/tracking-update'
 
 /** One task's successful fetch, as the refresh applies it. */
 export interface FetchedTask {
@@ -17,13 +18,17 @@ export interface FetchedTask {
   nextRefreshInMs: number
 }
 
-/** `notified`: deliveries made for the change (to the callback or to endpoints). */
-export type ApplyOutcome = { applied: false } | { applied: true; update: TaskUpdate; notified: number }
+/**
+ * `update`: the task's new state, undefined when the answer was the one its state was decided from
+ * (nothing but the schedule written); `notified`: deliveries made for the change.
+ */
+export type ApplyOutcome = { applied: false } | { applied: true; update: TaskUpdate | undefined; notified: number }
 
 /**
  * The refresh's unit of work: the answers of one carrier request (with those of the requests that
- * arrive while one is being applied) in one short transaction, whatever the number of tasks. Lock
- * the tasks still held under their leases, merge all events in one statement, decide each task's
+ * arrive while one is being applied) in one short transaction, whatever the number of tasks. An
+ * answer the task's state was already decided from writes only its schedule row. For the others:
+ * lock the tasks still due when claimed, merge all events in one statement, decide each task's
  * new state (domain/tracking-update.ts) and whom its change tells (domain/task-events.ts), write
  * every task in one statement, and record the deliveries in the outbox in one more. Nothing here
  * waits on a carrier.
@@ -57,12 +62,19 @@ export class RefreshApply {
   }
 
   private applyTogether(items: FetchedTask[]): Promise<ApplyOutcome[]> {
+    const fingerprints = new Map(items.map((item) => [item, answerFingerprint(item.snapshot)]))
+    // An answer like the one the task's state was decided from, before its expiry, would be decided
+    // to the same state again: its fetch writes the schedule row and nothing else.
+    const unchanged = (item: FetchedTask) =>
+      fingerprints.get(item) === item.task.fingerprint && item.fetchedAt.getTime() - item.task.quietSince.getTime() < this.expireAfterMs
+    const quiet = items.filter(unchanged)
+    const deciding = items.filter((item) => !unchanged(item))
     return this.db.transaction(async (tx) => {
-      const held = await lockLeasedTasks(
+      const held = await lockClaimedTasks(
         tx,
-        items.map((i) => i.task),
+        deciding.map((i) => i.task),
       )
-      const mine = items.filter((i) => held.has(i.task.id))
+      const mine = deciding.filter((i) => held.has(i.task.id))
       const added = await insertEvents(
         tx,
         mine.map((item) => ({ taskId: item.task.id, events: item.snapshot?.events ?? [] })),
@@ -74,6 +86,17 @@ export class RefreshApply {
         const facts: ChangeFacts = { previous: before, update, newEventCount: newEvents.length }
         return { item, before, facts, newEvents, tells: eventsOfChange(facts).length > 0 }
       })
+      // Every schedule row first: the documents written below show this fetch.
+      const fetched = await scheduleFetched(tx, [
+        ...quiet.map(({ task, nextRefreshInMs }) => ({ id: task.id, dueAt: task.dueAt, leaseToken: task.leaseToken, terminal: false, nextRefreshInMs })),
+        ...decided.map(({ item, facts }) => ({
+          id: item.task.id,
+          dueAt: item.task.dueAt,
+          leaseToken: item.task.leaseToken,
+          terminal: isTerminal(facts.update.standardStatus),
+          nextRefreshInMs: item.nextRefreshInMs,
+        })),
+      ])
       // Endpoints are looked up only for the users with something to tell.
       const endpoints = await endpointsOf(
         tx,
@@ -85,7 +108,7 @@ export class RefreshApply {
           id: item.task.id,
           update: facts.update,
           gainedEvents: newEvents.length > 0,
-          nextRefreshInMs: item.nextRefreshInMs,
+          fingerprint: fingerprints.get(item)!,
           tells,
           full: tells && endpoints.has(before.userId),
         })),
@@ -93,6 +116,9 @@ export class RefreshApply {
       const after = new Map(written.map((task) => [task.id, task]))
       const deliveries: DeliveryToInsert[] = []
       const outcomes = new Map<FetchedTask, ApplyOutcome>()
+      for (const item of quiet) {
+        if (fetched.has(item.task.id)) outcomes.set(item, { applied: true, update: undefined, notified: 0 })
+      }
       for (const { item, before, facts, newEvents } of decided) {
         const told = after.get(item.task.id)
         const userEndpoints = endpoints.get(before.userId) ?? []

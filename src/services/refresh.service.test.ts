@@ -59,7 +59,7 @@ afterAll(async () => {
 
 // Each test starts with nothing due: tasks of earlier tests are parked.
 beforeEach(async () => {
-  await t.db.query('UPDATE tracking_tasks SET next_refresh_at = NULL')
+  await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL')
 })
 
 let seq = 0
@@ -69,15 +69,16 @@ async function subscribe(prefix: string, carrierCode = 'FEDEX'): Promise<number>
 }
 
 async function makeDue(...ids: number[]): Promise<void> {
-  await t.db.query('UPDATE tracking_tasks SET next_refresh_at = now() WHERE id = ANY($1::bigint[])', [ids])
+  await t.db.query('UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = ANY($1::bigint[])', [ids])
 }
 
 async function taskRow(id: number) {
   const [row] = await t.db.query(
-    `SELECT standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, next_refresh_at,
-            refresh_failures, refresh_lease_owner, (SELECT count(*)::int FROM tracking_events WHERE task_id = $1) AS events,
-            (SELECT count(*)::int FROM webhook_deliveries WHERE task_id = $1) AS notifications
-       FROM tracking_tasks WHERE id = $1`,
+    `SELECT standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, s.next_refresh_at,
+            s.refresh_failures, (SELECT count(*)::int FROM tracking_events WHERE task_id = $1) AS events,
+            (SELECT count(*)::int FROM webhook_deliveries WHERE task_id = $1) AS notifications,
+            (SELECT count(*)::int FROM refresh_claims WHERE $1 = ANY(task_ids)) AS claims
+       FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id WHERE t.id = $1`,
     [id],
   )
   return row as Record<string, unknown>
@@ -116,7 +117,7 @@ describe.each(['FEDEX', 'UPARCEL'])('refreshing %s tasks', (carrier) => {
     expect(task.destinationAddress.city).toBe('Singapore')
     // label, picked up, in transit, out for delivery, delivered: five changes, five notifications.
     const row = await taskRow(id)
-    expect(row).toMatchObject({ notifications: 5, next_refresh_at: null, refresh_lease_owner: null })
+    expect(row).toMatchObject({ notifications: 5, next_refresh_at: null, claims: 0 })
     // The events kept on the task are exactly the merged events, rebuilt.
     const [view] = await t.db.query<{ same: boolean }>(`SELECT events_view::text = ${eventsViewOf('t.id')}::text AS same FROM tracking_tasks t WHERE id = $1`, [
       id,
@@ -174,7 +175,8 @@ describe('carrier outcomes', () => {
     await service.runRound()
     expect(await taskRow(id)).toMatchObject({ standard_status: 'pending', carrier_status: '', events: 0, notifications: 0 })
     expect((await taskRow(id)).next_refresh_at).not.toBeNull()
-    await t.db.query(`UPDATE tracking_tasks SET created_at = now() - interval '31 days', next_refresh_at = now() WHERE id = $1`, [id])
+    await t.db.query(`UPDATE tracking_tasks SET created_at = now() - interval '31 days' WHERE id = $1`, [id])
+    await makeDue(id)
     await service.runRound()
     expect(await taskRow(id)).toMatchObject({ standard_status: 'expired', notifications: 1, next_refresh_at: null })
   })
@@ -182,7 +184,8 @@ describe('carrier outcomes', () => {
   it('expires a task without a new event for 30 days', async () => {
     const id = await subscribe('DL', 'UPARCEL')
     await service.runRound()
-    await t.db.query(`UPDATE tracking_tasks SET last_new_event_at = now() - interval '30 days', next_refresh_at = now() WHERE id = $1`, [id])
+    await t.db.query(`UPDATE tracking_tasks SET last_new_event_at = now() - interval '30 days' WHERE id = $1`, [id])
+    await makeDue(id)
     await service.runRound()
     expect((await query(id)).standardStatus).toBe('expired')
   })
@@ -202,9 +205,10 @@ describe('carrier outcomes', () => {
       refresh_failures: 1,
     })
     // Backed off into the future rather than hammering the carrier.
-    const [due] = await t.db.query<{ secs: number }>('SELECT EXTRACT(EPOCH FROM next_refresh_at - now())::float8 AS secs FROM tracking_tasks WHERE id = $1', [
-      id,
-    ])
+    const [due] = await t.db.query<{ secs: number }>(
+      'SELECT EXTRACT(EPOCH FROM next_refresh_at - now())::float8 AS secs FROM task_schedule WHERE task_id = $1',
+      [id],
+    )
     expect(due!.secs).toBeGreaterThan(prefix === 'F429' ? 0.5 : 20)
     // Retry until the simulator's fault is spent; then the story goes on as usual.
     for (let i = 0; i < 3; i++) {
@@ -272,11 +276,11 @@ describe('between poll ticks', () => {
     const uparcel = await Promise.all(Array.from({ length: 10 }, () => subscribe('DLSOON', 'UPARCEL')))
     // The 30th FedEx task (a full request) is due in 2.29 s, the 31st a minute later.
     await t.db.query(
-      `UPDATE tracking_tasks t SET next_refresh_at = now() + make_interval(secs => CASE WHEN s.i = 31 THEN 60 ELSE 2 + s.i / 100.0 END)
-         FROM unnest($1::bigint[]) WITH ORDINALITY AS s (id, i) WHERE t.id = s.id`,
+      `UPDATE task_schedule t SET next_refresh_at = now() + make_interval(secs => CASE WHEN s.i = 31 THEN 60 ELSE 2 + s.i / 100.0 END)
+         FROM unnest($1::bigint[]) WITH ORDINALITY AS s (id, i) WHERE t.task_id = s.id`,
       [fedex],
     )
-    await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = now() + interval '1 second' WHERE id = ANY($1::bigint[])`, [uparcel])
+    await t.db.query(`UPDATE task_schedule SET next_refresh_at = now() + interval '1 second' WHERE task_id = ANY($1::bigint[])`, [uparcel])
     const fedexRound = await service.runRound('FEDEX')
     expect(fedexRound.claimed).toBe(0)
     expect(fedexRound.wakeInMs).toBeGreaterThan(1_800)
@@ -286,15 +290,18 @@ describe('between poll ticks', () => {
     expect((await service.runRound()).wakeInMs).toBeLessThanOrEqual(2_300)
   })
 
-  it('asks for the shortest gap when a full request is due already', async () => {
+  it('counts a full request due already as due now, and leaves out the tasks another round holds', async () => {
     const ids = await Promise.all(Array.from({ length: 30 }, () => subscribe('DLNOW')))
-    // Due, but locked by another transaction: the claim skips them.
-    const round = await t.db.transaction(async (tx) => {
-      await tx.query('SELECT id FROM tracking_tasks WHERE id = ANY($1::bigint[]) FOR UPDATE', [ids])
-      return service.runRound('FEDEX')
-    })
-    expect(round.claimed).toBe(0)
-    expect(round.wakeInMs).toBe(100)
+    expect(await repository.dueInMs('FEDEX', 30)).toBeLessThan(0)
+    // Another worker's round holds them: not due for this one.
+    const held = await new RefreshRepository(t.db).claimDue('FEDEX', 30, 60_000)
+    expect(held.map((c) => c.id).sort()).toEqual(ids.sort())
+    expect(await repository.dueInMs('FEDEX', 30)).toBeNull()
+    const round = await service.runRound('FEDEX')
+    expect(round).toMatchObject({ claimed: 0 })
+    expect(round.wakeInMs).toBeUndefined()
+    await repository.releaseClaim(held[0]!.leaseToken, [])
+    expect(await repository.dueInMs('FEDEX', 30)).toBeLessThan(0)
   })
 })
 
@@ -306,12 +313,14 @@ describe('answers arriving together', () => {
       const items = numbers.slice(i, i + 100).map((trackingNumber) => ({ carrierCode: 'FEDEX', trackingNumber, callbackUrl: 'https://shop.example/hook' }))
       ids.push(...(await t.services.subscriptions.subscribeBatch(userId, { items })).map((r) => r.taskId!))
     }
-    // Transactions wait at a gate until all 16 answers (16 requests of 30 numbers) are in.
+    // Transactions wait at a gate until all 16 answers (16 requests of 30 numbers) are in; the
+    // round's claim, before any request, goes through.
     const transaction = t.db.transaction.bind(t.db)
     let transactions = 0
     let open = () => {}
     const gate = new Promise<void>((resolve) => (open = resolve))
     t.db.transaction = (async (work) => {
+      if (sim.stats().carriers.fedex!.trackRequests === 0) return transaction(work)
       transactions++
       await gate
       return transaction(work)

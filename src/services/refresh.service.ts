@@ -121,10 +121,12 @@ export class RefreshService {
     result.claimed = claims.length
     result.more = claims.length === limit
     const requests: Promise<void>[] = []
+    const unasked: number[] = []
     for (let i = 0; i < claims.length; i += channel.adapter.maxBatchSize) {
-      requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result, probe))
+      requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result, probe, unasked))
     }
     await Promise.all(requests)
+    if (claims.length > 0) await this.repository.releaseClaim(claims[0]!.leaseToken, unasked)
     // The loop polls once a second; a full request that falls due between two ticks is sent when
     // it does, so a steady stream of changes reaches the webhooks a few at a time rather than a
     // second's worth at once. Only full requests: the carrier is asked no more often than before.
@@ -141,16 +143,24 @@ export class RefreshService {
     return Object.fromEntries([...this.carriers].map(([code]) => [code, this.circuitOf.get(code)!.view(now)]))
   }
 
-  private async fetchAndApply(carrier: string, channel: CarrierChannel, tasks: ClaimedTask[], result: RoundResult, probe: boolean): Promise<void> {
+  private async fetchAndApply(
+    carrier: string,
+    channel: CarrierChannel,
+    tasks: ClaimedTask[],
+    result: RoundResult,
+    probe: boolean,
+    unasked: number[],
+  ): Promise<void> {
     const circuit = this.circuitOf.get(carrier)!
     // Several tasks (of different users) can share a number: ask for it once.
     const numbers = [...new Set(tasks.map((t) => t.trackingNumber))]
     await channel.budget.acquire()
     // The circuit opened while this request waited for the budget: the carrier is not asked, and
-    // the tasks are not written. Their claim's lease made them due again when it lapses, so an
+    // the tasks are not written. They stay claimed until the lease lapses, so an
     // outage that starts mid-round costs the requests already out, not the whole round's.
     if (!probe && circuit.state(this.now().getTime()) !== 'closed') {
       result.skipped += tasks.length
+      unasked.push(...tasks.map((task) => task.id))
       return
     }
     const stopTimer = this.metrics.carrierFetchSeconds.startTimer({ carrier })

@@ -61,7 +61,7 @@ async function subscribe(prefix: string, callbackUrl = 'https://shop.example/hoo
 describe('updatedAt', () => {
   it('moves when what the user sees changes, not on a fetch that found nothing new', async () => {
     const taskId = await subscribe('UPD')
-    await t.db.query('UPDATE tracking_tasks SET next_refresh_at = NULL WHERE id <> $1', [taskId])
+    await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id <> $1', [taskId])
     const service = refreshService(3_600_000)
     const full = async () => JSON.parse(await t.services.tasks.get(userId, taskId)) as FullTaskJson
     const updatedAt = async () => Date.parse((await full()).updatedAt)
@@ -70,7 +70,7 @@ describe('updatedAt', () => {
     const fetched = await updatedAt()
     expect(fetched).toBeGreaterThan(created)
     // Fetched again at once: the same stage, nothing new.
-    await t.db.query('UPDATE tracking_tasks SET next_refresh_at = now() WHERE id = $1', [taskId])
+    await t.db.query('UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = $1', [taskId])
     await service.runRound()
     expect(await updatedAt()).toBe(fetched)
     expect(Date.parse((await full()).lastCheckedAt!)).toBeGreaterThan(fetched)
@@ -82,8 +82,8 @@ describe('retention', () => {
     const old = await Promise.all(Array.from({ length: 3 }, () => subscribe('RETOLD')))
     const recent = await subscribe('RETNEW')
     const active = await subscribe('RETACT')
-    await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = NULL, inactive_since = now() - interval '3 days' WHERE id = ANY($1)`, [old])
-    await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = NULL, inactive_since = now() - interval '12 hours' WHERE id = $1`, [recent])
+    await t.db.query(`UPDATE tracking_tasks SET inactive_since = now() - interval '3 days' WHERE id = ANY($1)`, [old])
+    await t.db.query(`UPDATE tracking_tasks SET inactive_since = now() - interval '12 hours' WHERE id = $1`, [recent])
     await t.db.query(`INSERT INTO tracking_events (task_id, event_key, event_time) SELECT unnest($1::bigint[]), 'k', now()`, [old])
     const retention = new RetentionService(t.db, new SettingsRepository(t.db))
 
@@ -99,8 +99,8 @@ describe('retention', () => {
 
       // A backlog larger than a batch: one statement per batch, the loop told to go on.
       await t.db.query(
-        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at, inactive_since)
-         SELECT $1, 'FEDEX', 'RETBULK' || g, 'https://a.example/', NULL, now() - interval '5 days' FROM generate_series(1, $2::int) g`,
+        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+         SELECT $1, 'FEDEX', 'RETBULK' || g, 'https://a.example/', now() - interval '5 days' FROM generate_series(1, $2::int) g`,
         [userId, RETENTION_BATCH + 10],
       )
       expect(await retention.runRound()).toBe(true)
@@ -116,7 +116,7 @@ describe('deletes under refresh and delivery load', () => {
   it('leave no orphan and bring nothing back: a refresh or delivery in flight cannot resurrect or half-keep a task', async () => {
     const callbackUrl = receiver.on('/deleting', () => ({ status: 200, delayMs: 15 }))
     const ids = await Promise.all(Array.from({ length: 120 }, () => subscribe('DELLOAD', callbackUrl)))
-    await t.db.query('UPDATE tracking_tasks SET next_refresh_at = NULL WHERE NOT (id = ANY($1))', [ids])
+    await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE NOT (task_id = ANY($1))', [ids])
     const refresh = refreshService(50)
     const http = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
     const delivery = new WebhookDeliveryService(

@@ -41,7 +41,7 @@ describe('the refresh worker loop', () => {
       const items = Array.from({ length: 35 }, (_, i) => ({ carrierCode: 'FEDEX', trackingNumber: `DLLOOP${i}`, callbackUrl: 'https://a.example/' }))
       const started = Date.now()
       await t.services.subscriptions.subscribeBatch(userId, { items })
-      await waitFor(async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE last_fetched_at IS NULL'))[0]!.n === 0, {
+      await waitFor(async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM task_schedule WHERE last_fetched_at IS NULL'))[0]!.n === 0, {
         what: 'every task to be fetched',
       })
       // 35 tasks at 10 a round: the worker went on by itself instead of waiting for the next tick.
@@ -92,13 +92,17 @@ describe('a round that says when work falls due', () => {
     try {
       const { userId } = await t.createUser()
       await t.db.query(
-        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, next_refresh_at)
-         SELECT $1, 'FEDEX', 'DLSOON' || g, 'https://a.example/', now() + interval '1 second' FROM generate_series(1, 30) g`,
+        `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url)
+         SELECT $1, 'FEDEX', 'DLSOON' || g, 'https://a.example/' FROM generate_series(1, 30) g`,
+        [userId],
+      )
+      await t.db.query(
+        `UPDATE task_schedule s SET next_refresh_at = now() + interval '1 second' FROM tracking_tasks t WHERE t.id = s.task_id AND t.user_id = $1`,
         [userId],
       )
       await worker.start()
       // The first round finds nothing due and learns when thirty numbers will be.
-      await waitFor(async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE last_fetched_at IS NULL'))[0]!.n === 0, {
+      await waitFor(async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM task_schedule WHERE last_fetched_at IS NULL'))[0]!.n === 0, {
         what: 'the thirty tasks to be fetched',
       })
       expect(sim.stats().carriers.fedex!.trackRequests).toBe(1)
@@ -158,7 +162,7 @@ describe('two refresh worker processes on PostgreSQL', () => {
       )
     }
     await waitFor(
-      async () => (await db.query<{ pending: number }>('SELECT count(*)::int AS pending FROM tracking_tasks WHERE last_fetched_at IS NULL'))[0]!.pending === 0,
+      async () => (await db.query<{ pending: number }>('SELECT count(*)::int AS pending FROM task_schedule WHERE last_fetched_at IS NULL'))[0]!.pending === 0,
       {
         timeoutMs: 60_000,
         intervalMs: 100,

@@ -87,7 +87,8 @@ async function subscribeAll(api: ServiceProcess, prefix: string, callbackUrl: st
 async function settled(db: Database, timeoutMs = 60_000): Promise<void> {
   const state = async () => {
     const tasks = await db.query(
-      `SELECT standard_status, refresh_failures, refresh_lease_owner IS NOT NULL AS leased, round(EXTRACT(EPOCH FROM next_refresh_at - now())) AS due_in, count(*)::int FROM tracking_tasks GROUP BY 1, 2, 3, 4`,
+      `SELECT standard_status, refresh_failures, round(EXTRACT(EPOCH FROM next_refresh_at - now())) AS due_in, count(*)::int
+         FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id GROUP BY 1, 2, 3`,
     )
     const deliveries = await db.query(`SELECT status, attempt_count, count(*)::int FROM webhook_deliveries GROUP BY 1, 2`)
     return JSON.stringify({ tasks, deliveries })
@@ -114,7 +115,9 @@ async function checkInvariants(db: Database, path: string, endpointSecret: strin
             (SELECT count(*)::int FROM (SELECT 1 FROM webhook_deliveries GROUP BY task_id, endpoint_id, event_type HAVING count(*) <> 1) x) AS not_exactly_once,
             (SELECT count(DISTINCT (task_id, endpoint_id, event_type))::int FROM webhook_deliveries) AS kinds,
             (SELECT count(*)::int FROM webhook_deliveries WHERE status <> 'success') AS not_success,
-            (SELECT count(*)::int FROM tracking_tasks WHERE refresh_lease_owner IS NOT NULL) AS task_leases,
+            -- Tasks claimed by a live round and not fetched yet.
+            (SELECT count(*)::int FROM refresh_claims c CROSS JOIN unnest(c.task_ids) AS h (task_id) JOIN task_schedule s ON s.task_id = h.task_id
+              WHERE c.lease_until > now() AND s.next_refresh_at <= now()) AS task_leases,
             (SELECT count(*)::int FROM webhook_deliveries WHERE lease_owner IS NOT NULL OR status = 'sending') AS delivery_leases,
             (SELECT count(*)::int FROM webhook_attempts WHERE error_message LIKE 'attempt interrupted%') AS interrupted`,
   )

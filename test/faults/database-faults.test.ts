@@ -150,8 +150,8 @@ async function settle(subject: Subject, databaseUrl: string): Promise<string> {
       what: 'every task delivered and every webhook sent',
     }).catch(async (error: Error) => {
       const tasks = await client.query(
-        `SELECT carrier_code, standard_status, refresh_failures, refresh_lease_owner IS NOT NULL AS leased, round(EXTRACT(EPOCH FROM next_refresh_at - now())) AS due_in_s, count(*)::int
-           FROM tracking_tasks WHERE user_id = $1 AND standard_status <> 'delivered' GROUP BY 1, 2, 3, 4, 5`,
+        `SELECT t.carrier_code, standard_status, refresh_failures, round(EXTRACT(EPOCH FROM next_refresh_at - now())) AS due_in_s, count(*)::int
+           FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id WHERE user_id = $1 AND standard_status <> 'delivered' GROUP BY 1, 2, 3, 4`,
         [userId],
       )
       const deliveries = await client.query(
@@ -168,7 +168,8 @@ async function settle(subject: Subject, databaseUrl: string): Promise<string> {
         `SELECT (SELECT count(*)::int FROM tracking_tasks WHERE user_id = $1) AS tasks,
                 (SELECT count(*)::int FROM webhook_deliveries WHERE user_id = $1) AS deliveries,
                 (SELECT count(*)::int FROM (SELECT 1 FROM webhook_deliveries WHERE user_id = $1 GROUP BY task_id HAVING count(*) <> 1) x) AS not_once,
-                (SELECT count(*)::int FROM tracking_tasks WHERE user_id = $1 AND refresh_lease_owner IS NOT NULL)
+                (SELECT count(*)::int FROM refresh_claims c CROSS JOIN unnest(c.task_ids) AS h (task_id) JOIN task_schedule s ON s.task_id = h.task_id
+                   JOIN tracking_tasks t ON t.id = h.task_id WHERE t.user_id = $1 AND c.lease_until > now() AND s.next_refresh_at <= now())
                   + (SELECT count(*)::int FROM webhook_deliveries WHERE user_id = $1 AND lease_owner IS NOT NULL) AS leases`,
         [userId],
       )

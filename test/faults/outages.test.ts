@@ -44,7 +44,11 @@ describe('carrier outage', () => {
         [numbers],
       )
     const before = await snapshot()
-    const due = () => t.db.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE tracking_number = ANY($1) AND next_refresh_at IS NOT NULL`, [numbers])
+    const due = () =>
+      t.db.query(
+        `UPDATE task_schedule s SET next_refresh_at = now() FROM tracking_tasks t WHERE t.id = s.task_id AND t.tracking_number = ANY($1) AND s.next_refresh_at IS NOT NULL`,
+        [numbers],
+      )
 
     // Down: connection refused.
     expect(await service.runRound()).toMatchObject({ claimed: 4, failed: 4, applied: 0 })
@@ -53,14 +57,16 @@ describe('carrier outage', () => {
     // Up, but slow and answering garbage for these numbers' first requests (each alone).
     await sim.start()
     for (const number of numbers.slice(1)) {
-      await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = CASE WHEN tracking_number = $1 THEN now() ELSE NULL END WHERE tracking_number = ANY($2)`, [
-        number,
-        numbers,
-      ])
+      await t.db.query(
+        `UPDATE task_schedule s SET next_refresh_at = CASE WHEN t.tracking_number = $1 THEN now() END FROM tracking_tasks t WHERE t.id = s.task_id AND t.tracking_number = ANY($2)`,
+        [number, numbers],
+      )
       expect(await service.runRound()).toMatchObject({ claimed: 1, failed: 1 })
       expect(await snapshot()).toEqual(before)
     }
-    await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = now() WHERE tracking_number = ANY($1)`, [numbers])
+    await t.db.query(`UPDATE task_schedule s SET next_refresh_at = now() FROM tracking_tasks t WHERE t.id = s.task_id AND t.tracking_number = ANY($1)`, [
+      numbers,
+    ])
 
     // Back to normal: every task refreshes.
     for (let i = 0; i < 3; i++) {

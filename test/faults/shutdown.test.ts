@@ -69,7 +69,7 @@ describe('graceful shutdown', () => {
         const [row] = await db.query<Record<string, number>>(
           `SELECT (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'success') AS success,
                   (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'sending' OR lease_owner IS NOT NULL) AS leased,
-                  (SELECT count(*)::int FROM tracking_tasks WHERE refresh_lease_owner IS NOT NULL) AS task_leases`,
+                  (SELECT count(*)::int FROM refresh_claims) AS task_leases`,
         )
         expect(row).toEqual({ success: 3, leased: 0, task_leases: 0 })
       } finally {

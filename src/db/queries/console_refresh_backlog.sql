@@ -12,11 +12,11 @@ FROM
       EXTRACT(
         EPOCH
         FROM
-          now() - min(t.next_refresh_at)
+          now() - min(s.next_refresh_at)
       )::float8 AS oldest_seconds
     FROM
-      tracking_tasks t
+      task_schedule s
     WHERE
-      t.carrier_code = c.carrier_code
-      AND t.next_refresh_at <= now()
+      s.carrier_code = c.carrier_code
+      AND s.next_refresh_at <= now()
   ) AS due;

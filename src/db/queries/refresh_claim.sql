@@ -1,28 +1,64 @@
 -- refresh_claim: run by src/db/refresh.repository.ts
 
-UPDATE tracking_tasks t
-SET
-  next_refresh_at = now() + make_interval(secs => $3::float8 / 1000),
-  refresh_lease_until = now() + make_interval(secs => $3::float8 / 1000),
-  refresh_lease_owner = $4
-WHERE
-  t.id IN (
-    SELECT
-      id
-    FROM
-      tracking_tasks
+WITH
+  lapsed AS (
+    DELETE FROM refresh_claims
     WHERE
       carrier_code = $1
-      AND next_refresh_at <= now()
+      AND lease_until <= now()
+  ),
+  held AS (
+    SELECT
+      unnest(c.task_ids) AS task_id
+    FROM
+      refresh_claims c
+    WHERE
+      c.carrier_code = $1
+      AND c.lease_until > now()
+  ),
+  picked AS (
+    SELECT
+      s.task_id,
+      s.next_refresh_at,
+      s.refresh_failures
+    FROM
+      task_schedule s
+    WHERE
+      s.carrier_code = $1
+      AND s.next_refresh_at <= now()
+      AND s.task_id NOT IN (
+        SELECT
+          task_id
+        FROM
+          held
+      )
     ORDER BY
-      next_refresh_at
+      s.next_refresh_at
     LIMIT
       $2
-    FOR UPDATE
-      SKIP LOCKED
+  ),
+  claimed AS (
+    INSERT INTO
+      refresh_claims (lease_token, carrier_code, task_ids, lease_until)
+    SELECT
+      $4,
+      $1,
+      array_agg(task_id),
+      now() + make_interval(secs => $3::float8 / 1000)
+    FROM
+      picked
+    HAVING
+      count(*) > 0
   )
-RETURNING
-  t.id,
-  t.carrier_code,
+SELECT
+  p.task_id AS id,
   t.tracking_number,
-  t.refresh_failures;
+  p.refresh_failures,
+  p.next_refresh_at::text AS due_at,
+  t.answer_fingerprint,
+  COALESCE(t.last_new_event_at, t.created_at) AS quiet_since
+FROM
+  picked p
+  JOIN tracking_tasks t ON t.id = p.task_id
+ORDER BY
+  p.next_refresh_at;

@@ -4,15 +4,24 @@ SELECT
   EXTRACT(
     EPOCH
     FROM
-      next_refresh_at - now()
+      s.next_refresh_at - now()
   )::float8 * 1000 AS in_ms
 FROM
-  tracking_tasks
+  task_schedule s
 WHERE
-  carrier_code = $1
-  AND next_refresh_at IS NOT NULL
+  s.carrier_code = $1
+  AND s.next_refresh_at IS NOT NULL
+  AND s.task_id NOT IN (
+    SELECT
+      unnest(c.task_ids)
+    FROM
+      refresh_claims c
+    WHERE
+      c.carrier_code = $1
+      AND c.lease_until > now()
+  )
 ORDER BY
-  next_refresh_at
+  s.next_refresh_at
 OFFSET
   $2
 LIMIT

@@ -10,14 +10,14 @@ FROM
   unnest($1::text[]) AS c (carrier_code)
   CROSS JOIN LATERAL (
     SELECT
-      next_refresh_at
+      s.next_refresh_at
     FROM
-      tracking_tasks t
+      task_schedule s
     WHERE
-      t.carrier_code = c.carrier_code
-      AND t.next_refresh_at <= now()
+      s.carrier_code = c.carrier_code
+      AND s.next_refresh_at <= now()
     ORDER BY
-      t.next_refresh_at
+      s.next_refresh_at
     LIMIT
       1
   ) AS oldest;

@@ -11,9 +11,21 @@ SELECT
   t.last_new_event_at
 FROM
   tracking_tasks t
-  JOIN unnest($1::bigint[], $2::text[]) AS c (id, lease_owner) ON c.id = t.id
-  AND c.lease_owner = t.refresh_lease_owner
+  JOIN task_schedule s ON s.task_id = t.id
+  JOIN unnest($1::bigint[], $2::timestamptz[], $3::text[]) AS c (id, due_at, lease_token) ON c.id = t.id
+  AND s.next_refresh_at = c.due_at
+WHERE
+  EXISTS (
+    SELECT
+      1
+    FROM
+      refresh_claims l
+    WHERE
+      l.lease_token = c.lease_token
+      AND l.lease_until > now()
+  )
 ORDER BY
   t.id
 FOR UPDATE OF
-  t;
+  t,
+  s;

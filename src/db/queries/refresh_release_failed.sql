@@ -1,13 +1,20 @@
 -- refresh_release_failed: run by src/db/refresh.repository.ts
 
-UPDATE tracking_tasks t
+UPDATE task_schedule s
 SET
-  refresh_failures = t.refresh_failures + 1,
-  next_refresh_at = now() + make_interval(secs => f.retry_in_ms / 1000),
-  refresh_lease_owner = NULL,
-  refresh_lease_until = NULL
+  refresh_failures = s.refresh_failures + 1,
+  next_refresh_at = now() + make_interval(secs => f.retry_in_ms / 1000)
 FROM
-  unnest($1::bigint[], $2::text[], $3::float8[]) AS f (id, lease_owner, retry_in_ms)
+  unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[]) AS f (task_id, due_at, lease_token, retry_in_ms)
 WHERE
-  t.id = f.id
-  AND t.refresh_lease_owner = f.lease_owner;
+  s.task_id = f.task_id
+  AND s.next_refresh_at = f.due_at
+  AND EXISTS (
+    SELECT
+      1
+    FROM
+      refresh_claims l
+    WHERE
+      l.lease_token = f.lease_token
+      AND l.lease_until > now()
+  );

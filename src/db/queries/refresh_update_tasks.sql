@@ -47,17 +47,10 @@ WITH
         )
         ELSE t.events_view
       END,
-      last_fetched_at = now(),
-      refresh_failures = 0,
-      next_refresh_at = CASE
-        WHEN u.terminal THEN NULL
-        ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000)
-      END,
+      answer_fingerprint = u.answer_fingerprint,
       inactive_since = CASE
         WHEN u.terminal THEN now()
       END,
-      refresh_lease_owner = NULL,
-      refresh_lease_until = NULL,
       -- Moves only when something the user can see changed, not on every fetch.
       updated_at = CASE
         WHEN u.status_changed
@@ -89,7 +82,7 @@ WITH
         $7::json[],
         $8::timestamptz[],
         $9::boolean[],
-        $10::float8[],
+        $10::text[],
         $11::boolean[],
         $12::boolean[],
         $13::boolean[],
@@ -104,7 +97,7 @@ WITH
         destination_address,
         last_new_event_at,
         terminal,
-        next_refresh_in_ms,
+        answer_fingerprint,
         gained_events,
         status_changed,
         tells,
@@ -155,12 +148,12 @@ SELECT
             to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
             t.origin_address AS "originAddress",
             t.destination_address AS "destinationAddress",
-            t.next_refresh_at IS NOT NULL AS "active",
+            t.inactive_since IS NULL AS "active",
             to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
             to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
             to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-            to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-            to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+            to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+            to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
             COALESCE(
               (
                 SELECT
@@ -195,6 +188,11 @@ SELECT
               ),
               '[]'::json
             ) AS "events"
+          FROM
+            (
+              SELECT
+            ) AS one
+            LEFT JOIN task_schedule s ON s.task_id = t.id
         ) doc
     )
   END AS full

@@ -19,12 +19,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           COALESCE(
             (
               SELECT
@@ -59,6 +59,11 @@ SELECT
             ),
             '[]'::json
           ) AS "events"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document
 FROM

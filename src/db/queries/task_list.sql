@@ -19,12 +19,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -53,6 +53,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -86,12 +91,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           COALESCE(
             (
               SELECT
@@ -154,6 +159,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -188,12 +198,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -222,6 +232,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -256,12 +271,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -290,6 +305,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -378,12 +398,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -412,6 +432,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -446,12 +471,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -480,6 +505,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -514,12 +544,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -548,6 +578,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -586,12 +621,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -620,6 +655,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -654,12 +694,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -688,6 +728,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -696,7 +741,7 @@ FROM
   tracking_tasks t
 WHERE
   t.user_id = $1
-  AND t.next_refresh_at IS NOT NULL
+  AND t.inactive_since IS NULL
 ORDER BY
   t.created_at DESC,
   t.id DESC
@@ -722,12 +767,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -756,6 +801,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -764,7 +814,7 @@ FROM
   tracking_tasks t
 WHERE
   t.user_id = $1
-  AND t.next_refresh_at IS NULL
+  AND t.inactive_since IS NOT NULL
 ORDER BY
   t.created_at DESC,
   t.id DESC
@@ -790,12 +840,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -824,6 +874,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -865,12 +920,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -899,6 +954,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,
@@ -949,12 +1009,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           (
             SELECT
               row_to_json(w)
@@ -983,6 +1043,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
       ) doc
   ) AS document,
   t.id,

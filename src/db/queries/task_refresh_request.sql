@@ -15,19 +15,17 @@ WITH
   requested AS (
     UPDATE tracking_tasks t
     SET
-      next_refresh_at = now(),
       refresh_requested_at = now(),
-      refresh_failures = 0,
-      refresh_lease_owner = NULL,
-      refresh_lease_until = NULL,
       stopped_at = NULL,
       inactive_since = NULL,
+      -- The next fetch is decided afresh, even if the carrier says what it said before.
+      answer_fingerprint = NULL,
       last_new_event_at = CASE
         WHEN t.standard_status = 'expired' THEN now()
         ELSE t.last_new_event_at
       END,
       updated_at = CASE
-        WHEN t.next_refresh_at IS NULL THEN now()
+        WHEN t.inactive_since IS NOT NULL THEN now()
         ELSE t.updated_at
       END
     FROM
@@ -39,7 +37,19 @@ WITH
         OR target.refresh_requested_at <= now() - make_interval(secs => $3)
       )
     RETURNING
-      t.next_refresh_at
+      t.id
+  ),
+  scheduled AS (
+    UPDATE task_schedule s
+    SET
+      next_refresh_at = now(),
+      refresh_failures = 0
+    FROM
+      requested
+    WHERE
+      s.task_id = requested.id
+    RETURNING
+      s.next_refresh_at
   )
 SELECT
   EXISTS (
@@ -52,7 +62,7 @@ SELECT
     SELECT
       next_refresh_at
     FROM
-      requested
+      scheduled
   ) AS next_check_at,
   CEIL(
     EXTRACT(

@@ -7,18 +7,27 @@ WITH
       stopped_at = COALESCE(t.stopped_at, now()),
       inactive_since = COALESCE(t.inactive_since, now()),
       updated_at = CASE
-        WHEN t.next_refresh_at IS NOT NULL
+        WHEN t.inactive_since IS NULL
         OR t.stopped_at IS NULL THEN now()
         ELSE t.updated_at
-      END,
-      next_refresh_at = NULL,
-      refresh_lease_owner = NULL,
-      refresh_lease_until = NULL
+      END
     WHERE
       t.user_id = $1
       AND t.id = $2
     RETURNING
       t.*
+  ),
+  -- After the task's row (locked by the update above), as a refresh locks them.
+  unscheduled AS (
+    UPDATE task_schedule s
+    SET
+      next_refresh_at = NULL
+    FROM
+      stopped
+    WHERE
+      s.task_id = stopped.id
+    RETURNING
+      s.*
   )
 SELECT
   (
@@ -38,12 +47,12 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
-          t.next_refresh_at IS NOT NULL AS "active",
+          t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
-          to_char(t.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
-          to_char(t.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
           COALESCE(
             (
               SELECT
@@ -106,6 +115,11 @@ SELECT
                   1
               ) w
           ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN unscheduled s ON s.task_id = t.id
       ) doc
   ) AS document
 FROM

@@ -434,7 +434,7 @@ describe('the stored task', () => {
     const tn = number('W')
     const { taskId } = (await subscribe({ carrierCode: 'FEDEX', trackingNumber: tn, callbackUrl: hook })).json().data
     const [row] = await t.db.query(
-      'SELECT standard_status, carrier_status, estimated_delivery_at, next_refresh_at IS NOT NULL AS scheduled, refresh_failures FROM tracking_tasks WHERE id = $1',
+      'SELECT standard_status, carrier_status, estimated_delivery_at, next_refresh_at IS NOT NULL AS scheduled, refresh_failures FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id WHERE t.id = $1',
       [taskId],
     )
     expect(row).toEqual({ standard_status: 'pending', carrier_status: '', estimated_delivery_at: null, scheduled: true, refresh_failures: 0 })

@@ -60,7 +60,7 @@ beforeAll(async () => {
     const minute = i === 11 ? 10 : i
     await t.db.query(
       `UPDATE tracking_tasks SET created_at = '2026-11-01T00:00:00Z'::timestamptz + make_interval(mins => $2), updated_at = '2026-11-02T00:00:00Z'::timestamptz + make_interval(mins => $3),
-              standard_status = $4, milestone = $5, next_refresh_at = CASE WHEN $4 IN ('delivered') THEN NULL ELSE next_refresh_at END
+              standard_status = $4, milestone = $5, inactive_since = CASE WHEN $4 IN ('delivered') THEN now() END
         WHERE id = $1`,
       // Half of the exceptions are failed attempts: a status filter is read as its milestones.
       [taskId, minute, (i * 7) % 30, statuses[i % 4], i % 8 === 3 ? 'failed_attempt' : statuses[i % 4]],

@@ -103,7 +103,7 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/stop', () => {
     const taskId = await subscribe(owner)
     const refresh = new RefreshRepository(t.db)
     // A worker has claimed it and is fetching.
-    await t.db.query('UPDATE tracking_tasks SET next_refresh_at = NULL WHERE id <> $1', [taskId])
+    await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id <> $1', [taskId])
     const [claim] = await refresh.claimDue('FEDEX', 10, 60_000)
     expect(claim!.id).toBe(taskId)
 
@@ -118,7 +118,7 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/stop', () => {
 
     const [outcome] = await new RefreshApply(t.db, 86_400_000).apply([{ task: claim!, snapshot: undefined, fetchedAt: new Date(), nextRefreshInMs: 1000 }])
     expect(outcome).toEqual({ applied: false })
-    await t.db.query(`UPDATE tracking_tasks SET next_refresh_at = NULL WHERE id <> $1`, [taskId])
+    await t.db.query(`UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id <> $1`, [taskId])
     expect(await refresh.claimDue('FEDEX', 10, 60_000)).toEqual([])
   })
 
@@ -155,7 +155,8 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/refresh', () => {
   it('reactivates an expired task with its expiry clock started again', async () => {
     const taskId = await subscribe(owner)
     await t.db.query(
-      `UPDATE tracking_tasks SET standard_status = 'expired', next_refresh_at = NULL, inactive_since = now() - interval '3 days', last_new_event_at = now() - interval '40 days' WHERE id = $1`,
+      `WITH task AS (UPDATE tracking_tasks SET standard_status = 'expired', inactive_since = now() - interval '3 days', last_new_event_at = now() - interval '40 days' WHERE id = $1 RETURNING id)
+       UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id IN (SELECT id FROM task)`,
       [taskId],
     )
     expect((await post(`${PATH}/${taskId}/refresh`)).statusCode).toBe(202)

@@ -38,10 +38,11 @@ beforeAll(async () => {
     `UPDATE tracking_tasks
         SET standard_status = 'in_transit', milestone = 'out_for_delivery', carrier_status = 'On vehicle', estimated_delivery_at = now(),
             origin_address = '{"country":"US","state":"TN","city":"MEMPHIS","postalCode":"38118","address":""}',
-            stopped_at = now(), last_fetched_at = now(), next_refresh_at = NULL
+            stopped_at = now(), inactive_since = now()
       WHERE id = $1`,
     [full],
   )
+  await t.db.query('UPDATE task_schedule SET last_fetched_at = now(), next_refresh_at = NULL WHERE task_id = $1', [full])
   await t.db.query(
     `INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, milestone) VALUES ($1, 'a', now(), 'OD', 'in_transit', 'out_for_delivery'), ($1, 'b', now(), 'ZZ', '', '')`,
     [full],

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tempDataDir } from '../test/support/run-database'
+import { freePort } from '../test/support/service-process'
+import { load } from './load'
+import { pss } from './memory'
+import { type Row, fmt } from './report'
+
+/**
+ * The embedded default's memory as `npm start` runs it: the PSS of every process in its tree (npm
+ * itself, the service, the PostgreSQL server's postmaster, helpers and the pool's backends), idle
+ * after the first start, at the peak of a subscribe load (read midway and at its end: reading
+ * smaps takes a process's memory-map lock, so it is not sampled on a timer), and idle again after it.
+ */
+
+const ADMIN_TOKEN = 'bench-admin-token-0000'
+
+/** The process and all of its descendants, from /proc. */
+function tree(root: number): number[] {
+  const children = new Map<number, number[]>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const all: number[] = []
+  const visit = (pid: number) => {
+    all.push(pid)
+    for (const child of children.get(pid) ?? []) visit(child)
+  }
+  visit(root)
+  return all
+}
+
+const treePss = (root: number) => tree(root).reduce((sum, pid) => sum + pss(pid), 0)
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export async function npmStartMemory(row: Row, seconds: number): Promise<void> {
+  const dataDir = tempDataDir()
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, LOG_LEVEL: 'warn' }
+  delete env.DATABASE_URL
+  const npm = spawn('npm', ['start'], { env, stdio: 'ignore' })
+  try {
+    for (let i = 0; ; i++) {
+      if (i > 600) throw new Error('npm start: no /healthz after 60 s')
+      const ok = await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+      if (ok) break
+      await pause(100)
+    }
+    await pause(2000)
+    const idle = treePss(npm.pid!)
+    const created = await fetch(`${base}/admin/api-users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'memory' }),
+    })
+    const { token } = ((await created.json()) as { data: { token: string } }).data
+    let peak = idle
+    const sample = () => (peak = Math.max(peak, treePss(npm.pid!)))
+    const midway = setTimeout(sample, (seconds * 1000) / 2)
+    let n = 0
+    await load({
+      url: `${base}/openapi/tracking-subscriptions`,
+      method: 'POST',
+      connections: 50,
+      seconds,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: () => JSON.stringify({ carrierCode: 'FEDEX', trackingNumber: `MEM${++n}`, callbackUrl: 'https://shop.example/hook' }),
+    })
+    clearTimeout(midway)
+    sample()
+    await pause(5000)
+    const after = treePss(npm.pid!)
+    row('embedded', '`npm start`, every process of it (npm, service, server): PSS idle after the start', `${fmt(idle)} MiB`, '', '', '≤ 200 MiB')
+    row(
+      'embedded',
+      '`npm start`, every process of it: PSS at the peak of subscribe / idle after it',
+      `${fmt(peak)} / ${fmt(after)} MiB`,
+      '',
+      '',
+      '≤ 300 / ≤ 200 MiB',
+    )
+  } finally {
+    npm.kill('SIGTERM')
+    await new Promise((r) => npm.once('exit', r))
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
