@@ -18,9 +18,9 @@ import { load, warmLoad } from './load'
 import { pss } from './memory'
 import { fmt } from './report'
 import { npmStartMemory } from './npm-start-memory'
-import { refreshWalFigures } from './refresh-wal'
 import { seed } from './seed'
 import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
+import { writeCostFigures } from './write-costs'
 
 /**
  * `npm run bench`: every performance figure, each against a ceiling measured in the
@@ -452,7 +452,7 @@ for (const kind of DBS) {
   if (args.has('memory-only')) continue
   await withDatabase(kind, async (env, dbUrl) => {
     if (args.has('burst-only')) return burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
-    const wal = () => refreshWalFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: Number(args.get('wal-seconds') ?? 30) })
+    const wal = () => writeCostFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: Number(args.get('wal-seconds') ?? 30) })
     if (args.has('wal-only')) return wal()
     const carriers = () =>
       carrierFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS, outageTasks: Number(args.get('outage-tasks') ?? 500_000) })

@@ -4,6 +4,9 @@ import type { TaskListFilters, TaskListQuery } from '../domain/task-list'
 import type { Database } from './database'
 import { TaskLifecycleRepository } from './task-lifecycle.repository'
 import { listStatement, rangeCountStatement } from './task-list.sql'
+import { registeredStatements } from './statements'
+import './task-deletes'
+import './task.sql'
 
 // Every list filter and sort reads an index of the user's tasks, never the whole table: the plans
 // over 200,000 tasks of one user (and 20,000 of others), with the statistics of a real account.
@@ -43,10 +46,19 @@ const query = (filters: TaskListFilters, sort: TaskListQuery['sort'] = '-created
   includeEvents: false,
 })
 
+/** Every plan this file has read: each index of tracking_tasks must be in one of them (the last test). */
+const plans: string[] = []
+
+async function explain(text: string, values: unknown[] = []): Promise<string> {
+  const rows = await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)
+  const read = rows.map((r) => r['QUERY PLAN']).join('\n')
+  plans.push(read)
+  return read
+}
+
 async function plan(filters: TaskListFilters, sort: TaskListQuery['sort'] = '-createdAt', after?: TaskListQuery['after'], readRange = false): Promise<string> {
   const { text, values } = listStatement(query(filters, sort, after), readRange)
-  const rows = await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)
-  return rows.map((r) => r['QUERY PLAN']).join('\n')
+  return explain(text, values)
 }
 
 /**
@@ -235,9 +247,22 @@ describe('the list reads an index of the user’s tasks', () => {
   })
 
   it('retention finds the longest-inactive tasks through their own index', async () => {
-    const rows = await database.db.query<{ 'QUERY PLAN': string }>(
-      `EXPLAIN SELECT id FROM tracking_tasks WHERE inactive_since < now() - make_interval(days => 30) ORDER BY inactive_since LIMIT 500 FOR UPDATE SKIP LOCKED`,
-    )
-    expect(rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/tracking_tasks_inactive_idx/)
+    expect(await explain(statement('retention_lock_inactive'), [30, 500])).toMatch(/tracking_tasks_inactive_idx/)
   })
 })
+
+describe('the indexes of tracking_tasks', () => {
+  it('are each read by a plan of a list page, a query, a subscribe or retention, or gone', async () => {
+    // The query endpoint's lookups and the subscribe's conflict target, beside the list's plans above.
+    expect(await explain(statement('task_by_id'), [USER, 1])).toMatch(/tracking_tasks_pkey/)
+    expect(await explain(statement('task_by_number'), [USER, 'PLAN12345'])).toMatch(/tracking_tasks_user_number_carrier_key/)
+    const { rows } = await database.db.pool.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'tracking_tasks' ORDER BY 1`)
+    const read = plans.join('\n')
+    expect(rows.map((r) => r.indexname).filter((index) => !new RegExp(`\\b${index}\\b`).test(read))).toEqual([])
+  })
+})
+
+/** A registered statement's text (src/db/statements.ts), by name. */
+function statement(name: string): string {
+  return registeredStatements().get(name)!.texts[0]!.text
+}
