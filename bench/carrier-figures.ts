@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process'
-import { createServer } from 'node:http'
 import pg from 'pg'
 import { carrierOf, createCarrierSimulator } from '../src/carriers/registry'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { makeDue, SCHEDULED } from './finished'
+import { startReceiver } from './loopback-receiver'
 import { warmLoad } from './load'
-import { type Row, fmt } from './report'
+import { type FigureContext, type Row, fmt } from './report'
 
 /**
  * The carriers' figures. Per carrier: numbers fetched and applied per second by one worker process
@@ -30,15 +30,6 @@ export async function fetchCeiling(sim: ReturnType<typeof createCarrierSimulator
   return (JSON.parse(output) as { numbersPerSecond: number }).numbersPerSecond
 }
 
-async function startReceiver() {
-  const server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => res.writeHead(200).end('ok'))
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, close: () => server.close() }
-}
-
 async function until(client: pg.Client, sql: string, params: unknown[]): Promise<void> {
   for (;;) {
     if ((await client.query<{ done: boolean }>(sql, params)).rows[0]!.done) return
@@ -46,15 +37,7 @@ async function until(client: pg.Client, sql: string, params: unknown[]): Promise
   }
 }
 
-export async function carrierFigures(options: {
-  kind: string
-  env: Record<string, string>
-  dbUrl: () => string
-  adminToken: string
-  row: Row
-  seconds: number
-  outageTasks: number
-}): Promise<void> {
+export async function carrierFigures(options: FigureContext & { outageTasks: number }): Promise<void> {
   const { kind, env, dbUrl, adminToken, row, seconds } = options
   const sim = createCarrierSimulator({ stepMs: 0 })
   await sim.start()

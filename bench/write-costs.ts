@@ -1,11 +1,11 @@
-import { createServer } from 'node:http'
 import pg from 'pg'
 import { createCarrierSimulator } from '../src/carriers/registry'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { postgresTicks, ticks } from './cpu'
-import { makeDue } from './finished'
-import { type Row, fmt } from './report'
+import { finishedAt, makeDue } from './finished'
+import { startReceiver } from './loopback-receiver'
+import { type FigureContext, fmt } from './report'
 
 /**
  * What each kind of work writes and costs, per unit, measured in one run (docs/scaling.md builds
@@ -68,34 +68,19 @@ async function perUnit(client: pg.Client, before: Counters, after: Counters, uni
   }
 }
 
-async function until(client: pg.Client, sql: string, params: unknown[]): Promise<void> {
-  while (!(await client.query<{ done: boolean }>(sql, params)).rows[0]!.done) await pause(100)
-}
-
 async function connect(dbUrl: () => string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: dbUrl() })
   await client.connect()
   return client
 }
 
-export async function writeCostFigures(options: {
-  kind: string
-  env: Record<string, string>
-  dbUrl: () => string
-  adminToken: string
-  row: Row
-  seconds: number
-}): Promise<void> {
+export async function writeCostFigures(options: FigureContext): Promise<void> {
   const { kind, env, dbUrl, adminToken, row, seconds } = options
   // Stories that stay at their first stage for the whole run: every answer is the one before.
   const sim = createCarrierSimulator({ stepMs: 86_400_000 })
   await sim.start()
-  const receiver = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => res.writeHead(200).end('ok'))
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  const callbackUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`
+  const receiver = await startReceiver()
+  const callbackUrl = receiver.url
   const common = { ...env, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', ...simulatorEnv(sim), RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_ADDRESS: '0' }
   try {
     // 1. Subscribe, with no worker to fetch what is subscribed.
@@ -150,8 +135,7 @@ export async function writeCostFigures(options: {
       await client.query('CHECKPOINT')
       const before = await read(client, worker)
       await makeDue(client, 'user_id = $1', [userId])
-      await until(
-        client,
+      await finishedAt(client)(
         `SELECT NOT EXISTS (SELECT 1 FROM tracking_tasks WHERE user_id = $1 AND answer_fingerprint IS NULL)
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE user_id = $1 AND status <> 'success') AS done`,
         [userId],

@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/test-d
 import { ConsoleRepository } from './console.repository'
 import type { Database, Queryable } from './database'
 import { RefreshRepository } from './refresh.repository'
+import { lockClaimedTasks, scheduleFetched } from './refresh-writes'
 
 // The console's reads and the per-carrier claim go through indexes, never a scan of every task or
 // delivery (but the overview's counts, one pass cached for 30 s): their plans over 200,000 tasks of
@@ -40,11 +41,11 @@ beforeAll(async () => {
     explained.push(rows.map((r) => r['QUERY PLAN']).join('\n'))
     return []
   }
+  explainingTx = { query: async (text: string, values?: unknown[]) => ({ rows: await record(text, values) }) } as unknown as Queryable
   const explaining = {
     query: record,
     queryWithin: (_ms: number, text: string, values?: unknown[]) => record(text, values),
-    transaction: (work: (tx: Queryable) => Promise<unknown>) =>
-      work({ query: async (text: string, values?: unknown[]) => ({ rows: await record(text, values) }) } as unknown as Queryable),
+    transaction: (work: (tx: Queryable) => Promise<unknown>) => work(explainingTx),
   } as unknown as Database
   explain = async (run) => {
     explained = []
@@ -55,6 +56,8 @@ beforeAll(async () => {
 afterAll(() => database.close())
 
 let explain: (run: (console: ConsoleRepository, refresh: RefreshRepository) => Promise<unknown>) => Promise<string>
+/** A transaction whose statements are explained, not run. */
+let explainingTx: Queryable
 
 describe('plans', () => {
   it('finds a tracking number or a reference across users through each user’s own indexes', async () => {
@@ -89,6 +92,65 @@ describe('plans', () => {
     ]) {
       expect(plan).toMatch(/task_schedule_due_idx/)
       expect(plan).not.toMatch(/Seq Scan on (tracking_tasks|task_schedule)/)
+    }
+  })
+
+  it("finds a claim's tasks by key when it applies or fails them, never through the due index (due times are shared by thousands)", async () => {
+    const { rows } = await database.db.pool.query<{ task_id: number; due: string }>(
+      `SELECT task_id, next_refresh_at::text AS due FROM task_schedule WHERE next_refresh_at IS NOT NULL ORDER BY task_id LIMIT 30`,
+    )
+    const claims = rows.map((r) => ({ id: r.task_id, dueAt: r.due, leaseToken: 'token' }))
+    const failed = claims.map((c) => ({
+      task: { ...c, carrierCode: 'FEDEX', trackingNumber: '', failures: 0, fingerprint: null, quietSince: new Date() },
+      retryInMs: 1,
+    }))
+    // Each as the service runs it: a named statement, planned once for any values (a generic plan).
+    const generic = async (run: (tx: Queryable) => Promise<unknown>) => {
+      const client = await database.db.pool.connect()
+      const plans: string[] = []
+      try {
+        await client.query('SET plan_cache_mode = force_generic_plan')
+        await run({
+          query: async (text: string, values?: unknown[]) => {
+            await client.query('DEALLOCATE ALL')
+            await client.query(`PREPARE explained AS ${text}`)
+            // The values as literals: EXECUTE takes no bound parameters.
+            const literal = (value: unknown) =>
+              client.escapeLiteral(
+                Array.isArray(value)
+                  ? `{${value.map((v) => (typeof v === 'string' ? `"${v.replace(/["\\]/g, '\\$&')}"` : String(v))).join(',')}}`
+                  : String(value),
+              )
+            const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE explained(${(values ?? []).map(literal).join(', ')})`)
+            plans.push(rows.map((r) => r['QUERY PLAN']).join('\n'))
+            return { rows: [] }
+          },
+        } as unknown as Queryable)
+      } finally {
+        await client.query('RESET plan_cache_mode')
+        client.release()
+      }
+      return plans.join('\n')
+    }
+    for (const plan of [
+      await generic((tx) => lockClaimedTasks(tx, claims)),
+      await generic((tx) =>
+        scheduleFetched(
+          tx,
+          claims.map((claim) => ({ ...claim, terminal: false, nextRefreshInMs: 1000 })),
+        ),
+      ),
+      await explain(() => lockClaimedTasks(explainingTx, claims)),
+      await explain(() =>
+        scheduleFetched(
+          explainingTx,
+          claims.map((claim) => ({ ...claim, terminal: false, nextRefreshInMs: 1000 })),
+        ),
+      ),
+      await explain((_c, r) => r.releaseFailed(failed)),
+    ]) {
+      expect(plan).toMatch(/task_schedule_pkey/)
+      expect(plan).not.toMatch(/task_schedule_due_idx|Seq Scan on (tracking_tasks|task_schedule)/)
     }
   })
 })

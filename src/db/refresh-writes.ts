@@ -189,8 +189,11 @@ const REFRESH_LOCK = sql(
   `SELECT t.id, t.user_id, t.standard_status, t.milestone, t.carrier_status, t.estimated_delivery_at, t.created_at, t.last_new_event_at
      FROM tracking_tasks t
      JOIN task_schedule s ON s.task_id = t.id
-     JOIN unnest($1::bigint[], $2::timestamptz[], $3::text[]) AS c (id, due_at, lease_token) ON c.id = t.id AND s.next_refresh_at = c.due_at
-    WHERE EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = c.lease_token AND l.lease_until > now())
+     JOIN unnest($1::bigint[], $2::timestamptz[], $3::text[]) AS c (id, due_at, lease_token) ON c.id = t.id
+    -- Not "=": that would let the planner look the due time up in the due index, whose entries
+    -- share due times by the thousand, instead of finding each row by its key.
+    WHERE s.next_refresh_at IS NOT DISTINCT FROM c.due_at
+      AND EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = c.lease_token AND l.lease_until > now())
     ORDER BY t.id
       FOR UPDATE OF t, s`,
 )
@@ -242,7 +245,9 @@ const REFRESH_SCHEDULE_FETCHED = sql(
           refresh_failures = 0,
           last_fetched_at = now()
      FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::boolean[], $5::float8[]) AS u (task_id, due_at, lease_token, terminal, next_refresh_in_ms)
-    WHERE s.task_id = u.task_id AND s.next_refresh_at = u.due_at
+    WHERE s.task_id = u.task_id
+      -- Not "=": the row is found by its key, never through the due index (refresh_lock).
+      AND s.next_refresh_at IS NOT DISTINCT FROM u.due_at
       AND EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = u.lease_token AND l.lease_until > now())
    RETURNING s.task_id`,
 )

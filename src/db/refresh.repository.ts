@@ -133,10 +133,13 @@ const REFRESH_CLAIM = sql(
      INSERT INTO refresh_claims (lease_token, carrier_code, task_ids, lease_until)
      SELECT $4, $1, array_agg(task_id), now() + make_interval(secs => $3::float8 / 1000) FROM picked HAVING count(*) > 0
    )
-   SELECT p.task_id AS id, t.tracking_number, p.refresh_failures, p.next_refresh_at::text AS due_at,
-          t.answer_fingerprint, COALESCE(t.last_new_event_at, t.created_at) AS quiet_since
+   SELECT p.task_id AS id, t.tracking_number, p.refresh_failures, p.next_refresh_at::text AS due_at, t.answer_fingerprint, t.quiet_since
      FROM picked p
-     JOIN tracking_tasks t ON t.id = p.task_id
+     -- Each claimed task by its key (OFFSET 0 keeps it a lookup per row): joined, a small table
+     -- was read whole for every claim.
+     CROSS JOIN LATERAL (
+       SELECT tracking_number, answer_fingerprint, COALESCE(last_new_event_at, created_at) AS quiet_since
+         FROM tracking_tasks WHERE id = p.task_id OFFSET 0) t
     ORDER BY p.next_refresh_at`,
 )
 const REFRESH_RELEASE_CLAIM = sql('refresh_release_claim', `DELETE FROM refresh_claims WHERE lease_token = $1`)
@@ -147,7 +150,9 @@ const REFRESH_RELEASE_FAILED = sql(
       SET refresh_failures = s.refresh_failures + 1,
           next_refresh_at = now() + make_interval(secs => f.retry_in_ms / 1000)
      FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[]) AS f (task_id, due_at, lease_token, retry_in_ms)
-    WHERE s.task_id = f.task_id AND s.next_refresh_at = f.due_at
+    WHERE s.task_id = f.task_id
+      -- Not "=": the row is found by its key, never through the due index (refresh-writes.ts).
+      AND s.next_refresh_at IS NOT DISTINCT FROM f.due_at
       AND EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = f.lease_token AND l.lease_until > now())`,
 )
 const REFRESH_DUE_IN = sql(

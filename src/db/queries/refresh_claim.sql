@@ -56,9 +56,22 @@ SELECT
   p.refresh_failures,
   p.next_refresh_at::text AS due_at,
   t.answer_fingerprint,
-  COALESCE(t.last_new_event_at, t.created_at) AS quiet_since
+  t.quiet_since
 FROM
   picked p
-  JOIN tracking_tasks t ON t.id = p.task_id
+  -- Each claimed task by its key (OFFSET 0 keeps it a lookup per row): joined, a small table
+  -- was read whole for every claim.
+  CROSS JOIN LATERAL (
+    SELECT
+      tracking_number,
+      answer_fingerprint,
+      COALESCE(last_new_event_at, created_at) AS quiet_since
+    FROM
+      tracking_tasks
+    WHERE
+      id = p.task_id
+    OFFSET
+      0
+  ) t
 ORDER BY
   p.next_refresh_at;

@@ -12,7 +12,8 @@ FROM
   unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::boolean[], $5::float8[]) AS u (task_id, due_at, lease_token, terminal, next_refresh_in_ms)
 WHERE
   s.task_id = u.task_id
-  AND s.next_refresh_at = u.due_at
+  -- Not "=": the row is found by its key, never through the due index (refresh_lock).
+  AND s.next_refresh_at IS NOT DISTINCT FROM u.due_at
   AND EXISTS (
     SELECT
       1
