@@ -167,7 +167,7 @@ async function outage(o: {
       (
         await client.query<{ written: number }>(
           `SELECT (SELECT count(*)::int FROM tracking_tasks WHERE carrier_code = 'FEDEX' AND user_id = $1 AND xmin::text::bigint >= $2::bigint)
-                + (SELECT count(*)::int FROM ${SCHEDULED} WHERE carrier_code = 'FEDEX' AND user_id = $1 AND s.xmin::text::bigint >= $2::bigint) AS written`,
+                + (SELECT count(*)::int FROM ${SCHEDULED} WHERE carrier_code = 'FEDEX' AND user_id = $1 AND schedule_xmin::text::bigint >= $2::bigint) AS written`,
           [userId, xid],
         )
       ).rows[0]!.written

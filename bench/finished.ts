@@ -21,10 +21,11 @@ export function finishedAt(client: pg.Client, everyMs = 100) {
 export const newest = (column: string) => `(EXTRACT(EPOCH FROM max(${column})) * 1000)::float8 AS at`
 
 /**
- * The tasks with their schedules, for a figure's waits: `s` the schedule row (last_fetched_at,
- * next_refresh_at), the task's own columns beside it unqualified.
+ * The tasks with their schedules, for a figure's waits: every column of the task, and its
+ * schedule's last_fetched_at, next_refresh_at and row version (schedule_xmin).
  */
-export const SCHEDULED = 'tracking_tasks JOIN task_schedule s ON s.task_id = tracking_tasks.id'
+export const SCHEDULED = `(SELECT t.*, s.last_fetched_at, s.next_refresh_at, s.xmin AS schedule_xmin
+                             FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id) AS scheduled`
 
 /** Makes the tasks matching `where` (over tracking_tasks' columns) active and due now. */
 export async function makeDue(client: pg.Client, where: string, params: unknown[]): Promise<void> {
