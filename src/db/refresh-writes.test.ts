@@ -67,6 +67,7 @@ describe('updateTasks', () => {
           },
           gainedEvents: false,
           fingerprint: 'a fingerprint',
+          nextRefreshInMs: 60_000,
           tells: false,
           full: false,
         },

@@ -74,8 +74,9 @@ export interface ScheduleWrite {
 
 /**
  * Records a successful fetch on each task's schedule row (due again, or never when terminal; no
- * failures; fetched now), for the rows still due when they were claimed, under a live lease. The ids written: for a
- * fetch that changed nothing, this one row is all its fetch writes.
+ * failures; fetched now), for the rows still due when they were claimed, under a live lease; the
+ * ids written. For a fetch that changed nothing this row is all it writes (a task that changes
+ * has its row written with it: updateTasks).
  */
 export async function scheduleFetched(tx: Queryable, tasks: ScheduleWrite[]): Promise<Set<number>> {
   if (tasks.length === 0) return new Set()
@@ -134,6 +135,8 @@ export interface TaskWrite {
   gainedEvents: boolean
   /** The fingerprint of the answer it was decided from. */
   fingerprint: string
+  /** When it is due again if it stays active. */
+  nextRefreshInMs: number
   /** The change tells someone: read the interface's task back after writing it. */
   tells: boolean
   /** Its user has endpoints: read the full task back too. */
@@ -150,8 +153,8 @@ export interface WrittenTask {
 }
 
 /**
- * Writes the decided state of every task in one statement (its schedule row is written before,
- * by scheduleFetched, so that the documents show this fetch). A task that gained events gets its events view rebuilt from tracking_events, which already holds them.
+ * Writes the decided state of every task, and its schedule row (due again, or never when
+ * terminal), in one statement; both rows are locked already (lockClaimedTasks). A task that gained events gets its events view rebuilt from tracking_events, which already holds them.
  * Returns, for the tasks whose change tells someone, the task as written: its documents.
  */
 export async function updateTasks(tx: Queryable, tasks: TaskWrite[]): Promise<WrittenTask[]> {
@@ -176,6 +179,7 @@ export async function updateTasks(tx: Queryable, tasks: TaskWrite[]): Promise<Wr
       column((t) => t.update.statusChanged),
       column((t) => t.tells),
       column((t) => t.full),
+      column((t) => t.nextRefreshInMs),
     ],
     'refresh_update_tasks',
   )
@@ -208,7 +212,18 @@ const REFRESH_INSERT_EVENTS = sql(
 )
 const REFRESH_UPDATE_TASKS = sql(
   'refresh_update_tasks',
-  `WITH updated AS (
+  `WITH scheduled AS (
+     -- The schedule rows, locked by lockClaimedTasks: written in the same statement, and read
+     -- from here by the full task below (the table shows the statement's start).
+     UPDATE task_schedule s
+        SET next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
+            refresh_failures = 0,
+            last_fetched_at = now()
+       FROM unnest($1::bigint[], $9::boolean[], $15::float8[]) AS u (id, terminal, next_refresh_in_ms)
+      WHERE s.task_id = u.id
+      RETURNING s.*
+   ),
+   updated AS (
      UPDATE tracking_tasks t
         SET standard_status = u.standard_status,
             milestone = u.milestone,
@@ -234,7 +249,7 @@ const REFRESH_UPDATE_TASKS = sql(
       RETURNING t.*, u.tells, u.full_events
      )
    SELECT t.id, ${taskDocumentOf('query', { latestWebhook: false })} AS task,
-          CASE WHEN t.full_events THEN ${taskDocumentOf('full', { latestWebhook: false })} END AS full
+          CASE WHEN t.full_events THEN ${taskDocumentOf('full', { latestWebhook: false, schedule: 'scheduled' })} END AS full
      FROM updated t
     WHERE t.tells`,
 )

@@ -6,7 +6,7 @@ import { insertEvents, lockClaimedTasks, scheduleFetched, updateTasks } from '..
 import { answerFingerprint } from '../domain/answer-fingerprint'
 import { eventToJson, parseDocument } from '../domain/task-document'
 import { deliveriesOfChange, eventsOfChange, type ChangeFacts } from '../domain/task-events'
-import { isTerminal, resolveUpdate, type CarrierSnapshot, type TaskUpdate } from '../domain/tracking-update'
+import { resolveUpdate, type CarrierSnapshot, type TaskUpdate } from '../domain/tracking-update'
 
 /** One task's successful fetch, as the refresh applies it. */
 export interface FetchedTask {
@@ -86,17 +86,10 @@ export class RefreshApply {
         const facts: ChangeFacts = { previous: before, update, newEventCount: newEvents.length }
         return { item, before, facts, newEvents, tells: eventsOfChange(facts).length > 0 }
       })
-      // Every schedule row first: the documents written below show this fetch.
-      const fetched = await scheduleFetched(tx, [
-        ...quiet.map(({ task, nextRefreshInMs }) => ({ id: task.id, dueAt: task.dueAt, leaseToken: task.leaseToken, terminal: false, nextRefreshInMs })),
-        ...decided.map(({ item, facts }) => ({
-          id: item.task.id,
-          dueAt: item.task.dueAt,
-          leaseToken: item.task.leaseToken,
-          terminal: isTerminal(facts.update.standardStatus),
-          nextRefreshInMs: item.nextRefreshInMs,
-        })),
-      ])
+      const fetched = await scheduleFetched(
+        tx,
+        quiet.map(({ task, nextRefreshInMs }) => ({ id: task.id, dueAt: task.dueAt, leaseToken: task.leaseToken, terminal: false, nextRefreshInMs })),
+      )
       // Endpoints are looked up only for the users with something to tell.
       const endpoints = await endpointsOf(
         tx,
@@ -109,6 +102,7 @@ export class RefreshApply {
           update: facts.update,
           gainedEvents: newEvents.length > 0,
           fingerprint: fingerprints.get(item)!,
+          nextRefreshInMs: item.nextRefreshInMs,
           tells,
           full: tells && endpoints.has(before.userId),
         })),

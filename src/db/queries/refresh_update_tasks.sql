@@ -1,6 +1,24 @@
 -- refresh_update_tasks: run by src/db/refresh-writes.ts
 
 WITH
+  scheduled AS (
+    -- The schedule rows, locked by lockClaimedTasks: written in the same statement, and read
+    -- from here by the full task below (the table shows the statement's start).
+    UPDATE task_schedule s
+    SET
+      next_refresh_at = CASE
+        WHEN u.terminal THEN NULL
+        ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000)
+      END,
+      refresh_failures = 0,
+      last_fetched_at = now()
+    FROM
+      unnest($1::bigint[], $9::boolean[], $15::float8[]) AS u (id, terminal, next_refresh_in_ms)
+    WHERE
+      s.task_id = u.id
+    RETURNING
+      s.*
+  ),
   updated AS (
     UPDATE tracking_tasks t
     SET
@@ -192,7 +210,7 @@ SELECT
             (
               SELECT
             ) AS one
-            LEFT JOIN task_schedule s ON s.task_id = t.id
+            LEFT JOIN scheduled s ON s.task_id = t.id
         ) doc
     )
   END AS full
