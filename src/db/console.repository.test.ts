@@ -137,14 +137,14 @@ describe('plans', () => {
       await generic((tx) =>
         scheduleFetched(
           tx,
-          claims.map((claim) => ({ ...claim, terminal: false, nextRefreshInMs: 1000 })),
+          claims.map((claim) => ({ ...claim, nextRefreshInMs: 1000 })),
         ),
       ),
       await explain(() => lockClaimedTasks(explainingTx, claims)),
       await explain(() =>
         scheduleFetched(
           explainingTx,
-          claims.map((claim) => ({ ...claim, terminal: false, nextRefreshInMs: 1000 })),
+          claims.map((claim) => ({ ...claim, nextRefreshInMs: 1000 })),
         ),
       ),
       await explain((_c, r) => r.releaseFailed(failed)),

@@ -10,6 +10,7 @@ import type { Queryable } from './database'
 import { eventsViewOf } from './events-view'
 import { taskDocumentOf } from './task-document.sql'
 import { statementsOf } from './statements'
+import { fetchedSchedule, fromNow, stillClaimed } from './task-schedule.sql'
 
 /**
  * The statements of a refresh's transaction (services/refresh-apply.ts), each for all the tasks of
@@ -67,22 +68,19 @@ export interface ScheduleWrite {
   dueAt: string
   /** Its round's claim: the row is written only while the claim's lease runs. */
   leaseToken: string
-  /** Not fetched again (a terminal status). */
-  terminal: boolean
   nextRefreshInMs: number
 }
 
 /**
- * Records a successful fetch on each task's schedule row (due again, or never when terminal; no
- * failures; fetched now), for the rows still due when they were claimed, under a live lease; the
- * ids written. For a fetch that changed nothing this row is all it writes (a task that changes
- * has its row written with it: updateTasks).
+ * Records a fetch that changed nothing on each task's schedule row (due again, no failures,
+ * fetched now), for the rows still held by their claims; the ids written. This row is all such a
+ * fetch writes (a task that changes has its row written with it: updateTasks).
  */
 export async function scheduleFetched(tx: Queryable, tasks: ScheduleWrite[]): Promise<Set<number>> {
   if (tasks.length === 0) return new Set()
   const { rows } = await tx.query<{ task_id: number }>(
     REFRESH_SCHEDULE_FETCHED,
-    [tasks.map((t) => t.id), tasks.map((t) => t.dueAt), tasks.map((t) => t.leaseToken), tasks.map((t) => t.terminal), tasks.map((t) => t.nextRefreshInMs)],
+    [tasks.map((t) => t.id), tasks.map((t) => t.dueAt), tasks.map((t) => t.leaseToken), tasks.map((t) => t.nextRefreshInMs)],
     'refresh_schedule_fetched',
   )
   return new Set(rows.map((r) => r.task_id))
@@ -194,10 +192,7 @@ const REFRESH_LOCK = sql(
      FROM tracking_tasks t
      JOIN task_schedule s ON s.task_id = t.id
      JOIN unnest($1::bigint[], $2::timestamptz[], $3::text[]) AS c (id, due_at, lease_token) ON c.id = t.id
-    -- Not "=": that would let the planner look the due time up in the due index, whose entries
-    -- share due times by the thousand, instead of finding each row by its key.
-    WHERE s.next_refresh_at IS NOT DISTINCT FROM c.due_at
-      AND EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = c.lease_token AND l.lease_until > now())
+    WHERE ${stillClaimed('s', 'c')}
     ORDER BY t.id
       FOR UPDATE OF t, s`,
 )
@@ -216,9 +211,7 @@ const REFRESH_UPDATE_TASKS = sql(
      -- The schedule rows, locked by lockClaimedTasks: written in the same statement, and read
      -- from here by the full task below (the table shows the statement's start).
      UPDATE task_schedule s
-        SET next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
-            refresh_failures = 0,
-            last_fetched_at = now()
+        SET ${fetchedSchedule(`CASE WHEN u.terminal THEN NULL ELSE ${fromNow('u.next_refresh_in_ms')} END`)}
        FROM unnest($1::bigint[], $9::boolean[], $15::float8[]) AS u (id, terminal, next_refresh_in_ms)
       WHERE s.task_id = u.id
       RETURNING s.*
@@ -256,13 +249,9 @@ const REFRESH_UPDATE_TASKS = sql(
 const REFRESH_SCHEDULE_FETCHED = sql(
   'refresh_schedule_fetched',
   `UPDATE task_schedule s
-      SET next_refresh_at = CASE WHEN u.terminal THEN NULL ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000) END,
-          refresh_failures = 0,
-          last_fetched_at = now()
-     FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::boolean[], $5::float8[]) AS u (task_id, due_at, lease_token, terminal, next_refresh_in_ms)
+      SET ${fetchedSchedule(fromNow('u.next_refresh_in_ms'))}
+     FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[]) AS u (task_id, due_at, lease_token, next_refresh_in_ms)
     WHERE s.task_id = u.task_id
-      -- Not "=": the row is found by its key, never through the due index (refresh_lock).
-      AND s.next_refresh_at IS NOT DISTINCT FROM u.due_at
-      AND EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = u.lease_token AND l.lease_until > now())
+      AND ${stillClaimed('s', 'u')}
    RETURNING s.task_id`,
 )

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
+import { fromNow, heldTaskIds, stillClaimed } from './task-schedule.sql'
 
 /**
  * The refresh scheduler's storage: each task's row of task_schedule (when it is due, its failures,
@@ -118,7 +119,7 @@ const REFRESH_CLAIM = sql(
      DELETE FROM refresh_claims WHERE carrier_code = $1 AND lease_until <= now()
    ),
    held AS (
-     SELECT unnest(c.task_ids) AS task_id FROM refresh_claims c WHERE c.carrier_code = $1 AND c.lease_until > now()
+     ${heldTaskIds('$1')}
    ),
    picked AS (
      SELECT s.task_id, s.next_refresh_at, s.refresh_failures
@@ -131,7 +132,7 @@ const REFRESH_CLAIM = sql(
    ),
    claimed AS (
      INSERT INTO refresh_claims (lease_token, carrier_code, task_ids, lease_until)
-     SELECT $4, $1, array_agg(task_id), now() + make_interval(secs => $3::float8 / 1000) FROM picked HAVING count(*) > 0
+     SELECT $4, $1, array_agg(task_id), ${fromNow('$3::float8')} FROM picked HAVING count(*) > 0
    )
    SELECT p.task_id AS id, t.tracking_number, p.refresh_failures, p.next_refresh_at::text AS due_at, t.answer_fingerprint, t.quiet_since
      FROM picked p
@@ -148,19 +149,17 @@ const REFRESH_RELEASE_FAILED = sql(
   'refresh_release_failed',
   `UPDATE task_schedule s
       SET refresh_failures = s.refresh_failures + 1,
-          next_refresh_at = now() + make_interval(secs => f.retry_in_ms / 1000)
+          next_refresh_at = ${fromNow('f.retry_in_ms')}
      FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[]) AS f (task_id, due_at, lease_token, retry_in_ms)
     WHERE s.task_id = f.task_id
-      -- Not "=": the row is found by its key, never through the due index (refresh-writes.ts).
-      AND s.next_refresh_at IS NOT DISTINCT FROM f.due_at
-      AND EXISTS (SELECT 1 FROM refresh_claims l WHERE l.lease_token = f.lease_token AND l.lease_until > now())`,
+      AND ${stillClaimed('s', 'f')}`,
 )
 const REFRESH_DUE_IN = sql(
   'refresh_due_in',
   `SELECT EXTRACT(EPOCH FROM s.next_refresh_at - now())::float8 * 1000 AS in_ms
      FROM task_schedule s
     WHERE s.carrier_code = $1 AND s.next_refresh_at IS NOT NULL
-      AND s.task_id NOT IN (SELECT unnest(c.task_ids) FROM refresh_claims c WHERE c.carrier_code = $1 AND c.lease_until > now())
+      AND s.task_id NOT IN (${heldTaskIds('$1')})
     ORDER BY s.next_refresh_at
    OFFSET $2 LIMIT 1`,
 )

@@ -65,10 +65,13 @@ export class RefreshApply {
     const fingerprints = new Map(items.map((item) => [item, answerFingerprint(item.snapshot)]))
     // An answer like the one the task's state was decided from, before its expiry, would be decided
     // to the same state again: its fetch writes the schedule row and nothing else.
-    const unchanged = (item: FetchedTask) =>
-      fingerprints.get(item) === item.task.fingerprint && item.fetchedAt.getTime() - item.task.quietSince.getTime() < this.expireAfterMs
-    const quiet = items.filter(unchanged)
-    const deciding = items.filter((item) => !unchanged(item))
+    const quiet: FetchedTask[] = []
+    const deciding: FetchedTask[] = []
+    for (const item of items) {
+      const unchanged = fingerprints.get(item) === item.task.fingerprint && item.fetchedAt.getTime() - item.task.quietSince.getTime() < this.expireAfterMs
+      if (unchanged) quiet.push(item)
+      else deciding.push(item)
+    }
     return this.db.transaction(async (tx) => {
       const held = await lockClaimedTasks(
         tx,
@@ -88,7 +91,7 @@ export class RefreshApply {
       })
       const fetched = await scheduleFetched(
         tx,
-        quiet.map(({ task, nextRefreshInMs }) => ({ id: task.id, dueAt: task.dueAt, leaseToken: task.leaseToken, terminal: false, nextRefreshInMs })),
+        quiet.map(({ task, nextRefreshInMs }) => ({ id: task.id, dueAt: task.dueAt, leaseToken: task.leaseToken, nextRefreshInMs })),
       )
       // Endpoints are looked up only for the users with something to tell.
       const endpoints = await endpointsOf(

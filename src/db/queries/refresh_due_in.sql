@@ -13,7 +13,7 @@ WHERE
   AND s.next_refresh_at IS NOT NULL
   AND s.task_id NOT IN (
     SELECT
-      unnest(c.task_ids)
+      unnest(c.task_ids) AS task_id
     FROM
       refresh_claims c
     WHERE

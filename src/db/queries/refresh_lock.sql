@@ -13,8 +13,6 @@ FROM
   tracking_tasks t
   JOIN task_schedule s ON s.task_id = t.id
   JOIN unnest($1::bigint[], $2::timestamptz[], $3::text[]) AS c (id, due_at, lease_token) ON c.id = t.id
-  -- Not "=": that would let the planner look the due time up in the due index, whose entries
-  -- share due times by the thousand, instead of finding each row by its key.
 WHERE
   s.next_refresh_at IS NOT DISTINCT FROM c.due_at
   AND EXISTS (

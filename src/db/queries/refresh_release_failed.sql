@@ -8,7 +8,6 @@ FROM
   unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[]) AS f (task_id, due_at, lease_token, retry_in_ms)
 WHERE
   s.task_id = f.task_id
-  -- Not "=": the row is found by its key, never through the due index (refresh-writes.ts).
   AND s.next_refresh_at IS NOT DISTINCT FROM f.due_at
   AND EXISTS (
     SELECT

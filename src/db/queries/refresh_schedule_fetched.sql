@@ -2,17 +2,13 @@
 
 UPDATE task_schedule s
 SET
-  next_refresh_at = CASE
-    WHEN u.terminal THEN NULL
-    ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000)
-  END,
+  next_refresh_at = now() + make_interval(secs => u.next_refresh_in_ms / 1000),
   refresh_failures = 0,
   last_fetched_at = now()
 FROM
-  unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::boolean[], $5::float8[]) AS u (task_id, due_at, lease_token, terminal, next_refresh_in_ms)
+  unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[]) AS u (task_id, due_at, lease_token, next_refresh_in_ms)
 WHERE
   s.task_id = u.task_id
-  -- Not "=": the row is found by its key, never through the due index (refresh_lock).
   AND s.next_refresh_at IS NOT DISTINCT FROM u.due_at
   AND EXISTS (
     SELECT
