@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { tempDataDir } from '../test/support/run-database'
 import { freePort } from '../test/support/service-process'
 import { load } from './load'
-import { pss } from './memory'
+import { pss, serverPids, tree } from './memory'
 import { type Row, fmt } from './report'
 
 /**
@@ -13,37 +13,18 @@ import { type Row, fmt } from './report'
  * smaps takes a process's memory-map lock, so it is not sampled on a timer), and idle again after it.
  */
 
-const ADMIN_TOKEN = 'bench-admin-token-0000'
-
-/** The process and all of its descendants, from /proc. */
-function tree(root: number): number[] {
-  const children = new Map<number, number[]>()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1])
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const all: number[] = []
-  const visit = (pid: number) => {
-    all.push(pid)
-    for (const child of children.get(pid) ?? []) visit(child)
-  }
-  visit(root)
-  return all
-}
-
-const treePss = (root: number) => tree(root).reduce((sum, pid) => sum + pss(pid), 0)
+/**
+ * npm's tree (npm, the service) and the embedded server's processes: the server is started by
+ * pg_ctl, whose postmaster leaves the tree when pg_ctl exits.
+ */
+const startPss = (npm: number, dataDir: string) => [...tree(npm), ...serverPids(dataDir)].reduce((sum, pid) => sum + pss(pid), 0)
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-export async function npmStartMemory(row: Row, seconds: number): Promise<void> {
+export async function npmStartMemory(row: Row, seconds: number, adminToken: string): Promise<void> {
   const dataDir = tempDataDir()
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, LOG_LEVEL: 'warn' }
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn' }
   delete env.DATABASE_URL
   const npm = spawn('npm', ['start'], { env, stdio: 'ignore' })
   try {
@@ -57,15 +38,15 @@ export async function npmStartMemory(row: Row, seconds: number): Promise<void> {
       await pause(100)
     }
     await pause(2000)
-    const idle = treePss(npm.pid!)
+    const idle = startPss(npm.pid!, dataDir)
     const created = await fetch(`${base}/admin/api-users`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'memory' }),
     })
     const { token } = ((await created.json()) as { data: { token: string } }).data
     let peak = idle
-    const sample = () => (peak = Math.max(peak, treePss(npm.pid!)))
+    const sample = () => (peak = Math.max(peak, startPss(npm.pid!, dataDir)))
     const midway = setTimeout(sample, (seconds * 1000) / 2)
     let n = 0
     await load({
@@ -79,7 +60,7 @@ export async function npmStartMemory(row: Row, seconds: number): Promise<void> {
     clearTimeout(midway)
     sample()
     await pause(5000)
-    const after = treePss(npm.pid!)
+    const after = startPss(npm.pid!, dataDir)
     row('embedded', '`npm start`, every process of it (npm, service, server): PSS idle after the start', `${fmt(idle)} MiB`, '', '', '≤ 200 MiB')
     row(
       'embedded',

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { cpus, totalmem } from 'node:os'
@@ -15,7 +15,7 @@ import { endpointFigures } from './endpoint-figures'
 import { finishedAt, makeDue, makeDueInTurn, newest, SCHEDULED } from './finished'
 import { listFigures } from './list-figures'
 import { load, warmLoad } from './load'
-import { pss } from './memory'
+import { pss, serverPids } from './memory'
 import { fmt } from './report'
 import { npmStartMemory } from './npm-start-memory'
 import { seed } from './seed'
@@ -49,21 +49,6 @@ function row(db: string, figure: string, value: string, ceiling: string, ratio: 
 }
 
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
-/** The embedded server's processes: the postmaster and its children. */
-function serverPids(dataDir: string): number[] {
-  const postmaster = Number(readFileSync(`${dataDir}/postgresql/postmaster.pid`, 'utf8').split('\n')[0])
-  let children: number[] = []
-  try {
-    children = execFileSync('pgrep', ['-P', String(postmaster)])
-      .toString()
-      .trim()
-      .split('\n')
-      .map(Number)
-  } catch {
-    // none
-  }
-  return [postmaster, ...children]
-}
 /** What a service costs: its own PSS, plus its embedded server's processes when it has one. */
 const servicePss = (service: ServiceProcess, dataDir: string | undefined) =>
   [service.process.pid!, ...(dataDir ? serverPids(dataDir) : [])].reduce((sum, pid) => sum + pss(pid), 0)
@@ -447,7 +432,7 @@ console.log(`bench: ${cpus().length} cores (${cpus()[0]?.model}), ${Math.round(t
 for (const kind of DBS) {
   console.log(`\n== ${kind}`)
   if (kind === 'embedded' && (args.has('memory-only') || !['api-only', 'workers-only', 'burst-only', 'carriers-only', 'wal-only'].some((a) => args.has(a)))) {
-    await npmStartMemory(row, SECONDS)
+    await npmStartMemory(row, SECONDS, ADMIN_TOKEN)
   }
   if (args.has('memory-only')) continue
   await withDatabase(kind, async (env, dbUrl) => {
