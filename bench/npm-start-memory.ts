@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
+import { IDLE_CONNECTION_MS } from '../src/db/database'
 import { tempDataDir } from '../test/support/run-database'
 import { freePort } from '../test/support/service-process'
 import { load } from './load'
@@ -10,7 +11,8 @@ import { type Row, fmt } from './report'
  * The embedded default's memory as `npm start` runs it: the PSS of every process in its tree (npm
  * itself, the service, the PostgreSQL server's postmaster, helpers and the pool's backends), idle
  * after the first start, at the peak of a subscribe load (read midway and at its end: reading
- * smaps takes a process's memory-map lock, so it is not sampled on a timer), and idle again after it.
+ * smaps takes a process's memory-map lock, so it is not sampled on a timer), and idle again after it:
+ * once the pool's unused connections have closed, as they do a little after any load.
  */
 
 /**
@@ -59,7 +61,7 @@ export async function npmStartMemory(row: Row, seconds: number, adminToken: stri
     })
     clearTimeout(midway)
     sample()
-    await pause(5000)
+    await pause(IDLE_CONNECTION_MS + 5000)
     const after = startPss(npm.pid!, dataDir)
     row('embedded', '`npm start`, every process of it (npm, service, server): PSS idle after the start', `${fmt(idle)} MiB`, '', '', '≤ 200 MiB')
     row(
