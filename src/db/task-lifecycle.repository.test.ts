@@ -85,10 +85,10 @@ const TO = new Date(Date.now() - 20 * 86_400_000)
 
 describe('the list reads an index of the user’s tasks', () => {
   it.each<[string, TaskListFilters, TaskListQuery['sort'], RegExp]>([
-    ['the default sort', {}, '-createdAt', /tracking_tasks_user_created_idx/],
-    ['createdAt ascending', {}, 'createdAt', /tracking_tasks_user_created_idx/],
-    ['-updatedAt', {}, '-updatedAt', /tracking_tasks_user_updated_idx/],
-    ['updatedAt ascending', {}, 'updatedAt', /tracking_tasks_user_updated_idx/],
+    ['the default sort', {}, '-createdAt', /tracking_tasks_user_active_created_idx[\s\S]*tracking_tasks_user_inactive_created_idx/],
+    ['createdAt ascending', {}, 'createdAt', /tracking_tasks_user_active_created_idx[\s\S]*tracking_tasks_user_inactive_created_idx/],
+    ['-updatedAt', {}, '-updatedAt', /tracking_tasks_user_active_updated_idx[\s\S]*tracking_tasks_user_inactive_updated_idx/],
+    ['updatedAt ascending', {}, 'updatedAt', /tracking_tasks_user_active_updated_idx[\s\S]*tracking_tasks_user_inactive_updated_idx/],
     ['a common status', { standardStatus: ['delivered'] }, '-createdAt', /tracking_tasks_user_\w+_idx/],
     ['a rare status', { standardStatus: ['returned', 'exception'] }, '-createdAt', /tracking_tasks_user_\w+_idx/],
     ['a carrier', { carrierCode: 'UPARCEL' }, '-createdAt', /tracking_tasks_user_\w+_idx/],
@@ -98,8 +98,18 @@ describe('the list reads an index of the user’s tasks', () => {
     ['active tasks, oldest change first', { active: true }, 'updatedAt', /tracking_tasks_user_active_updated_idx/],
     ['inactive tasks', { active: false }, '-createdAt', /tracking_tasks_user_inactive_created_idx/],
     ['inactive tasks, newest change first', { active: false }, '-updatedAt', /tracking_tasks_user_inactive_updated_idx/],
-    ['a creation range', { createdFrom: FROM, createdTo: TO }, '-createdAt', /tracking_tasks_user_created_idx/],
-    ['a change range', { updatedFrom: FROM, updatedTo: TO }, '-updatedAt', /tracking_tasks_user_updated_idx/],
+    [
+      'a creation range',
+      { createdFrom: FROM, createdTo: TO },
+      '-createdAt',
+      /tracking_tasks_user_active_created_idx[\s\S]*tracking_tasks_user_inactive_created_idx/,
+    ],
+    [
+      'a change range',
+      { updatedFrom: FROM, updatedTo: TO },
+      '-updatedAt',
+      /tracking_tasks_user_active_updated_idx[\s\S]*tracking_tasks_user_inactive_updated_idx/,
+    ],
     ['a milestone', { milestone: ['out_for_delivery'] }, '-createdAt', /tracking_tasks_user_milestone_created_idx/],
     // Values no task of the user has: read from their index (nothing), not by walking every task.
     ['a milestone nobody has', { milestone: ['failed_attempt'] }, '-createdAt', /tracking_tasks_user_milestone_created_idx/],
@@ -129,19 +139,37 @@ describe('the list reads an index of the user’s tasks', () => {
     expect(await plan(week, 'updatedAt', undefined, true)).toMatch(/Sort[\s\S]*Scan (using|on) tracking_tasks_user_(\w+_)?created_idx/)
   })
 
+  it('counts a range of the other time through the active and the inactive tasks’ indexes of that time alone', async () => {
+    const { text, values } = rangeCountStatement(query({ updatedFrom: FROM, updatedTo: TO }))!
+    const read = await explain(text, values)
+    for (const active of ['active', 'inactive']) expect(read).toMatch(new RegExp(`Index Only Scan using tracking_tasks_user_${active}_updated_idx`))
+  })
+
   it('walks a wide range of the other time along the sort’s index alone, which carries that time', async () => {
     // Filtered on the table, each task the walk passes would cost a heap row.
     const wide = { updatedFrom: new Date(Date.now() - 60 * 86_400_000), updatedTo: new Date(Date.now() - 10 * 86_400_000) }
-    expect(await plan(wide, '-createdAt')).toMatch(/Index Only Scan Backward using tracking_tasks_user_created_idx[\s\S]*Filter: .*updated_at/)
-    const wideCreation = { createdFrom: new Date(Date.now() - 100 * 86_400_000) }
-    expect(await plan(wideCreation, 'updatedAt')).toMatch(/Index Only Scan using tracking_tasks_user_updated_idx[\s\S]*Filter: .*created_at/)
+    // Without an activity filter, the active and the inactive tasks' indexes are each walked so.
+    for (const active of ['active', 'inactive']) {
+      expect(await plan(wide, '-createdAt')).toMatch(
+        new RegExp(`Index Only Scan Backward using tracking_tasks_user_${active}_created_idx.*\\n.*\\n.*Filter: .*updated_at`),
+      )
+      const wideCreation = { createdFrom: new Date(Date.now() - 100 * 86_400_000) }
+      expect(await plan(wideCreation, 'updatedAt')).toMatch(
+        new RegExp(`Index Only Scan using tracking_tasks_user_${active}_updated_idx.*\\n.*\\n.*Filter: .*created_at`),
+      )
+    }
   })
 
   it('starts a later page at the cursor’s position in the index', async () => {
+    // Active and inactive tasks each from the cursor on, merged in order: only the page is sorted.
     const text = await plan({}, '-createdAt', { key: new Date(Date.now() - 86_400_000).toISOString(), id: 150000 })
-    expect(text).toMatch(/Index Scan Backward using tracking_tasks_user_created_idx/)
-    expect(text).toMatch(/Index Cond: .*ROW\(created_at, id\) < ROW/)
-    expect(text).not.toMatch(/Sort/)
+    expect(text).toMatch(/Merge Append/)
+    for (const active of ['active', 'inactive'])
+      expect(text).toMatch(
+        new RegExp(`Index (Only )?Scan Backward using tracking_tasks_user_${active}_created_idx.*\\n.*Index Cond: .*ROW\\(created_at, id\\) < ROW`),
+      )
+    expect(text.match(/Sort  /g)?.length).toBe(1)
+    expect(text).toMatch(/Sort .*rows=21 /)
   })
 
   it('keeps one plan for a page: PostgreSQL does not plan the statement again on each call', async () => {

@@ -63,14 +63,53 @@ SELECT
   t.id,
   t.created_at::text AS sort_key
 FROM
-  tracking_tasks t
-WHERE
-  t.user_id = $1
+  (
+    SELECT
+      t.id
+    FROM
+      (
+        (
+          SELECT
+            t.id,
+            t.created_at
+          FROM
+            tracking_tasks t
+          WHERE
+            t.user_id = $1
+            AND t.inactive_since IS NULL
+          ORDER BY
+            t.created_at DESC,
+            t.id DESC
+          LIMIT
+            21
+        )
+        UNION ALL
+        (
+          SELECT
+            t.id,
+            t.created_at
+          FROM
+            tracking_tasks t
+          WHERE
+            t.user_id = $1
+            AND t.inactive_since IS NOT NULL
+          ORDER BY
+            t.created_at DESC,
+            t.id DESC
+          LIMIT
+            21
+        )
+      ) t
+    ORDER BY
+      t.created_at DESC,
+      t.id DESC
+    LIMIT
+      21
+  ) page
+  JOIN tracking_tasks t ON t.id = page.id
 ORDER BY
   t.created_at DESC,
-  t.id DESC
-LIMIT
-  21;
+  t.id DESC;
 
 -- the next page, by change, oldest first, with the events
 SELECT
@@ -169,15 +208,55 @@ SELECT
   t.id,
   t.updated_at::text AS sort_key
 FROM
-  tracking_tasks t
-WHERE
-  t.user_id = $1
-  AND (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)
+  (
+    SELECT
+      t.id
+    FROM
+      (
+        (
+          SELECT
+            t.id,
+            t.updated_at
+          FROM
+            tracking_tasks t
+          WHERE
+            t.user_id = $1
+            AND (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)
+            AND t.inactive_since IS NULL
+          ORDER BY
+            t.updated_at ASC,
+            t.id ASC
+          LIMIT
+            21
+        )
+        UNION ALL
+        (
+          SELECT
+            t.id,
+            t.updated_at
+          FROM
+            tracking_tasks t
+          WHERE
+            t.user_id = $1
+            AND (t.updated_at, t.id) > ($2::timestamptz, $3::bigint)
+            AND t.inactive_since IS NOT NULL
+          ORDER BY
+            t.updated_at ASC,
+            t.id ASC
+          LIMIT
+            21
+        )
+      ) t
+    ORDER BY
+      t.updated_at ASC,
+      t.id ASC
+    LIMIT
+      21
+  ) page
+  JOIN tracking_tasks t ON t.id = page.id
 ORDER BY
   t.updated_at ASC,
-  t.id ASC
-LIMIT
-  21;
+  t.id ASC;
 
 -- one milestone
 SELECT
@@ -884,22 +963,69 @@ SELECT
   t.id,
   t.created_at::text AS sort_key
 FROM
-  tracking_tasks t
-WHERE
-  t.user_id = $1
-  AND t.created_at >= (
+  (
     SELECT
-      $2::timestamptz
-  )
-  AND t.created_at < (
-    SELECT
-      $3::timestamptz
-  )
+      t.id
+    FROM
+      (
+        (
+          SELECT
+            t.id,
+            t.created_at
+          FROM
+            tracking_tasks t
+          WHERE
+            t.user_id = $1
+            AND t.created_at >= (
+              SELECT
+                $2::timestamptz
+            )
+            AND t.created_at < (
+              SELECT
+                $3::timestamptz
+            )
+            AND t.inactive_since IS NULL
+          ORDER BY
+            t.created_at DESC,
+            t.id DESC
+          LIMIT
+            21
+        )
+        UNION ALL
+        (
+          SELECT
+            t.id,
+            t.created_at
+          FROM
+            tracking_tasks t
+          WHERE
+            t.user_id = $1
+            AND t.created_at >= (
+              SELECT
+                $2::timestamptz
+            )
+            AND t.created_at < (
+              SELECT
+                $3::timestamptz
+            )
+            AND t.inactive_since IS NOT NULL
+          ORDER BY
+            t.created_at DESC,
+            t.id DESC
+          LIMIT
+            21
+        )
+      ) t
+    ORDER BY
+      t.created_at DESC,
+      t.id DESC
+    LIMIT
+      21
+  ) page
+  JOIN tracking_tasks t ON t.id = page.id
 ORDER BY
   t.created_at DESC,
-  t.id DESC
-LIMIT
-  21;
+  t.id DESC;
 
 -- a wide range of the other time, walked along the sort
 SELECT
@@ -968,17 +1094,55 @@ FROM
     SELECT
       t.id
     FROM
-      tracking_tasks t
-    WHERE
-      t.user_id = $1
-      AND (t.updated_at + interval '0') >= (
-        SELECT
-          $2::timestamptz
-      )
-      AND (t.updated_at + interval '0') < (
-        SELECT
-          $3::timestamptz
-      )
+      (
+        (
+          SELECT
+            t.id,
+            t.created_at
+          FROM
+            tracking_tasks t
+          WHERE
+            t.user_id = $1
+            AND (t.updated_at + interval '0') >= (
+              SELECT
+                $2::timestamptz
+            )
+            AND (t.updated_at + interval '0') < (
+              SELECT
+                $3::timestamptz
+            )
+            AND t.inactive_since IS NULL
+          ORDER BY
+            t.created_at DESC,
+            t.id DESC
+          LIMIT
+            21
+        )
+        UNION ALL
+        (
+          SELECT
+            t.id,
+            t.created_at
+          FROM
+            tracking_tasks t
+          WHERE
+            t.user_id = $1
+            AND (t.updated_at + interval '0') >= (
+              SELECT
+                $2::timestamptz
+            )
+            AND (t.updated_at + interval '0') < (
+              SELECT
+                $3::timestamptz
+            )
+            AND t.inactive_since IS NOT NULL
+          ORDER BY
+            t.created_at DESC,
+            t.id DESC
+          LIMIT
+            21
+        )
+      ) t
     ORDER BY
       t.created_at DESC,
       t.id DESC
@@ -1057,17 +1221,41 @@ FROM
     SELECT
       t.id
     FROM
-      tracking_tasks t
-    WHERE
-      t.user_id = $1
-      AND t.updated_at >= (
+      (
         SELECT
-          $2::timestamptz
-      )
-      AND t.updated_at < (
+          t.id,
+          t.created_at
+        FROM
+          tracking_tasks t
+        WHERE
+          t.user_id = $1
+          AND t.updated_at >= (
+            SELECT
+              $2::timestamptz
+          )
+          AND t.updated_at < (
+            SELECT
+              $3::timestamptz
+          )
+          AND t.inactive_since IS NULL
+        UNION ALL
         SELECT
-          $3::timestamptz
-      )
+          t.id,
+          t.created_at
+        FROM
+          tracking_tasks t
+        WHERE
+          t.user_id = $1
+          AND t.updated_at >= (
+            SELECT
+              $2::timestamptz
+          )
+          AND t.updated_at < (
+            SELECT
+              $3::timestamptz
+          )
+          AND t.inactive_since IS NOT NULL
+      ) t
     ORDER BY
       t.created_at + interval '0' DESC,
       t.id DESC

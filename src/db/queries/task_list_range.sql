@@ -8,7 +8,7 @@ FROM
     SELECT
       1
     FROM
-      tracking_tasks
+      tracking_tasks t
     WHERE
       user_id = $1
       AND updated_at >= COALESCE(
@@ -25,6 +25,29 @@ FROM
         ),
         'infinity'
       )
+      AND t.inactive_since IS NULL
+    UNION ALL
+    SELECT
+      1
+    FROM
+      tracking_tasks t
+    WHERE
+      user_id = $1
+      AND updated_at >= COALESCE(
+        (
+          SELECT
+            $2::timestamptz
+        ),
+        '-infinity'
+      )
+      AND updated_at < COALESCE(
+        (
+          SELECT
+            $3::timestamptz
+        ),
+        'infinity'
+      )
+      AND t.inactive_since IS NOT NULL
     LIMIT
       20001
   ) x;
@@ -37,7 +60,7 @@ FROM
     SELECT
       1
     FROM
-      tracking_tasks
+      tracking_tasks t
     WHERE
       user_id = $1
       AND created_at >= COALESCE(
@@ -54,6 +77,29 @@ FROM
         ),
         'infinity'
       )
+      AND t.inactive_since IS NULL
+    UNION ALL
+    SELECT
+      1
+    FROM
+      tracking_tasks t
+    WHERE
+      user_id = $1
+      AND created_at >= COALESCE(
+        (
+          SELECT
+            $2::timestamptz
+        ),
+        '-infinity'
+      )
+      AND created_at < COALESCE(
+        (
+          SELECT
+            $3::timestamptz
+        ),
+        'infinity'
+      )
+      AND t.inactive_since IS NOT NULL
     LIMIT
       20001
   ) x;
