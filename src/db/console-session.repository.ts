@@ -21,6 +21,17 @@ export class ConsoleSessionRepository {
     return row
   }
 
+  /** Keeps a sealed slot for the session's next view of `path`, replacing any earlier one. */
+  async keepOnce(idHash: Buffer, path: string, sealed: Buffer, lifetimeMs: number): Promise<void> {
+    await this.db.query(CONSOLE_SESSION_KEEP_ONCE, [idHash, path, sealed, lifetimeMs])
+  }
+
+  /** The sealed slot kept for `path`, emptied in the same statement: a second view finds nothing. */
+  async takeOnce(idHash: Buffer, path: string): Promise<Buffer | undefined> {
+    const [row] = await this.db.query<{ shown_once: Buffer }>(CONSOLE_SESSION_TAKE_ONCE, [idHash, path])
+    return row?.shown_once
+  }
+
   async delete(idHash: Buffer): Promise<void> {
     await this.db.query(CONSOLE_SESSION_DELETE, [idHash])
   }
@@ -34,4 +45,19 @@ const CONSOLE_SESSION_CREATE = sql(
    INSERT INTO console_sessions (id_hash, csrf_token, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3::float8 / 1000))`,
 )
 const CONSOLE_SESSION_FIND = sql('console_session_find', 'SELECT csrf_token, expires_at FROM console_sessions WHERE id_hash = $1 AND expires_at > now()')
+const CONSOLE_SESSION_KEEP_ONCE = sql(
+  'console_session_keep_once',
+  `UPDATE console_sessions
+      SET shown_once = $3, shown_once_path = $2, shown_once_until = now() + make_interval(secs => $4::float8 / 1000)
+    WHERE id_hash = $1`,
+)
+// The old value is read under the row's lock, so two views at once cannot both take it.
+const CONSOLE_SESSION_TAKE_ONCE = sql(
+  'console_session_take_once',
+  `UPDATE console_sessions s
+      SET shown_once = NULL, shown_once_path = NULL, shown_once_until = NULL
+     FROM (SELECT id_hash, shown_once, shown_once_path, shown_once_until FROM console_sessions WHERE id_hash = $1 FOR UPDATE) kept
+    WHERE s.id_hash = kept.id_hash AND kept.shown_once_path = $2
+   RETURNING CASE WHEN kept.shown_once_until > now() THEN kept.shown_once END AS shown_once`,
+)
 const CONSOLE_SESSION_DELETE = sql('console_session_delete', 'DELETE FROM console_sessions WHERE id_hash = $1')

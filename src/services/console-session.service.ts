@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
 import type { ConsoleSessionRepository } from '../db/console-session.repository'
 import { AppError } from '../domain/errors'
 import { hashToken, secretsEqual } from './credentials'
@@ -12,6 +12,19 @@ export interface ConsoleSessionOptions {
 }
 
 export const CONSOLE_SESSION_DEFAULTS: ConsoleSessionOptions = { lifetimeMs: 8 * 3_600_000, failuresPerWindow: 5, windowMs: 15 * 60_000 }
+
+/** What a page shows once after the form that led to it: secrets and the notice naming them. */
+export interface ShownOnce {
+  token?: string
+  webhookSecret?: string
+  notice?: string
+}
+
+/** How long a kept slot waits for its page: the redirect follows at once; a stale one is dropped. */
+const SHOWN_ONCE_MS = 5 * 60_000
+
+/** The slot's key: from the cookie's value, which only the browser holds, kept apart from its id hash. */
+const onceKey = (cookie: string) => createHash('sha256').update('console-shown-once\0').update(cookie).digest()
 
 export interface ConsoleSession {
   csrfToken: string
@@ -68,6 +81,32 @@ export class ConsoleSessionService {
   /** True when a form's CSRF token is the session's. */
   csrfValid(session: ConsoleSession, given: unknown): boolean {
     return typeof given === 'string' && given.length > 0 && given.length <= 100 && secretsEqual(given, session.csrfToken)
+  }
+
+  /**
+   * Keeps what a form's answer shows once (secrets, a notice) for the session's next view of
+   * `path`, sealed with a key only the session's cookie gives (the database holds its hash).
+   */
+  async keepOnce(cookie: string | undefined, path: string, shown: ShownOnce): Promise<void> {
+    if (!cookie || cookie.length > 100) return
+    const iv = randomBytes(12)
+    const cipher = createCipheriv('aes-256-gcm', onceKey(cookie), iv)
+    const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(shown), 'utf8'), cipher.final(), cipher.getAuthTag()])
+    await this.sessions.keepOnce(hashToken(cookie), path, sealed, SHOWN_ONCE_MS)
+  }
+
+  /** What was kept for this view of `path`, once; undefined on any later view. */
+  async takeOnce(cookie: string | undefined, path: string): Promise<ShownOnce | undefined> {
+    if (!cookie || cookie.length > 100) return undefined
+    const sealed = await this.sessions.takeOnce(hashToken(cookie), path)
+    if (!sealed || sealed.length < 28) return undefined
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', onceKey(cookie), sealed.subarray(0, 12))
+      decipher.setAuthTag(sealed.subarray(sealed.length - 16))
+      return JSON.parse(Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]).toString('utf8')) as ShownOnce
+    } catch {
+      return undefined // not sealed with this cookie's key
+    }
   }
 
   async signOut(cookie: string | undefined): Promise<void> {

@@ -1,13 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../../domain/errors'
 import { STANDARD_STATUSES } from '../../domain/statuses'
+import type { FastifyReply } from 'fastify'
 import { formOf, sendPage, type ConsoleOptions } from './console-http'
+import { cookieOf } from './console-session'
 import { overviewView } from './overview.view'
 import { carriersView, deliveriesView, settingsView } from './operations.view'
 import type { Html } from './html'
 import { page, type PageContext, type Section } from './layout'
 import { taskView, tasksView, type TaskSearch } from './tasks.view'
 import { userView, usersView, type ShownSecrets } from './users.view'
+import type { ShownOnce } from '../../services/console-session.service'
 
 /** Notices a redirect may name (`?notice=`): fixed texts, never data. */
 const NOTICES = {
@@ -15,6 +18,7 @@ const NOTICES = {
   stopped: 'Tracking stopped. A refresh starts it again.',
   redelivered: 'The webhook is queued again: a new cycle of the retry schedule, the same webhook-id.',
   revoked: 'The token is revoked: requests with it are refused within seconds.',
+  saved: 'Settings saved.',
 } as const
 
 const PAGE_SIZE = 50
@@ -40,6 +44,19 @@ function id(value: unknown): number {
 const query = (request: FastifyRequest) => (request.query ?? {}) as Record<string, string | undefined>
 const hide = { schema: { hide: true } }
 
+/** A form's answer: see `path`, which shows what the form made once (post/redirect/get: a reload repeats nothing). */
+async function redirectShowingOnce(o: ConsoleOptions, request: FastifyRequest, reply: FastifyReply, path: string, shown: ShownOnce): Promise<FastifyReply> {
+  await o.sessions.keepOnce(cookieOf(request), path, shown)
+  return reply.code(303).header('location', path).send()
+}
+
+/** What the form before this view of `path` left to show once, as the page's secrets and notice. */
+async function takenOnce(o: ConsoleOptions, request: FastifyRequest, path: string): Promise<{ secrets: ShownSecrets; notice?: PageContext['notice'] }> {
+  const shown = await o.sessions.takeOnce(cookieOf(request), path)
+  if (!shown) return { secrets: {} }
+  return { secrets: { token: shown.token, webhookSecret: shown.webhookSecret }, notice: shown.notice ? { kind: 'ok', text: shown.notice } : undefined }
+}
+
 export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Promise<void> {
   app.get('/', hide, async (request, reply) => {
     const overview = await o.console.getOverview()
@@ -54,18 +71,18 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     const users = await o.users.list()
     return show(request, 'users', 'API users', (ctx) => usersView(users, ctx, secrets), notice)
   }
-  app.get('/users', hide, async (request, reply) => sendPage(reply, await usersPage(request)))
+  app.get('/users', hide, async (request, reply) => {
+    const { secrets, notice } = await takenOnce(o, request, '/console/users')
+    return sendPage(reply, await usersPage(request, secrets, notice))
+  })
   app.post('/users', hide, async (request, reply) => {
     try {
       const created = await o.users.create(formOf(request).name)
-      return sendPage(
-        reply,
-        await usersPage(
-          request,
-          { token: created.token, webhookSecret: created.webhookSecret },
-          { kind: 'ok', text: `API user "${created.name}" created (id ${created.userId}).` },
-        ),
-      )
+      return await redirectShowingOnce(o, request, reply, '/console/users', {
+        token: created.token,
+        webhookSecret: created.webhookSecret,
+        notice: `API user "${created.name}" created (id ${created.userId}).`,
+      })
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
       return sendPage(reply, await usersPage(request, {}, { kind: 'error', text: `Not created: ${error.message}` }), 400)
@@ -80,11 +97,15 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     ])
     return show(request, 'users', `API user: ${user.name}`, (ctx) => userView(user, tokens, endpoints, tasks, ctx, secrets), notice)
   }
-  app.get('/users/:userId', hide, async (request, reply) => sendPage(reply, await userPage(request, id((request.params as Record<string, string>).userId))))
+  app.get('/users/:userId', hide, async (request, reply) => {
+    const userId = id((request.params as Record<string, string>).userId)
+    const { secrets, notice } = await takenOnce(o, request, `/console/users/${userId}`)
+    return sendPage(reply, await userPage(request, userId, secrets, notice))
+  })
   app.post('/users/:userId/tokens', hide, async (request, reply) => {
     const userId = id((request.params as Record<string, string>).userId)
     const { token, tokenId } = await o.users.issueToken(userId)
-    return sendPage(reply, await userPage(request, userId, { token }, { kind: 'ok', text: `Token ${tokenId} issued.` }))
+    return redirectShowingOnce(o, request, reply, `/console/users/${userId}`, { token, notice: `Token ${tokenId} issued.` })
   })
   app.post('/users/:userId/tokens/:tokenId/revoke', hide, async (request, reply) => {
     const params = request.params as Record<string, string>
@@ -97,10 +118,10 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   app.post('/users/:userId/webhook-secret/rotate', hide, async (request, reply) => {
     const userId = id((request.params as Record<string, string>).userId)
     const { webhookSecret } = await o.users.rotateWebhookSecret(userId)
-    return sendPage(
-      reply,
-      await userPage(request, userId, { webhookSecret }, { kind: 'ok', text: 'Webhook secret rotated; the previous one keeps signing for 24 hours.' }),
-    )
+    return redirectShowingOnce(o, request, reply, `/console/users/${userId}`, {
+      webhookSecret,
+      notice: 'Webhook secret rotated; the previous one keeps signing for 24 hours.',
+    })
   })
 
   // Tasks across users.
@@ -188,11 +209,8 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       ['batchMaxItems', 'retentionDays'].filter((k) => k in form).map((k) => [k, /^-?\d{1,10}$/.test(form[k]!.trim()) ? Number(form[k]) : form[k]]),
     )
     try {
-      const saved = await o.settings.update(patch)
-      return sendPage(
-        reply,
-        show(request, 'settings', 'Settings', (ctx) => settingsView(saved, ctx), { kind: 'ok', text: 'Settings saved.' }),
-      )
+      await o.settings.update(patch)
+      return reply.code(303).header('location', '/console/settings?notice=saved').send()
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
       const current = await o.settings.get()

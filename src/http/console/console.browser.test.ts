@@ -138,10 +138,14 @@ describe('the console in a browser', () => {
     userToken = (await page.locator('#secret-token').textContent())!
     expect(userToken).toMatch(/^trk_/)
     expect(await page.locator('#secret-webhook').textContent()).toMatch(/^whsec_/)
-    // Shown once: the list does not show them again.
-    await page.reload({ waitUntil: 'load' }).catch(() => {})
-    await page.goto(`${base}/console/users`)
+    // Shown once, by the page the form redirected to: reloading it shows them no more and
+    // creates nothing again.
+    expect(new URL(page.url()).pathname).toBe('/console/users')
+    await page.reload()
+    await page.getByRole('heading', { name: 'API users' }).waitFor()
     expect(await page.locator('#secret-token').count()).toBe(0)
+    expect(await page.getByText('API user "Shop 1001" created').count()).toBe(0)
+    expect((await t.services.users.list()).filter((u) => u.name === 'Shop 1001')).toHaveLength(1)
 
     // The shop subscribes order 1001's parcel; its receiver is down, so the webhook fails.
     const callbackUrl = receiver.on('/shop-1001', () => ({ status: 503, body: 'maintenance' }))
@@ -203,6 +207,11 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Issue a new token' }).click()
     await page.getByText(/Token \d+ issued/).waitFor()
     const issued = (await page.locator('#secret-token').textContent())!
+    const tokensIssued = (await t.services.users.listTokens(1)).length
+    await page.reload()
+    await page.getByRole('button', { name: 'Issue a new token' }).waitFor()
+    expect(await page.locator('#secret-token').count()).toBe(0)
+    expect((await t.services.users.listTokens(1)).length).toBe(tokensIssued)
     const asUser = () => fetch(`${base}/openapi/carriers`, { headers: { authorization: `Bearer ${issued}` } })
     expect((await asUser()).status).toBe(200)
     // Revoking asks first; dismissed, nothing happens; accepted, the token stops working.
@@ -218,7 +227,13 @@ describe('the console in a browser', () => {
     await waitFor(async () => (await asUser()).status === 401 || undefined, { what: 'the revoked token to be refused' })
     page.once('dialog', (dialog) => void dialog.accept())
     await page.getByRole('button', { name: 'Rotate the webhook secret' }).click()
-    expect(await page.locator('#secret-webhook').textContent()).toMatch(/^whsec_/)
+    const rotated = (await page.locator('#secret-webhook').textContent())!
+    expect(rotated).toMatch(/^whsec_/)
+    await page.reload()
+    await page.getByRole('button', { name: 'Rotate the webhook secret' }).waitFor()
+    expect(await page.locator('#secret-webhook').count()).toBe(0)
+    const [secret] = await t.db.query<{ webhook_secret: string }>('SELECT webhook_secret FROM api_users WHERE id = 1')
+    expect(secret!.webhook_secret).toBe(rotated)
 
     // Stop an active task (NF4004 is never found, so it stays active).
     await page.goto(`${base}/console/tasks?q=NF4004`)

@@ -91,3 +91,50 @@ describe('the console under hostile input', () => {
     }
   })
 })
+
+describe('a form that makes a secret', () => {
+  it('redirects, and the page it leads to shows the secret once, to this session only, kept sealed meanwhile', async () => {
+    const created = await post('/console/users', form({ name: 'Shop PRG' }))
+    expect(created.statusCode).toBe(303)
+    expect(created.headers.location).toBe('/console/users')
+    expect(created.body).toBe('')
+    // Sealed: nothing the database holds reads as a token or a webhook secret.
+    const [row] = await t.db.query<{ shown_once: Buffer }>('SELECT shown_once FROM console_sessions WHERE shown_once IS NOT NULL')
+    expect(row!.shown_once.toString('latin1')).not.toMatch(/trk_|whsec_|Shop PRG/)
+    // Another session (another operator's browser) sees none of it.
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/console/sign-in',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `token=${ADMIN_TOKEN}`,
+    })
+    const otherCookie = /console_session=[^;]+/.exec(String(other.headers['set-cookie']))![0]
+    expect((await t.app.inject({ method: 'GET', url: '/console/users', headers: { cookie: otherCookie } })).body).not.toMatch(/trk_/)
+    // This session's first view shows the token and the secret; a reload shows neither.
+    const first = await t.app.inject({ method: 'GET', url: '/console/users', headers: { cookie } })
+    expect(first.body).toMatch(/id="secret-token"[^>]*>trk_/)
+    expect(first.body).toMatch(/id="secret-webhook"[^>]*>whsec_/)
+    expect(first.body).toContain('API user &quot;Shop PRG&quot; created')
+    const again = await t.app.inject({ method: 'GET', url: '/console/users', headers: { cookie } })
+    expect(again.body).not.toMatch(/trk_|whsec_/)
+    expect((await t.services.users.list()).filter((u) => u.name === 'Shop PRG')).toHaveLength(1)
+  })
+
+  it('keeps the slot for its own page: another page viewed first leaves it', async () => {
+    const users = await t.services.users.list()
+    const userId = users[0]!.id
+    const issued = await post(`/console/users/${userId}/tokens`, form({}))
+    expect(issued.statusCode).toBe(303)
+    expect(issued.headers.location).toBe(`/console/users/${userId}`)
+    expect((await t.app.inject({ method: 'GET', url: '/console/users', headers: { cookie } })).body).not.toMatch(/trk_/)
+    const page = await t.app.inject({ method: 'GET', url: `/console/users/${userId}`, headers: { cookie } })
+    expect(page.body).toMatch(/id="secret-token"[^>]*>trk_/)
+    expect((await t.app.inject({ method: 'GET', url: `/console/users/${userId}`, headers: { cookie } })).body).not.toMatch(/trk_/)
+  })
+
+  it('answers saved settings with a redirect to the settings page', async () => {
+    const saved = await post('/console/settings', form({ batchMaxItems: '100', retentionDays: '90' }))
+    expect(saved.statusCode).toBe(303)
+    expect(saved.headers.location).toBe('/console/settings?notice=saved')
+  })
+})
