@@ -4,8 +4,8 @@ import pg from 'pg'
 /**
  * The ceilings of the API benchmarks: a bare Fastify route doing one pg upsert, one doing one
  * primary-key read, and one reading a user's newest 20 tasks (the list's first page: the same
- * index, the same rows, the full task's columns and each one's newest callback delivery as pg
- * parses them), on the same database as the
+ * indexes, the active and the inactive tasks' merged, the same rows, the full task's columns and
+ * each one's newest callback delivery as pg parses them), on the same database as the
  * service. No validation, no auth, no envelope:
  * what this machine does with the same stack and nothing else.
  * env: CEILING_DATABASE_URL, PORT
@@ -35,11 +35,16 @@ app.get('/page', async (request) => {
     `SELECT t.id, t.carrier_code, t.tracking_number, t.external_reference_no, t.callback_url, t.standard_status, t.milestone, t.carrier_status,
             t.estimated_delivery_at, t.origin_address, t.destination_address, t.inactive_since, t.stopped_at, t.created_at, t.updated_at,
             s.next_refresh_at, s.last_fetched_at, d.status, d.attempt_count, d.next_attempt_at, d.last_attempt_at, d.response_status_code, d.error_message
-       FROM tracking_tasks t
+       FROM (SELECT id FROM (
+               (SELECT id, created_at FROM tracking_tasks WHERE user_id = $1 AND inactive_since IS NULL ORDER BY created_at DESC, id DESC LIMIT 21)
+               UNION ALL
+               (SELECT id, created_at FROM tracking_tasks WHERE user_id = $1 AND inactive_since IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 21)
+             ) newest ORDER BY created_at DESC, id DESC LIMIT 21) page
+       JOIN tracking_tasks t ON t.id = page.id
        LEFT JOIN task_schedule s ON s.task_id = t.id
        LEFT JOIN LATERAL (
          SELECT * FROM webhook_deliveries d WHERE d.task_id = t.id AND d.endpoint_id IS NULL ORDER BY d.id DESC LIMIT 1) d ON true
-      WHERE t.user_id = $1 ORDER BY t.created_at DESC, t.id DESC LIMIT 21`,
+      ORDER BY t.created_at DESC, t.id DESC`,
     [Number((request.query as { user: string }).user)],
   )
   return { items: rows.slice(0, 20) }
