@@ -14,18 +14,19 @@ import type { ShownOnce } from '../../services/console-session.service'
 
 /** Notices a redirect may name (`?notice=`): fixed texts, never data. */
 const NOTICES = {
-  refreshed: 'The carrier will be asked within seconds.',
-  stopped: 'Tracking stopped. A refresh starts it again.',
-  redelivered: 'The webhook is queued again: a new cycle of the retry schedule, the same webhook-id.',
-  revoked: 'The token is revoked: requests with it are refused within seconds.',
-  saved: 'Settings saved.',
-} as const
+  refreshed: { kind: 'ok', text: 'The carrier will be asked within seconds.' },
+  refresh_too_soon: { kind: 'error', text: 'Not refreshed: this task was refreshed less than a minute ago. Try again in a minute.' },
+  stopped: { kind: 'ok', text: 'Tracking stopped. A refresh starts it again.' },
+  redelivered: { kind: 'ok', text: 'The webhook is queued again: a new cycle of the retry schedule, the same webhook-id.' },
+  revoked: { kind: 'ok', text: 'The token is revoked: requests with it are refused within seconds.' },
+  saved: { kind: 'ok', text: 'Settings saved.' },
+} as const satisfies Record<string, NonNullable<PageContext['notice']>>
 
 const PAGE_SIZE = 50
 
 function context(request: FastifyRequest, notice?: PageContext['notice']): PageContext {
   const key = (request.query as Record<string, string> | undefined)?.notice
-  const fromRedirect = key && key in NOTICES ? { kind: 'ok' as const, text: NOTICES[key as keyof typeof NOTICES] } : undefined
+  const fromRedirect = key && Object.hasOwn(NOTICES, key) ? NOTICES[key as keyof typeof NOTICES] : undefined
   return { csrfToken: request.consoleSession!.csrfToken, notice: notice ?? fromRedirect }
 }
 
@@ -165,8 +166,15 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   })
   app.post('/tasks/:taskId/refresh', hide, async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)
-    await o.console.refreshTask(taskId)
-    return reply.code(303).header('location', `/console/tasks/${taskId}?notice=refreshed`).send()
+    // Refreshed less than a minute ago: back to the task, saying so, rather than to an error page.
+    const notice = await o.console.refreshTask(taskId).then(
+      () => 'refreshed',
+      (error: unknown) => {
+        if (error instanceof AppError && error.code === 'rate_limited') return 'refresh_too_soon'
+        throw error
+      },
+    )
+    return reply.code(303).header('location', `/console/tasks/${taskId}?notice=${notice}`).send()
   })
   app.post('/tasks/:taskId/stop', hide, async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)

@@ -138,3 +138,23 @@ describe('a form that makes a secret', () => {
     expect(saved.headers.location).toBe('/console/settings?notice=saved')
   })
 })
+
+describe('refresh now, twice', () => {
+  it('answers the second within a minute with the task again and a notice, not an error page', async () => {
+    const { userId } = await t.createUser('Shop refresh')
+    const { taskId } = await t.services.subscriptions.subscribe(userId, {
+      carrierCode: 'FEDEX',
+      trackingNumber: '123456789012',
+      callbackUrl: 'https://shop.example/hook',
+    })
+    const first = await post(`/console/tasks/${taskId}/refresh`, form({}))
+    expect(first.headers.location).toBe(`/console/tasks/${taskId}?notice=refreshed`)
+    const second = await post(`/console/tasks/${taskId}/refresh`, form({}))
+    expect(second.statusCode).toBe(303)
+    expect(second.headers.location).toBe(`/console/tasks/${taskId}?notice=refresh_too_soon`)
+    const page = await t.app.inject({ method: 'GET', url: second.headers.location as string, headers: { cookie } })
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain('Not refreshed: this task was refreshed less than a minute ago')
+    expect(page.body).toContain('123456789012')
+  })
+})
