@@ -41,7 +41,7 @@ export async function burstFigures(
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: 'warn',
     ...simulatorEnv(sim),
-    FEDEX_REQUESTS_PER_SECOND: '1000',
+    FEDEX_REQUEST_BUDGET: '1000',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     RATE_LIMIT_PER_TOKEN: '0',
     RATE_LIMIT_PER_ADDRESS: '0',

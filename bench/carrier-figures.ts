@@ -42,7 +42,7 @@ export async function carrierFigures(options: FigureContext & { outageTasks: num
   const sim = createCarrierSimulator({ stepMs: 0 })
   await sim.start()
   const receiver = await startReceiver()
-  const budgets = { FEDEX_REQUESTS_PER_SECOND: '1000', UPARCEL_REQUESTS_PER_SECOND: '1000', UPS_REQUESTS_PER_SECOND: '1000', REFRESH_CLAIM_LIMIT: '1000' }
+  const budgets = { FEDEX_REQUEST_BUDGET: '1000', UPARCEL_REQUEST_BUDGET: '1000', UPS_REQUEST_BUDGET: '1000', REFRESH_CLAIM_LIMIT: '1000' }
   const common = {
     ...env,
     ADMIN_TOKEN: adminToken,

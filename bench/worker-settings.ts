@@ -4,8 +4,8 @@
  * not a budget, is the limit; webhooks to the loopback receiver allowed, 64 at once.
  */
 export const REFRESH_FIGURE_WORKER_ENV = {
-  FEDEX_REQUESTS_PER_SECOND: '1000',
-  UPARCEL_REQUESTS_PER_SECOND: '1000',
+  FEDEX_REQUEST_BUDGET: '1000',
+  UPARCEL_REQUEST_BUDGET: '1000',
   REFRESH_CLAIM_LIMIT: '1000',
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   WEBHOOK_HOST_CONCURRENCY: '64',

@@ -125,7 +125,7 @@ export async function writeCostFigures(options: FigureContext): Promise<void> {
       ...common,
       ROLE: kind === 'embedded' ? 'all' : 'worker',
       POLL_INTERVAL_SECONDS: String(POLL_SECONDS),
-      FEDEX_REQUESTS_PER_SECOND: '1000',
+      FEDEX_REQUEST_BUDGET: '1000',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     })
     // After the service: the embedded server is reached once the service runs it.

@@ -1,3 +1,4 @@
+import type { RequestBudget } from '../domain/request-budget'
 import type { CarrierAdapter } from './carrier'
 import type { StatusTable } from './status-table'
 import type { SimulatedCarrier } from '../simulator/simulated-carrier'
@@ -36,7 +37,8 @@ export interface CarrierEnvironment {
   readonly apiUrl: { variable: string; fallback: string }
   /** Credential field → its variable. All set: the carrier is live; none set: simulated. */
   readonly credentials: Readonly<Record<string, string>>
-  readonly requestsPerSecond: { variable: string; fallback: number }
+  /** Requests a second, minute, hour or day ("60/hour"), as the carrier's quota is written; a process's share of it. */
+  readonly requestBudget: { variable: string; fallback: RequestBudget }
   /**
    * With NODE_ENV=production, a missing credential is a start-up error for a required carrier;
    * an optional one is then simply unavailable.

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { autoPick, detectCarriers } from './detection'
 import { CARRIERS } from './registry'
 
-// The kit's detection fixtures (test/fixtures/carriers/ups/detection-fixtures.json: valid and
+// The kits' detection fixtures (test/fixtures/carriers/{ups,usps}/detection-fixtures.json: valid and
 // invalid numbers of every format), then numbers computed here with each rule written out again.
 interface Format {
   id: string
@@ -13,9 +13,11 @@ interface Format {
   valid: { number: string }[]
   invalid: { number: string; why: string }[]
 }
-const { formats } = JSON.parse(readFileSync(new URL('../../test/fixtures/carriers/ups/detection-fixtures.json', import.meta.url), 'utf8')) as {
-  formats: Format[]
-}
+const formats = ['ups', 'usps'].flatMap(
+  (kit) =>
+    (JSON.parse(readFileSync(new URL(`../../test/fixtures/carriers/${kit}/detection-fixtures.json`, import.meta.url), 'utf8')) as { formats: Format[] })
+      .formats,
+)
 const everywhere = () => true
 const detect = (number: string) => detectCarriers(number, CARRIERS, everywhere)
 
@@ -104,5 +106,27 @@ describe('AUTO', () => {
         { carrierCode: 'B', format: 'b', confidence: 'high', available: true },
       ]),
     ).toBeUndefined()
+  })
+})
+
+describe('an IMpb number, which FedEx and UPS labels carry too and USPS delivers', () => {
+  it.each(['9261290289104185136058', '92748931507708513018050063', '420117419361289691090029427113'])(
+    '%s: USPS certain, FedEx and UPS possible; AUTO picks USPS',
+    (number) => {
+      const candidates = detect(number)
+      expect(candidates[0]).toMatchObject({ carrierCode: 'USPS', confidence: 'high' })
+      expect(candidates.filter((c) => c.confidence === 'medium').map((c) => c.carrierCode)).toEqual(expect.arrayContaining(['FEDEX', 'UPS']))
+      expect(autoPick(candidates)).toBe('USPS')
+    },
+  )
+
+  it('with USPS unavailable, AUTO picks nothing: the others are only possible', () => {
+    expect(autoPick(detectCarriers('9261290289104185136058', CARRIERS, (code) => code !== 'USPS'))).toBeUndefined()
+  })
+
+  it('an IMpb with a wrong check digit is no one’s certain number', () => {
+    const candidates = detect('9261290289104185136050')
+    expect(candidates.filter((c) => c.confidence === 'high')).toEqual([])
+    expect(autoPick(candidates)).toBeUndefined()
   })
 })

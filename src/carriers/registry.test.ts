@@ -31,7 +31,7 @@ describe.each(CARRIERS.map((c) => [c.code, c] as const))('carrier %s', (code, ca
   it('names its environment: API URL, credentials and request budget', () => {
     expect(carrier.env.apiUrl.variable).toMatch(/^[A-Z0-9_]+_API_URL$/)
     expect(Object.keys(carrier.env.credentials).length).toBeGreaterThan(0)
-    expect(carrier.env.requestsPerSecond.fallback).toBeGreaterThan(0)
+    expect(carrier.env.requestBudget.fallback.requests).toBeGreaterThan(0)
   })
 })
 
@@ -40,7 +40,7 @@ describe('the registry', () => {
     const unique = (values: string[]) => expect(new Set(values).size).toBe(values.length)
     unique(CARRIERS.map((c) => c.code))
     unique(CARRIERS.map((c) => c.simulator.path))
-    unique(CARRIERS.flatMap((c) => [c.env.apiUrl.variable, c.env.requestsPerSecond.variable, ...Object.values(c.env.credentials)]))
+    unique(CARRIERS.flatMap((c) => [c.env.apiUrl.variable, c.env.requestBudget.variable, ...Object.values(c.env.credentials)]))
   })
 
   it('is the only place outside their folders where carrier codes are spelled (source, not tests or migrations)', () => {

@@ -2,10 +2,11 @@ import type { CarrierPlugin } from './carrier-plugin'
 import { FEDEX } from './fedex/fedex.plugin'
 import { UPARCEL } from './uparcel/uparcel.plugin'
 import { UPS } from './ups/ups.plugin'
+import { USPS } from './usps/usps.plugin'
 import { CarrierSimulator, type SimulatorOptions } from '../simulator/simulator'
 
 /** The one list of carriers. A new carrier is its folder and one line here. */
-export const CARRIERS: readonly CarrierPlugin[] = [FEDEX, UPARCEL, UPS]
+export const CARRIERS: readonly CarrierPlugin[] = [FEDEX, UPARCEL, UPS, USPS]
 
 export const CARRIER_CODES: readonly string[] = CARRIERS.map((c) => c.code)
 

@@ -1,5 +1,6 @@
 import type { CarrierEnvironment } from '../carriers/carrier-plugin'
 import { CARRIERS } from '../carriers/registry'
+import { parseRequestBudget, requestsPerSecond, type RequestBudget } from '../domain/request-budget'
 import { parseRetrySchedule } from '../domain/webhook-schedule'
 
 /**
@@ -61,6 +62,8 @@ export interface CarrierSettings {
   apiUrl: string
   /** Every credential the carrier needs, or undefined when any is missing (then it is simulated). */
   credentials: Record<string, string> | undefined
+  requestBudget: RequestBudget
+  /** The budget as a rate. */
   requestsPerSecond: number
 }
 
@@ -159,6 +162,15 @@ function carrierSettings(env: NodeJS.ProcessEnv, spec: CarrierEnvironment): Carr
   return {
     apiUrl: optional(env, spec.apiUrl.variable) ?? spec.apiUrl.fallback,
     credentials: Object.keys(credentials).length === Object.keys(spec.credentials).length ? credentials : undefined,
-    requestsPerSecond: integer(env, spec.requestsPerSecond.variable, spec.requestsPerSecond.fallback, 1, 1000),
+    ...budget(env, spec.requestBudget.variable, spec.requestBudget.fallback),
   }
+}
+
+function budget(env: NodeJS.ProcessEnv, name: string, fallback: RequestBudget): { requestBudget: RequestBudget; requestsPerSecond: number } {
+  const raw = optional(env, name)
+  const parsed = raw === undefined ? fallback : parseRequestBudget(raw)
+  if (!parsed || requestsPerSecond(parsed) > 1000) {
+    throw new ConfigError(`${name} must be requests per second, minute, hour or day ("50", "60/hour", "250/day"; at most 1000 a second), got "${raw}"`)
+  }
+  return { requestBudget: parsed, requestsPerSecond: requestsPerSecond(parsed) }
 }

@@ -106,6 +106,12 @@ export class RefreshRepository {
     const [row] = await this.db.query<{ lag: number | null }>(REFRESH_LAG, [carrierCodes])
     return Math.max(0, row?.lag ?? 0)
   }
+
+  /** How many tasks of each carrier are being fetched (scheduled, not stopped or finished). */
+  async activeTasksByCarrier(): Promise<Record<string, number>> {
+    const rows = await this.db.query<{ carrier_code: string; tasks: number }>(REFRESH_ACTIVE_BY_CARRIER)
+    return Object.fromEntries(rows.map((r) => [r.carrier_code, r.tasks]))
+  }
 }
 
 // The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
@@ -153,6 +159,11 @@ const REFRESH_RELEASE_FAILED = sql(
      FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[]) AS f (task_id, due_at, lease_token, retry_in_ms)
     WHERE s.task_id = f.task_id
       AND ${stillClaimed('s', 'f')}`,
+)
+// The schedule's due index holds exactly the active tasks: counted from it alone.
+const REFRESH_ACTIVE_BY_CARRIER = sql(
+  'refresh_active_by_carrier',
+  `SELECT carrier_code, count(*)::int AS tasks FROM task_schedule WHERE next_refresh_at IS NOT NULL GROUP BY carrier_code`,
 )
 const REFRESH_DUE_IN = sql(
   'refresh_due_in',

@@ -20,12 +20,12 @@ describe('validateSubscription', () => {
   })
 
   it('judges field problems before the carrier', () => {
-    const result = check({ ...valid, carrierCode: 'dhl', callbackUrl: 'nope' })
-    expect(result).toMatchObject({ ok: false, error: 'validation_error', carrierCode: 'DHL', details: [{ field: 'callbackUrl' }] })
+    const result = check({ ...valid, carrierCode: 'acme', callbackUrl: 'nope' })
+    expect(result).toMatchObject({ ok: false, error: 'validation_error', carrierCode: 'ACME', details: [{ field: 'callbackUrl' }] })
   })
 
   it('answers unsupported_carrier for a well-formed request to an unknown carrier', () => {
-    expect(check({ ...valid, carrierCode: ' dhl ' })).toMatchObject({ ok: false, error: 'unsupported_carrier', carrierCode: 'DHL', trackingNumber: '123' })
+    expect(check({ ...valid, carrierCode: ' acme ' })).toMatchObject({ ok: false, error: 'unsupported_carrier', carrierCode: 'ACME', trackingNumber: '123' })
   })
 
   it.each([['http://localhost:8080/x'], ['https://user:pw@a.example/x?y=1#z'], ['http://[::1]/x'], ['https://bücher.example/']])(

@@ -13,7 +13,9 @@ import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
 import { CARRIER_CODES } from '../carriers/registry'
 import type { CircuitView } from '../domain/circuit-breaker'
-import { CarrierCatalogService } from '../services/carrier-catalog.service'
+import { CarrierCatalogService, type CarrierPace } from '../services/carrier-catalog.service'
+import { CarrierLoad } from '../services/carrier-load'
+import { RefreshRepository } from '../db/refresh.repository'
 import { ConsoleRepository } from '../db/console.repository'
 import { ConsoleSessionRepository } from '../db/console-session.repository'
 import { ConsoleSessionService } from '../services/console-session.service'
@@ -41,8 +43,8 @@ export interface ServiceDeps {
   carrierModes?: CarrierModes
   /** The refresh workers' carrier circuits, said by /readyz. */
   carrierCircuits?: () => Record<string, CircuitView>
-  /** Each carrier's request budget in this process (the console's carrier page). */
-  carrierBudgets?: Record<string, number>
+  /** Each carrier's request budget and poll interval in this process (GET /openapi/carriers, the console). */
+  carrierPaces?: Record<string, CarrierPace>
   /** The webhook receivers' adaptive limits in this process (the console's deliveries page). */
   webhookHosts?: () => HostView[]
   /** How long the console's overview counts are kept (default 30 s; tests want them fresh). */
@@ -60,7 +62,7 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
   const wakeups = deps.wakeups ?? { tasksDue() {}, deliveriesDue() {} }
   // Without modes (tests), every carrier is served by the simulator.
   const carrierModes = deps.carrierModes ?? Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const]))
-  const carriers = new CarrierCatalogService(carrierModes)
+  const carriers = new CarrierCatalogService(carrierModes, deps.carrierPaces, new CarrierLoad(new RefreshRepository(db)))
   const tasks = new TaskService(
     db,
     new TaskLifecycleRepository(db),
@@ -83,7 +85,7 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
       tasks,
       webhooks,
       carriers,
-      { requestsPerSecond: deps.carrierBudgets ?? {}, circuits: carrierCircuits, webhookHosts: deps.webhookHosts ?? (() => []) },
+      { circuits: carrierCircuits, webhookHosts: deps.webhookHosts ?? (() => []) },
       deps.consoleOverviewTtlMs,
     ),
     carriers,

@@ -87,6 +87,7 @@ describe('the service on its embedded PostgreSQL server', () => {
         FEDEX: 'simulator',
         UPARCEL: 'simulator',
         UPS: 'simulator',
+        USPS: 'simulator',
       })
       const subscribedAt = Date.now()
       const carrierStatus = await waitFor(

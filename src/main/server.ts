@@ -61,7 +61,12 @@ async function main(): Promise<void> {
     carrierModes: modes,
     carrierCircuits: workers ? () => workers.carrierCircuits() : undefined,
     webhookHosts: workers ? () => workers.webhookHosts() : undefined,
-    carrierBudgets: Object.fromEntries(Object.entries(config.carriers).map(([code, settings]) => [code, settings.requestsPerSecond])),
+    carrierPaces: Object.fromEntries(
+      Object.entries(config.carriers).map(([code, settings]) => [
+        code,
+        { budget: settings.requestBudget, pollIntervalMs: modes[code] === 'simulator' ? config.simulatorPollIntervalMs : config.pollIntervalMs },
+      ]),
+    ),
     webhookHttp,
     wakeups: {
       tasksDue() {

@@ -26,4 +26,26 @@ describe('CarrierBudget', () => {
     expect(time.now()).toBe(5000)
     expect(budget.paused).toBe(false)
   })
+
+  it('lets a budget of 60 an hour send one request at once, then one a minute', async () => {
+    const time = fakeTime()
+    const budget = new CarrierBudget(60 / 3600, time.now, time.sleep)
+    expect(budget.requestsWithin(10_000)).toBe(1)
+    await budget.acquire()
+    expect(time.now()).toBe(0)
+    expect(budget.requestsWithin(10_000)).toBe(0)
+    expect(budget.msUntilNext()).toBe(60_000)
+    await budget.acquire()
+    expect(time.now()).toBe(60_000)
+    await budget.acquire()
+    expect(time.now()).toBe(120_000)
+  })
+
+  it('counts no request through while paused', () => {
+    const time = fakeTime()
+    const budget = new CarrierBudget(10, time.now, time.sleep)
+    budget.pause(3000)
+    expect(budget.requestsWithin(1000)).toBe(0)
+    expect(budget.msUntilNext()).toBe(3000)
+  })
 })

@@ -1,6 +1,8 @@
 import { autoPick, detectCarriers } from '../carriers/detection'
 import { CARRIERS, carrierOf } from '../carriers/registry'
 import { AUTO_CARRIER, unsupportedCarrierMessage, type CarrierCandidate, type CarrierChoice } from '../domain/carriers'
+import { describeBudget, effectiveIntervalMs, requestsPerSecond, type RequestBudget } from '../domain/request-budget'
+import type { CarrierLoad } from './carrier-load'
 
 /** live: its credentials; simulator: the built-in simulator; unavailable: neither (production without credentials). */
 export type CarrierMode = 'live' | 'simulator' | 'unavailable'
@@ -11,7 +13,25 @@ export interface CarrierInfo {
   available: boolean
   numbersPerRequest: number
   formats: { name: string; example: string }[]
+  /** "60/hour": as configured for a worker process. */
+  requestBudget: string
 }
+
+export interface CarrierPacing {
+  activeTasks: number
+  effectiveIntervalSeconds: number
+}
+
+/** How a carrier is paced: its budget (a worker process's) and its poll interval. */
+export interface CarrierPace {
+  budget: RequestBudget
+  pollIntervalMs: number
+}
+
+/** Without configuration (tests): each plugin's default budget, the default two-hour poll. */
+export const DEFAULT_PACES: Readonly<Record<string, CarrierPace>> = Object.fromEntries(
+  CARRIERS.map((c) => [c.code, { budget: c.env.requestBudget.fallback, pollIntervalMs: 7_200_000 }]),
+)
 
 /**
  * The carriers as API users see them: the registry, with which of them this service can reach.
@@ -19,7 +39,11 @@ export interface CarrierInfo {
  * certainly picks for AUTO.
  */
 export class CarrierCatalogService {
-  constructor(private readonly modes: Readonly<Record<string, CarrierMode>>) {}
+  constructor(
+    private readonly modes: Readonly<Record<string, CarrierMode>>,
+    private readonly paces: Readonly<Record<string, CarrierPace>> = DEFAULT_PACES,
+    private readonly load?: CarrierLoad,
+  ) {}
 
   /** How a carrier runs here; a code the registry does not know is unavailable. */
   mode(code: string): CarrierMode {
@@ -35,7 +59,23 @@ export class CarrierCatalogService {
       available: this.isAvailable(c.code),
       numbersPerRequest: c.numbersPerRequest,
       formats: c.formats.map((f) => ({ name: f.name, example: f.example })),
+      requestBudget: describeBudget(this.paceOf(c.code).budget),
     }))
+  }
+
+  /** Each carrier with how often its active tasks are fetched now (docs/carriers.md, "Budgets"). */
+  async listPaced(): Promise<(CarrierInfo & CarrierPacing)[]> {
+    const active = (await this.load?.activeTasks()) ?? {}
+    return this.list().map((c) => {
+      const { budget, pollIntervalMs } = this.paceOf(c.carrierCode)
+      const activeTasks = active[c.carrierCode] ?? 0
+      const intervalMs = effectiveIntervalMs(pollIntervalMs, activeTasks, requestsPerSecond(budget), c.numbersPerRequest)
+      return { ...c, activeTasks, effectiveIntervalSeconds: Math.ceil(intervalMs / 1000) }
+    })
+  }
+
+  private paceOf(code: string): CarrierPace {
+    return this.paces[code] ?? DEFAULT_PACES[code]!
   }
 
   detect(trackingNumber: string): CarrierCandidate[] {

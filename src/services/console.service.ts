@@ -2,7 +2,7 @@ import type { ConsoleRepository, ConsoleTaskRow, FailingDeliveryRow, HourRow, Ta
 import type { CircuitView } from '../domain/circuit-breaker'
 import { AppError } from '../domain/errors'
 import { parseDocument, type FullTaskJson } from '../domain/task-document'
-import type { CarrierCatalogService, CarrierInfo, CarrierMode } from './carrier-catalog.service'
+import type { CarrierCatalogService, CarrierInfo, CarrierMode, CarrierPacing } from './carrier-catalog.service'
 import type { TaskService } from './task.service'
 import type { HostView } from './webhook-delivery.service'
 import type { WebhookHistoryService } from './webhook-history.service'
@@ -23,7 +23,6 @@ export interface Overview {
 
 export interface ConsoleCarrier extends CarrierInfo {
   mode: CarrierMode
-  requestsPerSecond: number
   /** In this process; undefined where it does not refresh (ROLE=api). */
   circuit: CircuitView | undefined
 }
@@ -41,7 +40,6 @@ export class ConsoleService {
     private readonly webhooks: WebhookHistoryService,
     private readonly carriers: CarrierCatalogService,
     private readonly carrierState: {
-      requestsPerSecond: Readonly<Record<string, number>>
       circuits: () => Record<string, CircuitView>
       webhookHosts: () => HostView[]
     },
@@ -118,9 +116,14 @@ export class ConsoleService {
     return this.carriers.list().map((c) => ({
       ...c,
       mode: this.carriers.mode(c.carrierCode),
-      requestsPerSecond: this.carrierState.requestsPerSecond[c.carrierCode] ?? 0,
       circuit: circuits[c.carrierCode],
     }))
+  }
+
+  /** The carriers with their active tasks and how often those are fetched (the carriers page). */
+  async pacedCarriers(): Promise<(ConsoleCarrier & CarrierPacing)[]> {
+    const circuits = this.carrierState.circuits()
+    return (await this.carriers.listPaced()).map((c) => ({ ...c, mode: this.carriers.mode(c.carrierCode), circuit: circuits[c.carrierCode] }))
   }
 
   private async ownerOf(taskId: number): Promise<TaskOwner> {

@@ -6,6 +6,7 @@ import { CircuitBreaker, type CircuitView } from '../domain/circuit-breaker'
 import { refreshRetryDelayMs } from '../domain/refresh-schedule'
 import type { ServiceMetrics } from '../observability/metrics'
 import type { CarrierBudget } from './carrier-budget'
+import { CarrierLoad } from './carrier-load'
 import { RefreshApply, type FetchedTask } from './refresh-apply'
 
 export interface RefreshOptions {
@@ -68,6 +69,7 @@ export class RefreshService {
   private readonly circuitOf: Map<string, CircuitBreaker>
   private readonly repository: RefreshRepository
   private readonly applier: RefreshApply
+  private readonly load: CarrierLoad
 
   constructor(
     db: Database,
@@ -81,6 +83,7 @@ export class RefreshService {
     this.onNotification = hooks.onNotification ?? (() => {})
     this.repository = new RefreshRepository(db)
     this.applier = new RefreshApply(db, options.expireAfterMs)
+    this.load = new CarrierLoad(this.repository, () => this.now().getTime())
     // A channel given no circuit gets one that never opens.
     this.circuitOf = new Map(
       [...carriers].map(([code, channel]) => [code, channel.circuit ?? new CircuitBreaker({ failureThreshold: Infinity, baseOpenMs: 0, maxOpenMs: 0 })]),
@@ -111,8 +114,11 @@ export class RefreshService {
     const probe = allowed !== Infinity
     // Taken before claiming, so that a concurrent round does not probe too; given back if there is nothing to ask.
     if (probe) circuit.startProbe()
-    // No more than the budget lets through in ten seconds, so that claims do not wait out their lease.
-    const limit = probe ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, channel.budget.ratePerSecond * channel.adapter.maxBatchSize * 10)
+    // No more than the budget lets through in ten seconds, so that claims do not wait out their
+    // lease; nothing while it lets none through (a budget of 60 an hour: one request a minute).
+    const affordable = channel.budget.requestsWithin(10_000)
+    if (!probe && affordable === 0) return { ...result, wakeInMs: Math.max(channel.budget.msUntilNext(), MIN_ROUND_GAP_MS) }
+    const limit = probe ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, affordable * channel.adapter.maxBatchSize)
     const claims = await this.repository.claimDue(carrierCode, limit, this.options.leaseMs).catch((error: unknown) => {
       if (probe) circuit.cancelProbe()
       throw error
@@ -188,6 +194,14 @@ export class RefreshService {
     const missing: ClaimedTask[] = []
     const items: FetchedTask[] = []
     const fetchedAt = this.now()
+    // Each task fetched again after the carrier's interval: its poll interval, longer when its
+    // budget cannot pay for fetching all its active tasks that often.
+    const nextRefreshInMs = await this.load.intervalMs(
+      carrier,
+      channel.pollIntervalMs ?? this.options.pollIntervalMs,
+      channel.budget.ratePerSecond,
+      channel.adapter.maxBatchSize,
+    )
     for (const task of tasks) {
       const lookup = lookups.get(task.trackingNumber)
       if (!lookup) {
@@ -199,7 +213,7 @@ export class RefreshService {
         task,
         snapshot: lookup.found ? lookup.snapshot : undefined,
         fetchedAt,
-        nextRefreshInMs: channel.pollIntervalMs ?? this.options.pollIntervalMs,
+        nextRefreshInMs,
       })
     }
     // The whole answer in one transaction: a handful of statements for up to 50 tasks.

@@ -1,6 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp, type AppServices } from '../../src/http/app'
-import { CARRIERS } from '../../src/carriers/registry'
 import { createServices, type Wakeups } from '../../src/main/container'
 import type { CarrierModes } from '../../src/services/health.service'
 import type { Database } from '../../src/db/database'
@@ -60,7 +59,6 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       wakeups,
       webhookHttp,
       consoleOverviewTtlMs: 0,
-      carrierBudgets: Object.fromEntries(CARRIERS.map((c) => [c.code, c.env.requestsPerSecond.fallback])),
     },
   )
   const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN })

@@ -1,4 +1,5 @@
 import type { CarrierPlugin } from '../carrier-plugin'
+import { IMPB_PATTERN } from '../impb'
 import { mod10, weightedMod11 } from '../check-digits'
 import { FedexClient } from './fedex.client'
 import { FEDEX_STATUSES } from './fedex.mapper'
@@ -18,13 +19,15 @@ export const FEDEX: CarrierPlugin = {
       checkDigit: (n) => mod10(n.slice(7, 21), n.slice(21), 1, 3),
       example: '9611020987654312345672',
     },
+    // Ground Economy (formerly SmartPost) labels are IMpb numbers that USPS delivers: the issuer cannot be told.
+    { name: 'FedEx Ground Economy (IMpb, delivered by USPS)', pattern: IMPB_PATTERN, example: '9261290289104185136058' },
   ],
   statusTable: FEDEX_STATUSES,
   env: {
     apiUrl: { variable: 'FEDEX_API_URL', fallback: 'https://apis.fedex.com' },
     credentials: { clientId: 'FEDEX_CLIENT_ID', clientSecret: 'FEDEX_CLIENT_SECRET' },
     // FedEx allows 1,400 requests per 10 s per project; each process takes the share it is given.
-    requestsPerSecond: { variable: 'FEDEX_REQUESTS_PER_SECOND', fallback: 50 },
+    requestBudget: { variable: 'FEDEX_REQUEST_BUDGET', fallback: { requests: 50, per: 'second' } },
     requiredInProduction: true,
   },
   createAdapter: ({ baseUrl, credentials, timeoutMs }) =>

@@ -13,7 +13,7 @@ export const UPARCEL: CarrierPlugin = {
   env: {
     apiUrl: { variable: 'UPARCEL_API_URL', fallback: 'https://www.uparcel.sg/' },
     credentials: { apiKey: 'UPARCEL_API_KEY', secretKey: 'UPARCEL_SECRET_KEY' },
-    requestsPerSecond: { variable: 'UPARCEL_REQUESTS_PER_SECOND', fallback: 10 },
+    requestBudget: { variable: 'UPARCEL_REQUEST_BUDGET', fallback: { requests: 10, per: 'second' } },
     requiredInProduction: true,
   },
   createAdapter: ({ baseUrl, credentials, timeoutMs }) =>

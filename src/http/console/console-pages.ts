@@ -197,12 +197,13 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       show(request, 'deliveries', 'Failing deliveries', (ctx) => deliveriesView(failing, o.console.webhookHosts(), ctx)),
     )
   })
-  app.get('/carriers', hide, async (request, reply) =>
-    sendPage(
+  app.get('/carriers', hide, async (request, reply) => {
+    const carriers = await o.console.pacedCarriers()
+    return sendPage(
       reply,
-      show(request, 'carriers', 'Carriers', () => carriersView(o.console.listCarriers())),
-    ),
-  )
+      show(request, 'carriers', 'Carriers', () => carriersView(carriers)),
+    )
+  })
   app.get('/settings', hide, async (request, reply) => {
     const settings = await o.settings.get()
     return sendPage(

@@ -1,4 +1,5 @@
 import { SETTINGS, type Settings } from '../../domain/settings'
+import type { CarrierPacing } from '../../services/carrier-catalog.service'
 import type { ConsoleCarrier, ConsoleService } from '../../services/console.service'
 import type { HostView } from '../../services/webhook-delivery.service'
 import { html, type Html } from './html'
@@ -40,7 +41,15 @@ ${rows.map(
 </tbody></table></div>`
 }
 
-export function carriersView(carriers: ConsoleCarrier[]): Html {
+/** A duration as an operator reads it: 30 s, 45 min, 2 h, 1 d 6 h. */
+function duration(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`
+  return `${Math.floor(seconds / 86_400)} d ${Math.round((seconds % 86_400) / 3600)} h`
+}
+
+export function carriersView(carriers: (ConsoleCarrier & CarrierPacing)[]): Html {
   return html`<div class="cards">
 ${carriers.map(
   (
@@ -50,13 +59,15 @@ ${carriers.map(
   <dt>Circuit</dt><dd>${c.circuit ? html`${badge(c.circuit.state)}${c.circuit.retryAt ? html` until ${when(c.circuit.retryAt)}` : ''}` : html`<span class="muted">not refreshed by this process</span>`}</dd>
   <dt>Last error</dt><dd>${c.circuit?.lastError ?? '—'}</dd>
   <dt>Failures in a row</dt><dd>${c.circuit?.failures ?? '—'}</dd>
-  <dt>Request budget</dt><dd>${c.requestsPerSecond > 0 ? `${c.requestsPerSecond} requests/s` : '—'}</dd>
+  <dt>Request budget</dt><dd>${c.requestBudget}</dd>
+  <dt>Active tasks</dt><dd>${c.activeTasks}</dd>
+  <dt>Each fetched every</dt><dd>${duration(c.effectiveIntervalSeconds)}</dd>
   <dt>Numbers a request</dt><dd>${c.numbersPerRequest}</dd>
   <dt>Formats</dt><dd>${c.formats.map((f) => f.name).join('; ')}</dd>
 </dl></section>`,
 )}
 </div>
-<p class="muted">"simulator": no credentials, so the built-in carrier simulator answers (docs/simulator.md); "unavailable": no credentials in production. The circuit opens when a carrier's requests keep failing: none of its tasks is claimed until one request probes it again (docs/carriers.md). Budgets are per process (<code>&lt;CARRIER&gt;_REQUESTS_PER_SECOND</code>).</p>`
+<p class="muted">"simulator": no credentials, so the built-in carrier simulator answers (docs/simulator.md); "unavailable": no credentials in production. The circuit opens when a carrier's requests keep failing: none of its tasks is claimed until one request probes it again (docs/carriers.md). Budgets are per worker process (<code>&lt;CARRIER&gt;_REQUEST_BUDGET</code>: per second, minute, hour or day); when a carrier's active tasks need more requests than its budget, each is fetched less often, never more than the budget pays for.</p>`
 }
 
 export function settingsView(settings: Settings, context: PageContext): Html {

@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest'
+import type { CarrierPacing } from '../../services/carrier-catalog.service'
 import type { ConsoleCarrier } from '../../services/console.service'
 import { html } from './html'
 import { carriersView, deliveriesView } from './operations.view'
 import { overviewView } from './overview.view'
 
-const carrier = (code: string, circuit: ConsoleCarrier['circuit']): ConsoleCarrier => ({
+const carrier = (code: string, circuit: ConsoleCarrier['circuit']): ConsoleCarrier & CarrierPacing => ({
   carrierCode: code,
   name: code,
   available: true,
   numbersPerRequest: 30,
   formats: [{ name: `${code} format`, example: '1' }],
   mode: 'live',
-  requestsPerSecond: 50,
+  requestBudget: '50/second',
+  activeTasks: 1200,
+  effectiveIntervalSeconds: 7200,
   circuit,
 })
 

@@ -33,8 +33,9 @@ describe('GET /openapi/carriers', () => {
       ['FEDEX', true, 30],
       ['UPARCEL', true, 50],
       ['UPS', true, 1],
+      ['USPS', true, 1],
     ])
-    expect(carriers[2]!.formats).toEqual([{ name: 'UPS (1Z + 16)', example: UPS_NUMBER }])
+    expect(carriers[2]!.formats[0]).toEqual({ name: 'UPS (1Z + 16)', example: UPS_NUMBER })
   })
 
   it('needs a token', async () => {
@@ -147,7 +148,7 @@ describe('a carrier that is not available here', () => {
     const unknown = await prod.as(prodToken, {
       method: 'POST',
       url: '/openapi/tracking-subscriptions',
-      payload: { carrierCode: 'DHL', trackingNumber: UPS_NUMBER, callbackUrl: hook },
+      payload: { carrierCode: 'ACME', trackingNumber: UPS_NUMBER, callbackUrl: hook },
     })
     expect(unknown.json().data.details[0].message).toBe('is not a supported carrier (supported: FEDEX, UPARCEL)')
   })

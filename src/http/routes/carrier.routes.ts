@@ -13,7 +13,7 @@ export const carrierRoutes: FastifyPluginAsyncTypebox<{ carriers: CarrierCatalog
   app.get(
     '/openapi/carriers',
     { schema: { operationId: 'listCarriers', summary: 'The carriers of the registry', tags, response: { 200: CarrierList, ...errors(...API_ERRORS, 400) } } },
-    async () => success({ carriers: carriers.list() }),
+    async () => success({ carriers: (await carriers.listPaced()).map(({ activeTasks: _, ...carrier }) => carrier) }),
   )
 
   app.get(

@@ -19,7 +19,11 @@ describe('operations endpoints', () => {
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({
       code: 200,
-      data: { status: 'ok', database: onPostgres ? 'postgres' : 'embedded', carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator' } },
+      data: {
+        status: 'ok',
+        database: onPostgres ? 'postgres' : 'embedded',
+        carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator', USPS: 'simulator' },
+      },
       msg: 'success',
     })
   })

@@ -92,11 +92,11 @@ describe('POST /openapi/tracking-subscriptions', () => {
 
   it('rejects an unsupported carrier with 400 unsupported_carrier and writes nothing', async () => {
     const before = await taskCount()
-    const res = await subscribe({ carrierCode: ' dhl ', trackingNumber: number(), callbackUrl: hook })
+    const res = await subscribe({ carrierCode: ' acme ', trackingNumber: number(), callbackUrl: hook })
     expect(res.statusCode).toBe(400)
     expect(res.json()).toEqual({
       code: 400,
-      data: { error: 'unsupported_carrier', details: [{ field: 'carrierCode', message: 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS)' }] },
+      data: { error: 'unsupported_carrier', details: [{ field: 'carrierCode', message: 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS, USPS)' }] },
       msg: expect.stringContaining('carrierCode'),
     })
     expect(await taskCount()).toBe(before)
@@ -239,7 +239,7 @@ describe('POST /openapi/tracking-subscriptions/batch', () => {
     const res = await batch([
       { carrierCode: 'fedex', trackingNumber: existing, callbackUrl: 'https://changed.example/', externalReferenceNo: 'changed' },
       { carrierCode: 'UPARCEL', trackingNumber: ` ${fresh} `, callbackUrl: hook },
-      { carrierCode: 'DHL', trackingNumber: 'D1', callbackUrl: hook },
+      { carrierCode: 'ACME', trackingNumber: 'D1', callbackUrl: hook },
       'not an object',
       { carrierCode: 'FEDEX', trackingNumber: 'bad number', callbackUrl: hook },
       { carrierCode: ' uparcel', trackingNumber: fresh, callbackUrl: 'https://dup.example/' },
@@ -267,7 +267,7 @@ describe('POST /openapi/tracking-subscriptions/batch', () => {
     expect(results[5].taskId).toBe(results[1].taskId)
     expect(results[5].message).toContain('item 1')
     for (const i of [2, 3, 4, 6, 7]) expect(results[i].taskId).toBe(0)
-    expect(results[2]).toMatchObject({ carrierCode: 'DHL', trackingNumber: 'D1' })
+    expect(results[2]).toMatchObject({ carrierCode: 'ACME', trackingNumber: 'D1' })
     expect(results[4].message).toContain('trackingNumber')
     expect(results[7].message).toContain('callbackUrl')
     for (const r of results) expect(typeof r.message).toBe('string')

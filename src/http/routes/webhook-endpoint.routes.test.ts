@@ -101,7 +101,7 @@ describe('webhook endpoints', () => {
       [{ url: 'https://x.example/', eventTypes: [] }, 'eventTypes'],
       [{ url: 'https://x.example/', eventTypes: ['tracking.everything'] }, 'eventTypes'],
       [{ url: 'https://x.example/', eventTypes: ['webhook.test'] }, 'eventTypes'],
-      [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['DHL'] }, 'carrierCodes'],
+      [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['ACME'] }, 'carrierCodes'],
       [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['fedex', 'FEDEX'] }, 'carrierCodes'],
       [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], milestones: ['arrived'] }, 'milestones'],
       [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], enabled: 'yes' }, 'enabled'],
@@ -127,7 +127,11 @@ describe('webhook endpoints', () => {
         'eventTypes',
         'must not repeat a value (items 0 and 1 are the same)',
       ],
-      [{ url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['FEDEX', 'DHL'] }, 'carrierCodes.1', 'must be one of FEDEX, UPARCEL, UPS'],
+      [
+        { url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['FEDEX', 'ACME'] },
+        'carrierCodes.1',
+        'must be one of FEDEX, UPARCEL, UPS, USPS',
+      ],
       [
         { url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['fedex', 'FEDEX'] },
         'carrierCodes',

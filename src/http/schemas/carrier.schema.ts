@@ -12,6 +12,15 @@ const Carrier = component(
     available: Type.Boolean({ description: 'false when the carrier has neither credentials nor the simulator here: subscribing it is unsupported_carrier' }),
     numbersPerRequest: Type.Integer({ minimum: 1, description: 'tracking numbers one carrier request carries' }),
     formats: Type.Array(Type.Object({ name: Type.String(), example: Type.String() }), { description: 'the tracking-number formats detection knows' }),
+    requestBudget: Type.String({
+      examples: ['50/second', '60/hour'],
+      description: "the requests a worker process may send the carrier, per second, minute, hour or day (its quota's share)",
+    }),
+    effectiveIntervalSeconds: Type.Integer({
+      minimum: 1,
+      description:
+        'how often each active task of the carrier is fetched: the poll interval, or longer when the budget cannot pay for fetching all its active tasks that often (active tasks × fetches a day ≤ the budget a day)',
+    }),
   }),
 )
 

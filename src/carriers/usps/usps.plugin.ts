@@ -1,0 +1,58 @@
+import type { CarrierPlugin } from '../carrier-plugin'
+import { mod10 } from '../check-digits'
+import { impbCheck, impbReadings } from '../impb'
+import { UspsClient } from './usps.client'
+import { USPS_STATUSES } from './usps.statuses'
+import { uspsSimulator } from './usps.simulator'
+
+/** UPU S10 (two letters, eight digits, check digit, country): digits times 8,6,4,2,3,5,9,7; 11 − sum mod 11, 10 → 0, 11 → 5. */
+function s10Check(number: string): boolean {
+  const weights = [8, 6, 4, 2, 3, 5, 9, 7]
+  const sum = [...number.slice(2, 10)].reduce((total, d, i) => total + Number(d) * weights[i]!, 0)
+  const check = 11 - (sum % 11)
+  return (check === 10 ? 0 : check === 11 ? 5 : check) === Number(number[10])
+}
+
+/** A routed IMpb is valid when one of its readings (420 + ZIP or ZIP+4) passes the IMpb check. */
+const routedCheck = (number: string) => impbReadings(number).some(impbCheck)
+
+export const USPS: CarrierPlugin = {
+  code: 'USPS',
+  name: 'USPS',
+  numbersPerRequest: UspsClient.maxBatchSize,
+  formats: [
+    { name: 'USPS IMpb (22 digits)', pattern: /^9[1-5][0-9]{20}$/, checkDigit: impbCheck, example: '9400109104250532908587' },
+    { name: 'USPS IMpb (26 digits)', pattern: /^9[2-5][0-9]{24}$/, checkDigit: impbCheck, example: '92026124161170148800003176' },
+    {
+      name: 'USPS routed IMpb (420 + ZIP, 30 digits)',
+      pattern: /^420[0-9]{5}9[1-5][0-9]{20}$/,
+      checkDigit: routedCheck,
+      example: '420117419361289691090029427113',
+    },
+    {
+      name: 'USPS routed IMpb (420 + ZIP, 34 digits)',
+      pattern: /^420(?:[0-9]{9}9[1-5][0-9]{20}|[0-9]{5}9[2-5][0-9]{24})$/,
+      checkDigit: routedCheck,
+      example: '4203278000009205596900893430673167',
+    },
+    // Older labels: the IMpb rule on the first 19 digits, or on them behind the application identifier 91.
+    {
+      name: 'USPS (20 digits)',
+      pattern: /^(?!00)[0-9]{20}$/,
+      checkDigit: (n) => mod10(n.slice(0, 19), n.slice(19), 3, 1) || impbCheck(`91${n}`),
+      example: '03071790000523483741',
+    },
+    { name: 'UPU S10 (…US)', pattern: /^[A-Z]{2}[0-9]{9}US$/, checkDigit: s10Check, example: 'EA123456785US' },
+  ],
+  statusTable: USPS_STATUSES,
+  env: {
+    apiUrl: { variable: 'USPS_API_URL', fallback: 'https://apis.usps.com' },
+    credentials: { clientId: 'USPS_CLIENT_ID', clientSecret: 'USPS_CLIENT_SECRET' },
+    // USPS's default quota: about 60 calls an hour per app, token calls included (one token lasts 8 h).
+    requestBudget: { variable: 'USPS_REQUEST_BUDGET', fallback: { requests: 60, per: 'hour' } },
+    requiredInProduction: false,
+  },
+  createAdapter: ({ baseUrl, credentials, timeoutMs }) =>
+    new UspsClient({ baseUrl: baseUrl.replace(/\/+$/, ''), clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs }),
+  simulator: uspsSimulator(),
+}
