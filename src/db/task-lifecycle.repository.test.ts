@@ -161,15 +161,14 @@ describe('the list reads an index of the user’s tasks', () => {
   })
 
   it('starts a later page at the cursor’s position in the index', async () => {
-    // Active and inactive tasks each from the cursor on, merged in order: only the page is sorted.
+    // Active and inactive tasks each from the cursor on, merged in order: nothing is sorted.
     const text = await plan({}, '-createdAt', { key: new Date(Date.now() - 86_400_000).toISOString(), id: 150000 })
     expect(text).toMatch(/Merge Append/)
     for (const active of ['active', 'inactive'])
       expect(text).toMatch(
         new RegExp(`Index (Only )?Scan Backward using tracking_tasks_user_${active}_created_idx.*\\n.*Index Cond: .*ROW\\(created_at, id\\) < ROW`),
       )
-    expect(text.match(/Sort {2}/g)?.length).toBe(1)
-    expect(text).toMatch(/Sort .*rows=21 /)
+    expect(text).not.toMatch(/Sort {2}\(cost/)
   })
 
   it('keeps one plan for a page: PostgreSQL does not plan the statement again on each call', async () => {

@@ -93,6 +93,12 @@ export function listStatement(query: TaskListQuery, readRange = false): { text: 
   }
   // Each part read up to a page in the page's order through its own index, and merged.
   const parts = milestones && milestones.length > 1 ? milestones.map((m) => `t.milestone = ${param(m)}`) : byActivity ? ACTIVITIES : undefined
+  if (parts && !other) {
+    // Each part writes the documents of the rows the merge takes from it (a page and one more):
+    // no join back to the table for the page's rows.
+    const each = parts.map((part) => `(${select}, t.${sort.column} FROM tracking_tasks t WHERE ${[...where, part].join(' AND ')} ${order} LIMIT ${limit})`)
+    return { text: `SELECT t.document, t.id, t.sort_key FROM (${each.join(' UNION ALL ')}) t ${order} LIMIT ${limit}`, values }
+  }
   if (parts) {
     const each = parts.map((part) => `(SELECT t.id, t.${sort.column} FROM tracking_tasks t WHERE ${[...where, part].join(' AND ')} ${order} LIMIT ${limit})`)
     return pageOf(`SELECT t.id FROM (${each.join(' UNION ALL ')}) t ${order} LIMIT ${limit}`)
