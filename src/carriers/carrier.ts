@@ -11,6 +11,19 @@ export interface CarrierAdapter {
   close(): Promise<void>
 }
 
+/** For carriers that take one number a request: each number asked in turn, the lookups keyed by number. */
+export async function fetchOneByOne(
+  trackingNumbers: readonly string[],
+  fetchOne: (trackingNumber: string) => Promise<CarrierLookup | undefined>,
+): Promise<Map<string, CarrierLookup>> {
+  const lookups = new Map<string, CarrierLookup>()
+  for (const number of trackingNumbers) {
+    const lookup = await fetchOne(number)
+    if (lookup) lookups.set(number, lookup)
+  }
+  return lookups
+}
+
 export type CarrierLookup = { found: true; snapshot: CarrierSnapshot } | { found: false; reason: string }
 
 export type CarrierFailure = 'timeout' | 'rate_limited' | 'server_error' | 'bad_response' | 'unauthorized' | 'network'

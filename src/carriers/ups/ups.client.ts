@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { CarrierError, type CarrierAdapter, type CarrierLookup } from '../carrier'
+import { CarrierError, fetchOneByOne, type CarrierAdapter, type CarrierLookup } from '../carrier'
 import { CachedToken } from '../cached-token'
 import { CarrierHttp, failureForStatus, type CarrierResponse } from '../carrier-http'
 import { isInvalidNumberError, lookupFromAnswer } from './ups.mapper'
@@ -31,13 +31,8 @@ export class UpsClient implements CarrierAdapter {
     this.token = new CachedToken(() => this.requestToken(), now)
   }
 
-  async fetch(trackingNumbers: string[]): Promise<Map<string, CarrierLookup>> {
-    const lookups = new Map<string, CarrierLookup>()
-    for (const number of trackingNumbers) {
-      const lookup = await this.fetchOne(number)
-      if (lookup) lookups.set(number, lookup)
-    }
-    return lookups
+  fetch(trackingNumbers: string[]): Promise<Map<string, CarrierLookup>> {
+    return fetchOneByOne(trackingNumbers, (number) => this.fetchOne(number))
   }
 
   private async fetchOne(trackingNumber: string): Promise<CarrierLookup | undefined> {
