@@ -11,6 +11,11 @@ export function textArray(values: readonly string[]): string {
   return plain ? `{"${values.join('","')}"}` : `{${values.map((value) => `"${value.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`
 }
 
+/** An array literal of texts and nulls (NULL unquoted, every text quoted). */
+export function textOrNullArray(values: readonly (string | null)[]): string {
+  return `{${values.map((value) => (value === null ? 'NULL' : `"${value.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`
+}
+
 /** An array literal of integers (ids, counts): nothing to quote. */
 export function intArray(values: readonly number[]): string {
   return `{${values.join(',')}}`

@@ -17,13 +17,29 @@ import { statementsOf } from './statements'
 /** A member's column: its name in snake case. */
 const columnOf = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
-/** An event document's members as SQL: datetimes written as JavaScript's toISOString does. */
-function membersOf(fields: Record<string, 'datetime' | 'text'>): string {
+type MemberKind = 'datetime' | 'text' | 'localTime' | 'offset'
+
+/**
+ * An event document's member as SQL: datetimes written as JavaScript's toISOString does; the local
+ * time as the event's time at the carrier's offset with that offset (localTimeOf in
+ * domain/tracking-update.ts writes the same), null without one.
+ */
+function memberOf(field: string, kind: MemberKind): string {
+  switch (kind) {
+    case 'datetime':
+      return `to_char(e.${columnOf(field)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+    case 'text':
+      return `e.${columnOf(field)}`
+    case 'offset':
+      return 'e.utc_offset'
+    case 'localTime':
+      return `to_char(e.event_time AT TIME ZONE e.utc_offset::interval, 'YYYY-MM-DD"T"HH24:MI:SS') || e.utc_offset`
+  }
+}
+
+function membersOf(fields: Record<string, MemberKind>): string {
   return Object.entries(fields)
-    .map(([field, kind]) => {
-      const column = `e.${columnOf(field)}`
-      return `${kind === 'datetime' ? `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : column} AS "${field}"`
-    })
+    .map(([field, kind]) => `${memberOf(field, kind)} AS "${field}"`)
     .join(',\n           ')
 }
 
@@ -31,7 +47,7 @@ function membersOf(fields: Record<string, 'datetime' | 'text'>): string {
  * The events of the task `taskId` (an SQL expression) as a JSON array in eventTime order, written
  * compactly (row_to_json, joined with commas) as JSON.stringify writes it.
  */
-const eventsJsonOf = (fields: Record<string, 'datetime' | 'text'>, taskId: string) => `
+const eventsJsonOf = (fields: Record<string, MemberKind>, taskId: string) => `
   COALESCE((
     SELECT ('[' || string_agg(row_to_json(v)::text, ',' ORDER BY e.event_time, e.id) || ']')::json
       FROM tracking_events e

@@ -5,7 +5,7 @@ import { addressJson, type JsonText } from '../domain/task-document'
 import type { Address } from '../domain/tracking-task'
 import { isTerminal, type CarrierEvent, type TaskRefreshState, type TaskUpdate } from '../domain/tracking-update'
 import type { WebhookTaskJson } from '../domain/webhook-payload'
-import { intArray, textArray } from './array-literal'
+import { intArray, textArray, textOrNullArray } from './array-literal'
 import type { Queryable } from './database'
 import { eventsViewOf } from './events-view'
 import { taskDocumentOf } from './task-document.sql'
@@ -95,8 +95,8 @@ export interface EventsToInsert {
 export async function insertEvents(tx: Queryable, items: EventsToInsert[]): Promise<Map<number, CarrierEvent[]>> {
   const events = items.flatMap((item) => item.events.map((event) => ({ taskId: item.taskId, event })))
   if (events.length === 0) return new Map()
-  const column = (key: Exclude<keyof CarrierEvent, 'eventTime'>) => textArray(events.map((e) => e.event[key]))
-  const { rows } = await tx.query<{ task_id: number; event_key: string }>(
+  const column = (key: Exclude<keyof CarrierEvent, 'eventTime' | 'utcOffset'>) => textArray(events.map((e) => e.event[key]))
+  const { rows } = await tx.query<{ task_id: number; event_key: string; inserted: boolean }>(
     REFRESH_INSERT_EVENTS,
     [
       intArray(events.map((e) => e.taskId)),
@@ -113,10 +113,11 @@ export async function insertEvents(tx: Queryable, items: EventsToInsert[]): Prom
       column('postalCode'),
       column('address'),
       column('milestone'),
+      textOrNullArray(events.map((e) => e.event.utcOffset)),
     ],
     'refresh_insert_events',
   )
-  const inserted = new Set(rows.map((r) => `${r.task_id}\u0000${r.event_key}`))
+  const inserted = new Set(rows.filter((r) => r.inserted).map((r) => `${r.task_id}\u0000${r.event_key}`))
   const fresh = new Map<number, CarrierEvent[]>()
   for (const { taskId, event } of events) {
     if (!inserted.has(`${taskId}\u0000${event.key}`)) continue
@@ -199,11 +200,14 @@ const REFRESH_LOCK = sql(
 const REFRESH_INSERT_EVENTS = sql(
   'refresh_insert_events',
   `INSERT INTO tracking_events (task_id, event_key, event_time, event_code, status, status_info, description,
-                                exception_description, country, state, city, postal_code, address, milestone)
+                                exception_description, country, state, city, postal_code, address, milestone, utc_offset)
    SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[],
-                        $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
-   ON CONFLICT (task_id, event_key) DO NOTHING
-   RETURNING task_id, event_key`,
+                        $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+   -- A stored event is left as it is, but for an offset it was stored without and now has
+   -- (an event's identity leaves the offset out): written once, not counted as new.
+   ON CONFLICT (task_id, event_key) DO UPDATE SET utc_offset = EXCLUDED.utc_offset
+     WHERE tracking_events.utc_offset IS NULL AND EXCLUDED.utc_offset IS NOT NULL
+   RETURNING task_id, event_key, xmax = 0 AS inserted`,
 )
 const REFRESH_UPDATE_TASKS = sql(
   'refresh_update_tasks',

@@ -1,6 +1,7 @@
 import type { Milestone } from './milestones'
 import type { StandardStatus, WebhookStatus } from './statuses'
 import type { Address, TrackingEvent } from './tracking-task'
+import { localTimeOf, type CarrierEvent } from './tracking-update'
 
 /**
  * The task on the wire: the one table of the members of its documents, their order and how each
@@ -102,14 +103,17 @@ export const EVENT_FIELDS = {
 
 export type EventField = keyof typeof EVENT_FIELDS
 
-/** The events of the full task: the interface's members and the event's milestone ("" when its code is unknown). */
-export const FULL_EVENT_FIELDS = { ...EVENT_FIELDS, milestone: 'text' } as const
+/**
+ * The events of the full task: the interface's members, the event's milestone ("" when its code is
+ * unknown), its local time with the carrier's offset and that offset (both null without one).
+ */
+export const FULL_EVENT_FIELDS = { ...EVENT_FIELDS, milestone: 'text', localTime: 'localTime', utcOffset: 'offset' } as const
 
 /** An event as JSON holds it: eventTime as an ISO 8601 string. */
 export type TrackingEventJson = Record<EventField, string>
 
 /** An event of the full task as JSON holds it. */
-export type FullEventJson = TrackingEventJson & { milestone: Milestone | '' }
+export type FullEventJson = TrackingEventJson & { milestone: Milestone | ''; localTime: string | null; utcOffset: string | null }
 
 /** latestWebhook: the newest delivery of the task's own (not an endpoint's). */
 export interface WebhookSummaryJson {
@@ -138,6 +142,11 @@ export const LATEST_WEBHOOK = {
 /** An address as the documents write it: compact, its members in the interface's order. */
 export function addressJson(a: Address): Address {
   return { country: a.country, state: a.state, city: a.city, postalCode: a.postalCode, address: a.address }
+}
+
+/** An event of the full task, as the database writes it (events-view.ts): its members in FULL_EVENT_FIELDS' order. */
+export function fullEventToJson(event: CarrierEvent): FullEventJson {
+  return { ...eventToJson(event), milestone: event.milestone, localTime: localTimeOf(event.eventTime, event.utcOffset), utcOffset: event.utcOffset }
 }
 
 export function eventToJson(event: TrackingEvent): TrackingEventJson {

@@ -60,6 +60,8 @@ const event: FullEventJson = {
   postalCode: '',
   address: '',
   milestone: 'delivered',
+  localTime: '2026-11-26T17:00:00+08:00',
+  utcOffset: '+08:00',
 }
 const everything: EndpointSubscription = { id: 1, eventTypes: [...EVENT_TYPES], carrierCodes: [], milestones: [] }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseCarrierTime, resolveUpdate, type CarrierSnapshot, type TaskRefreshState } from './tracking-update'
+import { localTimeOf, parseCarrierTime, resolveUpdate, writtenOffset, type CarrierSnapshot, type TaskRefreshState } from './tracking-update'
 
 const DAY = 86_400_000
 const now = new Date('2026-11-22T12:00:00Z')
@@ -94,5 +94,25 @@ describe('parseCarrierTime', () => {
 
   it.each([[''], ['yesterday'], ['2026-13-45T99:00:00Z'], [null], [42]])('%j → null', (input) => {
     expect(parseCarrierTime(input)).toBeNull()
+  })
+})
+
+describe('an event’s local time', () => {
+  it('is its UTC time at the carrier’s offset, written with that offset', () => {
+    expect(localTimeOf(new Date('2026-11-25T22:03:00Z'), '-08:00')).toBe('2026-11-25T14:03:00-08:00')
+    expect(localTimeOf(new Date('2026-11-25T22:03:00Z'), '+05:30')).toBe('2026-11-26T03:33:00+05:30')
+    expect(localTimeOf(new Date('2026-11-25T22:03:00Z'), '+00:00')).toBe('2026-11-25T22:03:00+00:00')
+  })
+
+  it('is null without an offset: none is guessed', () => {
+    expect(localTimeOf(new Date('2026-11-25T22:03:00Z'), null)).toBeNull()
+  })
+
+  it('reads the offset written on a carrier’s timestamp, not a Z', () => {
+    expect(writtenOffset('2024-08-20T12:41:57-04:00')).toBe('-04:00')
+    expect(writtenOffset('2026-11-25T14:03:00.331986369+0100')).toBe('+01:00')
+    expect(writtenOffset('2024-08-20T12:41:57Z')).toBeNull()
+    expect(writtenOffset('2024-08-15T00:00:00')).toBeNull()
+    expect(writtenOffset(42)).toBeNull()
   })
 })

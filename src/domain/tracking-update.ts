@@ -13,6 +13,19 @@ export interface CarrierEvent extends TrackingEvent {
   milestone: Milestone | ''
   /** A stable identity of the event at its carrier: refetching the same history merges. */
   key: string
+  /** The offset of the event's local time as the carrier wrote it ("-08:00"); null when it gave none. */
+  utcOffset: string | null
+}
+
+/**
+ * An event's local time, written with its offset ("2026-11-25T14:03:00-08:00"), from its UTC time
+ * and the offset the carrier gave; null without one (an offset is never guessed).
+ */
+export function localTimeOf(eventTime: Date, utcOffset: string | null): string | null {
+  const match = utcOffset === null ? null : /^([+-])(\d{2}):(\d{2})$/.exec(utcOffset)
+  if (!match) return null
+  const minutes = (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]))
+  return `${new Date(eventTime.getTime() + minutes * 60_000).toISOString().slice(0, 19)}${utcOffset}`
 }
 
 /** What one successful fetch told about one tracking number. */
@@ -128,6 +141,16 @@ export function eventKey(event: TrackingEvent): string {
 /** An address, or null when every part is empty (the carrier returned nothing usable). */
 export function addressOrNull(address: Address): Address | null {
   return address.country || address.state || address.city || address.postalCode || address.address ? address : null
+}
+
+/**
+ * The local offset a carrier wrote on a timestamp ("2024-08-20T12:41:57-04:00" → "-04:00"); null
+ * without one, and for Z, which says UTC rather than the event's local time.
+ */
+export function writtenOffset(value: unknown): string | null {
+  if (typeof value !== 'string') return null
+  const match = /T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?([+-])(\d{2}):?(\d{2})$/.exec(value.trim())
+  return match ? `${match[1]}${match[2]}:${match[3]}` : null
 }
 
 /**

@@ -8,7 +8,7 @@ import { WebhookReceiver, type ReceivedWebhook } from '../../test/support/webhoo
 import { FedexClient } from '../carriers/fedex/fedex.client'
 import { WebhookQueueRepository } from '../db/webhook-queue.repository'
 import { EVENT_TYPES } from '../domain/event-types'
-import { EVENT_FIELDS } from '../domain/task-document'
+import { FULL_EVENT_FIELDS } from '../domain/task-document'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
 import { createCarrierSimulator } from '../carriers/registry'
@@ -169,7 +169,18 @@ describe('typed events to account endpoints', () => {
       'out_for_delivery',
       'delivered',
     ])
-    expect(Object.keys(announced[0]!)).toEqual([...Object.keys(EVENT_FIELDS), 'milestone'])
+    expect(Object.keys(announced[0]!)).toEqual(Object.keys(FULL_EVENT_FIELDS))
+    // Local times: written in Node for events_added, by the database for the full task, alike;
+    // FedEx's offsets kept, none guessed for its pickup scan written without one.
+    const local = (e: Record<string, unknown>) => [e.eventCode, e.localTime, e.utcOffset]
+    const full = ofType('tracking.status_changed').at(-1)!.data.events as Record<string, unknown>[]
+    expect(full.map(local)).toEqual(announced.map(local))
+    expect(announced.map(local)).toContainEqual(['PU', null, null])
+    for (const e of announced as unknown as { eventTime: string; localTime: string | null; utcOffset: string | null }[]) {
+      if (e.utcOffset === null) continue
+      expect(e.localTime!.endsWith(e.utcOffset)).toBe(true)
+      expect(Date.parse(e.localTime!)).toBe(Date.parse(e.eventTime))
+    }
     for (const e of added) expect(e.data).not.toHaveProperty('events')
     for (const e of ofType('tracking.status_changed')) expect((e.data.events as unknown[]).length).toBeGreaterThan(0)
 

@@ -4,7 +4,7 @@ import { endpointsOf, insertDeliveries, type DeliveryToInsert } from '../db/outb
 import type { ClaimedTask } from '../db/refresh.repository'
 import { insertEvents, lockClaimedTasks, scheduleFetched, updateTasks } from '../db/refresh-writes'
 import { answerFingerprint } from '../domain/answer-fingerprint'
-import { eventToJson, parseDocument } from '../domain/task-document'
+import { fullEventToJson, parseDocument } from '../domain/task-document'
 import { deliveriesOfChange, eventsOfChange, type ChangeFacts } from '../domain/task-events'
 import { resolveUpdate, type CarrierSnapshot, type TaskUpdate } from '../domain/tracking-update'
 
@@ -126,7 +126,7 @@ export class RefreshApply {
                 task: told.task,
                 full: told.full ? parseDocument(told.full) : undefined,
                 // As the full task writes them: only an endpoint reads them.
-                newEvents: told.full ? newEvents.map((event) => ({ ...eventToJson(event), milestone: event.milestone })) : [],
+                newEvents: told.full ? newEvents.map(fullEventToJson) : [],
               },
               userEndpoints,
               item.fetchedAt,

@@ -21,6 +21,8 @@ describe('FedEx mapping of real responses', () => {
     // A date without an offset is read as UTC, not as the machine's local time.
     const pickup = s.events.find((e) => e.eventCode === 'PU')!
     expect(pickup.eventTime.toISOString()).toBe('2024-08-15T00:00:00.000Z')
+    // Its offset is not guessed; the others carry FedEx's.
+    expect(pickup.utcOffset).toBeNull()
     expect(s.events.at(-1)).toEqual({
       eventTime: new Date('2024-08-20T16:41:57.000Z'),
       eventCode: 'DL',
@@ -35,6 +37,7 @@ describe('FedEx mapping of real responses', () => {
       address: '',
       milestone: 'delivered',
       key: expect.any(String),
+      utcOffset: '-04:00',
     })
     // Out for delivery is IT, label created is IN: mapped through derivedStatusCode.
     expect(s.events.find((e) => e.eventCode === 'OD')!.status).toBe('in_transit')

@@ -1,7 +1,7 @@
 import type { StandardStatus } from '../../domain/statuses'
 import type { Address } from '../../domain/tracking-task'
 import { StatusTable, type CodeMeaning } from '../status-table'
-import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
+import { addressOrNull, eventKey, parseCarrierTime, writtenOffset, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
 
@@ -146,7 +146,7 @@ function scanEvent(value: unknown): CarrierEvent | null {
     exceptionDescription: str(scan.exceptionDescription),
     ...location,
   }
-  return { ...event, milestone: meaning?.milestone ?? '', key: eventKey(event) }
+  return { ...event, milestone: meaning?.milestone ?? '', key: eventKey(event), utcOffset: writtenOffset(scan.date) }
 }
 
 function newestScanTime(result: Json): number {

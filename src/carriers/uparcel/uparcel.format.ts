@@ -1,7 +1,7 @@
 import type { StandardStatus } from '../../domain/statuses'
 import type { Address } from '../../domain/tracking-task'
 import { StatusTable } from '../status-table'
-import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
+import { addressOrNull, eventKey, parseCarrierTime, writtenOffset, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
 
@@ -55,7 +55,7 @@ function uparcelEvent(value: unknown): CarrierEvent | null {
     exceptionDescription: str(e.remark),
     ...uparcelAddress(e.location),
   }
-  return { ...event, milestone: meaning?.milestone ?? '', key: eventKey(event) }
+  return { ...event, milestone: meaning?.milestone ?? '', key: eventKey(event), utcOffset: writtenOffset(e.time) }
 }
 
 function snapshotOf(parcel: Json): CarrierSnapshot {

@@ -39,6 +39,7 @@ describe('a real delivered answer', () => {
       country: 'US',
     })
     expect(snapshot.events.at(-1)!.eventTime.toISOString()).toBe('2024-02-02T20:04:35.000Z')
+    expect(snapshot.events.at(-1)!.utcOffset).toBe('-08:00')
   })
 
   it('gives out-for-delivery its milestone, the UPS way: by 021 and 072, whatever the type says', () => {

@@ -81,7 +81,7 @@ function activityEvent(activity: Json): CarrierEvent | null {
     exceptionDescription: '',
     ...upsAddress(obj(activity.location).address),
   }
-  return { ...event, milestone: meaning?.milestone ?? '', key: eventKey(event) }
+  return { ...event, milestone: meaning?.milestone ?? '', key: eventKey(event), utcOffset: offset(activity.gmtOffset) }
 }
 
 /**

@@ -48,6 +48,12 @@ describe('a real answer for a partner’s IMpb, delivered in the mailbox', () =>
     expect(at(snapshot, '81')).toContain('2024-11-22T05:28:33.000Z')
   })
 
+  it('says each event’s own offset, and none for events that carry none (never the borrowed one)', () => {
+    const offsets = Object.fromEntries(snapshot.events.map((e) => [e.eventCode, e.utcOffset]))
+    expect(offsets).toMatchObject({ '01': '-06:00', '80': null, GX: null })
+    expect(snapshot.events.find((e) => e.eventCode === '81' && e.utcOffset === '-05:00')).toBeDefined()
+  })
+
   it('gives events without an offset (the partner’s pickup, the label) the nearest event’s', () => {
     // 80 at 17:01 local sits between events at −06:00; the label at 09:27 local beside one at −05:00.
     expect(at(snapshot, '80')).toEqual(['2024-11-21T23:01:00.000Z'])

@@ -96,7 +96,9 @@ function readEvent(raw: Json, offset: string | null, domestic: boolean): Read | 
     exceptionDescription: '',
     ...place(raw.eventCity, raw.eventState, raw.eventZIP, raw.eventCountry, domestic),
   }
-  return { event: { ...fields, milestone: meaning?.milestone ?? '', key: eventKey(fields) }, code, local: localTime(raw.eventTimestamp)! }
+  // The event's own offset only: one borrowed from a neighbour places the event, but is not said as its local time.
+  const utcOffset = uspsOffset(raw.GMTOffset)
+  return { event: { ...fields, milestone: meaning?.milestone ?? '', key: eventKey(fields), utcOffset }, code, local: localTime(raw.eventTimestamp)! }
 }
 
 /** USPS repeats a scan, some copies without a place: one event per code and local time, the one with a place kept. */

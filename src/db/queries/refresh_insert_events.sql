@@ -15,7 +15,8 @@ INSERT INTO
     city,
     postal_code,
     address,
-    milestone
+    milestone,
+    utc_offset
   )
 SELECT
   *
@@ -34,9 +35,18 @@ FROM
     $11::text[],
     $12::text[],
     $13::text[],
-    $14::text[]
+    $14::text[],
+    $15::text[]
   )
-ON CONFLICT (task_id, event_key) DO NOTHING
+  -- A stored event is left as it is, but for an offset it was stored without and now has
+  -- (an event's identity leaves the offset out): written once, not counted as new.
+ON CONFLICT (task_id, event_key) DO UPDATE
+SET
+  utc_offset = EXCLUDED.utc_offset
+WHERE
+  tracking_events.utc_offset IS NULL
+  AND EXCLUDED.utc_offset IS NOT NULL
 RETURNING
   task_id,
-  event_key;
+  event_key,
+  xmax = 0 AS inserted;

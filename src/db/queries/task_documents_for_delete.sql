@@ -52,7 +52,9 @@ SELECT
                     e.city AS "city",
                     e.postal_code AS "postalCode",
                     e.address AS "address",
-                    e.milestone AS "milestone"
+                    e.milestone AS "milestone",
+                    to_char(e.event_time AT TIME ZONE e.utc_offset::interval, 'YYYY-MM-DD"T"HH24:MI:SS') || e.utc_offset AS "localTime",
+                    e.utc_offset AS "utcOffset"
                 ) v
               WHERE
                 e.task_id = t.id

@@ -43,7 +43,15 @@ export const FullTrackingEvent = component(
   Type.Composite(
     [
       TrackingEvent,
-      Type.Object({ milestone: Type.Union([ref(Milestone), Type.Literal('')], { description: '"" when the carrier\'s table does not know the code' }) }),
+      Type.Object({
+        milestone: Type.Union([ref(Milestone), Type.Literal('')], { description: '"" when the carrier\'s table does not know the code' }),
+        localTime: Type.Union([Type.String({ examples: ['2026-11-25T14:03:00-08:00'] }), Type.Null()], {
+          description: "eventTime at the event's own offset, as the carrier wrote it; null when the carrier gives no offset (never guessed)",
+        }),
+        utcOffset: Type.Union([Type.String({ pattern: '^[+-][0-9]{2}:[0-9]{2}$', examples: ['-08:00'] }), Type.Null()], {
+          description: "the offset of the event's local time; null when the carrier gives none",
+        }),
+      }),
     ],
     {
       description: 'a tracking event of the full task',
