@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { insertDeliveries } from './outbox-writes'
+import type { ProofOfDelivery } from '../domain/tracking-task'
 import { updateTasks } from './refresh-writes'
 
 // The outbox's bodies are sent and signed byte for byte as stored, and a task's addresses go into
@@ -60,6 +61,7 @@ describe('updateTasks', () => {
             estimatedDeliveryAt: undefined,
             originAddress: origin,
             destinationAddress: undefined,
+            proofOfDelivery: undefined,
             lastNewEventAt: null,
             statusChanged: true,
             milestoneChanged: true,
@@ -82,5 +84,50 @@ describe('updateTasks', () => {
     expect(row).toEqual({ origin: written, destination: empty })
     const full = await t.services.tasks.get(userId, taskId)
     expect(full).toContain(`"originAddress":${written},"destinationAddress":${empty}`)
+  })
+})
+
+describe('a proof of delivery', () => {
+  it('is written as the full task shows it, and kept by a fetch that returns none (as the ETA)', async () => {
+    const { userId } = await t.createUser()
+    const { taskId } = await t.services.subscriptions.subscribe(userId, {
+      carrierCode: 'FEDEX',
+      trackingNumber: `RP${Date.now()}`,
+      callbackUrl: 'https://a.example/',
+    })
+    const write = (proofOfDelivery: ProofOfDelivery | undefined) =>
+      t.db.transaction((tx) =>
+        updateTasks(tx, [
+          {
+            id: taskId,
+            update: {
+              standardStatus: 'delivered',
+              milestone: 'delivered',
+              carrierStatus: 'Delivered',
+              estimatedDeliveryAt: undefined,
+              originAddress: undefined,
+              destinationAddress: undefined,
+              proofOfDelivery,
+              lastNewEventAt: null,
+              statusChanged: true,
+              milestoneChanged: true,
+              etaChanged: false,
+            },
+            gainedEvents: false,
+            fingerprint: 'a fingerprint',
+            nextRefreshInMs: 60_000,
+            tells: false,
+            full: false,
+          },
+        ]),
+      )
+    // Members out of order and a tricky name: written in the document's order, escaped as JSON.stringify does.
+    await write({ documentUrl: null, signatureAvailable: true, location: 'Front Door', signedBy: tricky })
+    const shown = JSON.stringify({ signedBy: tricky, location: 'Front Door', signatureAvailable: true, documentUrl: null })
+    expect(await t.services.tasks.get(userId, taskId)).toContain(`"proofOfDelivery":${shown},"active":`)
+    await write(undefined)
+    expect(await t.services.tasks.get(userId, taskId)).toContain(`"proofOfDelivery":${shown},"active":`)
+    // The query answer is the interface's: no such member.
+    expect(await t.services.subscriptions.find(userId, { taskId: String(taskId) })).not.toContain('proofOfDelivery')
   })
 })

@@ -1,7 +1,7 @@
 import type { Milestone } from '../domain/milestones'
 import type { StandardStatus } from '../domain/statuses'
 import type { EndpointData } from '../domain/task-events'
-import { addressJson, type JsonText } from '../domain/task-document'
+import { addressJson, proofOfDeliveryJson, type JsonText } from '../domain/task-document'
 import type { Address } from '../domain/tracking-task'
 import { isTerminal, type CarrierEvent, type TaskRefreshState, type TaskUpdate } from '../domain/tracking-update'
 import type { WebhookTaskJson } from '../domain/webhook-payload'
@@ -179,6 +179,7 @@ export async function updateTasks(tx: Queryable, tasks: TaskWrite[]): Promise<Wr
       column((t) => t.tells),
       column((t) => t.full),
       column((t) => t.nextRefreshInMs),
+      column((t) => (t.update.proofOfDelivery ? JSON.stringify(proofOfDeliveryJson(t.update.proofOfDelivery)) : null)),
     ],
     'refresh_update_tasks',
   )
@@ -228,6 +229,7 @@ const REFRESH_UPDATE_TASKS = sql(
             estimated_delivery_at = COALESCE(u.estimated_delivery_at, t.estimated_delivery_at),
             origin_address = COALESCE(u.origin_address, t.origin_address),
             destination_address = COALESCE(u.destination_address, t.destination_address),
+            proof_of_delivery = COALESCE(u.proof_of_delivery, t.proof_of_delivery),
             last_new_event_at = u.last_new_event_at,
             events_view = CASE WHEN u.gained_events THEN ${eventsViewOf('t.id')} ELSE t.events_view END,
             answer_fingerprint = u.answer_fingerprint,
@@ -237,11 +239,12 @@ const REFRESH_UPDATE_TASKS = sql(
                                 OR (u.estimated_delivery_at IS NOT NULL AND u.estimated_delivery_at IS DISTINCT FROM t.estimated_delivery_at)
                                 OR (u.origin_address IS NOT NULL AND u.origin_address::text IS DISTINCT FROM t.origin_address::text)
                                 OR (u.destination_address IS NOT NULL AND u.destination_address::text IS DISTINCT FROM t.destination_address::text)
+                                OR (u.proof_of_delivery IS NOT NULL AND u.proof_of_delivery::text IS DISTINCT FROM t.proof_of_delivery::text)
                               THEN now() ELSE t.updated_at END
        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::json[], $7::json[], $8::timestamptz[], $9::boolean[],
-                   $10::text[], $11::boolean[], $12::boolean[], $13::boolean[], $14::boolean[])
+                   $10::text[], $11::boolean[], $12::boolean[], $13::boolean[], $14::boolean[], $16::json[])
             AS u (id, standard_status, milestone, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal,
-                  answer_fingerprint, gained_events, status_changed, tells, full_events)
+                  answer_fingerprint, gained_events, status_changed, tells, full_events, proof_of_delivery)
       WHERE t.id = u.id
       RETURNING t.*, u.tells, u.full_events
      )

@@ -37,6 +37,8 @@ const TASK_SOURCES: Record<QueryTaskMember | FullTaskMember, string> = {
   // Stored as the text the documents write (json: compact, members in order; migration 0014).
   originAddress: 't.origin_address',
   destinationAddress: 't.destination_address',
+  // Stored as the text the documents write, as the addresses (migration 0021).
+  proofOfDelivery: 't.proof_of_delivery',
   active: 't.inactive_since IS NULL',
   stoppedAt: 't.stopped_at',
   createdAt: 't.created_at',
@@ -75,6 +77,7 @@ const WRITE: Record<MemberKind, (source: string) => string> = {
   time: iso,
   timeOrNull: iso,
   address: (source) => source,
+  proofOfDelivery: (source) => source,
   events: (source) => source,
   fullEvents: () => fullEventsOf('t.id'),
   latestWebhook: (taskId) => latestWebhookOf(taskId),

@@ -1,6 +1,6 @@
 import type { Milestone } from './milestones'
 import type { StandardStatus, WebhookStatus } from './statuses'
-import type { Address, TrackingEvent } from './tracking-task'
+import type { Address, ProofOfDelivery, TrackingEvent } from './tracking-task'
 import { localTimeOf, type CarrierEvent } from './tracking-update'
 
 /**
@@ -29,6 +29,7 @@ export interface MemberTypes {
   time: string
   timeOrNull: string | null
   address: Address
+  proofOfDelivery: ProofOfDelivery | null
   /** The interface's events, ascending by eventTime. */
   events: TrackingEventJson[]
   /** The full task's events (with their milestones), ascending by eventTime. */
@@ -69,6 +70,7 @@ export const FULL_TASK = {
   estimatedDeliveryAt: 'timeOrNull',
   originAddress: 'address',
   destinationAddress: 'address',
+  proofOfDelivery: 'proofOfDelivery',
   active: 'boolean',
   stoppedAt: 'timeOrNull',
   createdAt: 'time',
@@ -138,6 +140,11 @@ export const LATEST_WEBHOOK = {
   responseStatusCode: 'count',
   errorMessage: 'text',
 } as const satisfies Record<keyof WebhookSummaryJson, MemberKind>
+
+/** A proof of delivery as the documents write it (and the task row stores it): its members in order. */
+export function proofOfDeliveryJson(p: ProofOfDelivery): ProofOfDelivery {
+  return { signedBy: p.signedBy, location: p.location, signatureAvailable: p.signatureAvailable, documentUrl: p.documentUrl }
+}
 
 /** An address as the documents write it: compact, its members in the interface's order. */
 export function addressJson(a: Address): Address {

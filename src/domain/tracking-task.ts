@@ -24,6 +24,30 @@ export interface TrackingEvent {
   address: string
 }
 
+/**
+ * What the carrier says of a delivery: who signed, where it was left, whether a signature image
+ * exists, a link to its proof-of-delivery document. Strings are "" when the carrier does not say.
+ */
+export interface ProofOfDelivery {
+  signedBy: string
+  location: string
+  signatureAvailable: boolean
+  /** Only an https URL the carrier gave; null otherwise. */
+  documentUrl: string | null
+}
+
+/** A proof of delivery from what a carrier said: null when it said nothing of one. */
+export function proofOfDeliveryOf(p: { signedBy: string; location: string; signatureAvailable: boolean; documentUrl: string }): ProofOfDelivery | null {
+  let documentUrl: string | null = null
+  try {
+    documentUrl = p.documentUrl && new URL(p.documentUrl).protocol === 'https:' ? p.documentUrl : null
+  } catch {
+    documentUrl = null
+  }
+  if (!p.signedBy && !p.location && !p.signatureAvailable && !documentUrl) return null
+  return { signedBy: p.signedBy, location: p.location, signatureAvailable: p.signatureAvailable, documentUrl }
+}
+
 /** The newest webhook delivery of a task (latestWebhook). */
 export interface WebhookSummary {
   status: WebhookStatus

@@ -19,6 +19,7 @@ const snapshot: CarrierSnapshot = {
   estimatedDeliveryAt: null,
   originAddress: null,
   destinationAddress: null,
+  proofOfDelivery: null,
   events: [],
 }
 const ctx = { now, expireAfterMs: 30 * DAY, newEventCount: 1 }

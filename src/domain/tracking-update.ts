@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { MILESTONES, plainMilestone, type Milestone } from './milestones'
 import type { StandardStatus } from './statuses'
-import type { Address, TrackingEvent } from './tracking-task'
+import type { Address, ProofOfDelivery, TrackingEvent } from './tracking-task'
 
 /**
  * How a carrier's answer changes a task (docs/api.md, "What a fetch changes"; docs/refresh.md). Pure: the clock and the
@@ -42,6 +42,8 @@ export interface CarrierSnapshot {
   estimatedDeliveryAt: Date | null
   originAddress: Address | null
   destinationAddress: Address | null
+  /** null: the answer gave none; the stored one stays (as the ETA). */
+  proofOfDelivery: ProofOfDelivery | null
   events: CarrierEvent[]
 }
 
@@ -69,6 +71,8 @@ export interface TaskUpdate {
   estimatedDeliveryAt: Date | undefined
   originAddress: Address | undefined
   destinationAddress: Address | undefined
+  /** undefined: keep the stored one. */
+  proofOfDelivery: ProofOfDelivery | undefined
   lastNewEventAt: Date | null
   /** standardStatus or carrierStatus changed: tracking.status_changed is due (to callbackUrl too). */
   statusChanged: boolean
@@ -108,6 +112,7 @@ export function resolveUpdate(current: TaskRefreshState, snapshot: CarrierSnapsh
     estimatedDeliveryAt: eta,
     originAddress: snapshot?.originAddress ?? undefined,
     destinationAddress: snapshot?.destinationAddress ?? undefined,
+    proofOfDelivery: snapshot?.proofOfDelivery ?? undefined,
     lastNewEventAt,
     statusChanged: standardStatus !== current.standardStatus || carrierStatus !== current.carrierStatus,
     milestoneChanged: milestone !== current.milestone,

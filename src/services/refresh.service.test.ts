@@ -115,6 +115,11 @@ describe.each(['FEDEX', 'UPARCEL'])('refreshing %s tasks', (carrier) => {
     expect(new Set(task.events.map((e) => `${e.eventTime}${e.eventCode}`)).size).toBe(5)
     expect(task.originAddress.country).toBe('US')
     expect(task.destinationAddress.city).toBe('Singapore')
+    // The proof of delivery is the full task's (FedEx's receiver and signature; uParcel gives none).
+    const full = parseDocument<{ proofOfDelivery: unknown }>(await t.services.tasks.get(userId, id))
+    expect(full.proofOfDelivery).toEqual(
+      carrier === 'FEDEX' ? { signedBy: 'J.TAN', location: 'Front Door', signatureAvailable: true, documentUrl: null } : null,
+    )
     // label, picked up, in transit, out for delivery, delivered: five changes, five notifications.
     const row = await taskRow(id)
     expect(row).toMatchObject({ notifications: 5, next_refresh_at: null, claims: 0 })

@@ -45,6 +45,14 @@ describe('FedEx mapping of real responses', () => {
     expect(new Set(s.events.map((e) => e.key)).size).toBe(17)
   })
 
+  it('reads the proof of a delivery: who received it, and that FedEx holds a signature', () => {
+    const lookup = mapTrackResponse(fixture('response-ground-delivered.json')).get('738488882438')
+    expect(lookup?.found && lookup.snapshot.proofOfDelivery).toEqual({ signedBy: 'CREILLY', location: '', signatureAvailable: true, documentUrl: null })
+    // In transit, FedEx's deliveryDetails are no proof of anything.
+    const running = mapTrackResponse(fixture('response-docs-sample.json')).get('123456789012')
+    expect(running?.found && running.snapshot.proofOfDelivery).toBeNull()
+  })
+
   it('picks the trackResult with the newest scan for a reused number', () => {
     const lookup = mapTrackResponse(fixture('response-duplicate-number-exceptions.json')).get('776094337676')
     if (!lookup?.found) throw new Error('expected a found lookup')

@@ -1,5 +1,5 @@
 import type { StandardStatus } from '../../domain/statuses'
-import type { Address } from '../../domain/tracking-task'
+import { proofOfDeliveryOf, type Address, type ProofOfDelivery } from '../../domain/tracking-task'
 import { StatusTable, type CodeMeaning } from '../status-table'
 import { addressOrNull, eventKey, parseCarrierTime, writtenOffset, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
@@ -184,8 +184,24 @@ export function snapshotFromTrackResult(result: Json): CarrierSnapshot {
       result.lastUpdatedDestinationAddress,
       obj(obj(result.destinationLocation).locationContactAndAddress).address,
     ),
+    proofOfDelivery: meaning?.status === 'delivered' ? fedexProofOfDelivery(result) : null,
     events,
   }
+}
+
+/**
+ * A delivery's proof: deliveryDetails' received-by (or signed-by) name and where it was left
+ * (locationDescription, e.g. "Receptionist/Front Desk"); a signature when FedEx lists a signature
+ * image. FedEx's tracking answer carries no document link.
+ */
+function fedexProofOfDelivery(result: Json): ProofOfDelivery | null {
+  const details = obj(result.deliveryDetails)
+  return proofOfDeliveryOf({
+    signedBy: str(details.receivedByName) || str(details.signedByName),
+    location: str(details.locationDescription),
+    signatureAvailable: arr(result.availableImages).some((image) => /SIGNATURE/.test(str(obj(image).type))),
+    documentUrl: '',
+  })
 }
 
 /**

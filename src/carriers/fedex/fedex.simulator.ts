@@ -84,6 +84,13 @@ function fedexTrackResult(trackingNumber: string, view: ShipmentView) {
       scanLocation: address(latest.place),
     },
     dateAndTimes,
+    // A delivery's proof, as FedEx writes it once delivered.
+    ...(latest.kind === 'delivered' || latest.kind === 'picked_up_by_recipient'
+      ? {
+          deliveryDetails: { receivedByName: 'J.TAN', locationDescription: 'Front Door', deliveryAttempts: '0' },
+          availableImages: [{ type: 'SIGNATURE_PROOF_OF_DELIVERY' }],
+        }
+      : {}),
     estimatedDeliveryTimeWindow: { window: {} },
     standardTransitTimeWindow: { window: { ends: withOffset(view.estimatedDelivery, -360) } },
     // Newest first, as FedEx sends them.

@@ -68,6 +68,8 @@ function snapshotOf(parcel: Json): CarrierSnapshot {
     estimatedDeliveryAt: parseCarrierTime(parcel.estimated_delivery),
     originAddress: addressOrNull(uparcelAddress(parcel.pickup)),
     destinationAddress: addressOrNull(uparcelAddress(parcel.delivery)),
+    // uParcel's format names no proof of delivery.
+    proofOfDelivery: null,
     events: arr(parcel.events)
       .map(uparcelEvent)
       .filter((e): e is CarrierEvent => e !== null)

@@ -47,6 +47,10 @@ describe('a real delivered answer', () => {
     expect(codes).toMatchObject({ '021': 'out_for_delivery', '072': 'out_for_delivery', '071': 'in_transit', '003': 'info_received' })
   })
 
+  it('reads where the delivery was left as its proof (no signature asked for, no document)', () => {
+    expect(snapshot.proofOfDelivery).toEqual({ signedBy: '', location: 'Delivery Photo', signatureAvailable: false, documentUrl: null })
+  })
+
   it('reads the origin and destination, and no ETA from a DEL date', () => {
     expect(snapshot.originAddress).toMatchObject({ city: 'SALEM', state: 'OR', country: 'US' })
     expect(snapshot.destinationAddress).toMatchObject({ city: 'NEWARK', state: 'CA', country: 'US' })

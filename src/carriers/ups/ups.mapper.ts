@@ -1,4 +1,4 @@
-import type { Address } from '../../domain/tracking-task'
+import { proofOfDeliveryOf, type Address, type ProofOfDelivery } from '../../domain/tracking-task'
 import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
@@ -104,6 +104,21 @@ function addressOfType(pkg: Json, type: string): Address | null {
   return entry ? addressOrNull(upsAddress(entry.address)) : null
 }
 
+/**
+ * A delivery's proof: deliveryInformation's receivedBy and location ("Front Door"), a signature when
+ * UPS sent its image (the service asks for none: returnSignature=false), no document link
+ * (returnPOD's document is a large base64 body, not asked for).
+ */
+function upsProofOfDelivery(pkg: Json): ProofOfDelivery | null {
+  const info = obj(pkg.deliveryInformation)
+  return proofOfDeliveryOf({
+    signedBy: str(info.receivedBy),
+    location: str(info.location),
+    signatureAvailable: str(obj(info.signature).image) !== '',
+    documentUrl: '',
+  })
+}
+
 export function snapshotFromPackage(pkg: Json): CarrierSnapshot {
   const activities = arr(pkg.activity).map(obj)
   const events = activities
@@ -121,6 +136,7 @@ export function snapshotFromPackage(pkg: Json): CarrierSnapshot {
     estimatedDeliveryAt: estimatedDelivery(pkg, activities),
     originAddress: addressOfType(pkg, 'ORIGIN'),
     destinationAddress: addressOfType(pkg, 'DESTINATION'),
+    proofOfDelivery: meaning?.status === 'delivered' ? upsProofOfDelivery(pkg) : null,
     events,
   }
 }

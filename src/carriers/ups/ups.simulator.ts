@@ -88,6 +88,10 @@ function trackAnswer(trackingNumber: string, view: ShipmentView) {
                 },
               ],
               service: { code: '518', levelCode: '003', description: 'UPS Ground' },
+              // A delivery's proof, as UPS writes it once delivered (no signature image: not asked for).
+              ...(latest.kind === 'delivered' || latest.kind === 'picked_up_by_recipient'
+                ? { deliveryInformation: { location: 'Front Door', receivedBy: 'TAN' } }
+                : {}),
               // Newest first, as UPS sends them.
               activity: view.stages.map((s, i) => activity(s, view.times[i]!)).reverse(),
               packageCount: 1,

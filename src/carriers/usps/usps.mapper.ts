@@ -147,6 +147,8 @@ export function snapshotFromAnswer(body: Json): CarrierSnapshot {
     estimatedDeliveryAt: estimatedDelivery(body, offsets.find(Boolean) ?? null),
     originAddress: addressOrNull(place(body.originCity, body.originState, body.originZIP, body.originCountry, domestic)),
     destinationAddress: addressOrNull(place(body.destinationCity, body.destinationState, body.destinationZIP, body.destinationCountry, domestic)),
+    // USPS's tracking answer carries no proof of delivery: the letter is e-mailed on request.
+    proofOfDelivery: null,
     events: reads.map((r) => r.event).sort((a, b) => a.eventTime.getTime() - b.eventTime.getTime()),
   }
 }

@@ -28,6 +28,7 @@ WITH
       estimated_delivery_at = COALESCE(u.estimated_delivery_at, t.estimated_delivery_at),
       origin_address = COALESCE(u.origin_address, t.origin_address),
       destination_address = COALESCE(u.destination_address, t.destination_address),
+      proof_of_delivery = COALESCE(u.proof_of_delivery, t.proof_of_delivery),
       last_new_event_at = u.last_new_event_at,
       events_view = CASE
         WHEN u.gained_events THEN COALESCE(
@@ -86,6 +87,10 @@ WITH
         OR (
           u.destination_address IS NOT NULL
           AND u.destination_address::text IS DISTINCT FROM t.destination_address::text
+        )
+        OR (
+          u.proof_of_delivery IS NOT NULL
+          AND u.proof_of_delivery::text IS DISTINCT FROM t.proof_of_delivery::text
         ) THEN now()
         ELSE t.updated_at
       END
@@ -104,7 +109,8 @@ WITH
         $11::boolean[],
         $12::boolean[],
         $13::boolean[],
-        $14::boolean[]
+        $14::boolean[],
+        $16::json[]
       ) AS u (
         id,
         standard_status,
@@ -119,7 +125,8 @@ WITH
         gained_events,
         status_changed,
         tells,
-        full_events
+        full_events,
+        proof_of_delivery
       )
     WHERE
       t.id = u.id
@@ -166,6 +173,7 @@ SELECT
             to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
             t.origin_address AS "originAddress",
             t.destination_address AS "destinationAddress",
+            t.proof_of_delivery AS "proofOfDelivery",
             t.inactive_since IS NULL AS "active",
             to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
             to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",

@@ -47,6 +47,7 @@ SELECT
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
+          t.proof_of_delivery AS "proofOfDelivery",
           t.inactive_since IS NULL AS "active",
           to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
           to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",

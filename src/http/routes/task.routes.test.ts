@@ -41,6 +41,7 @@ describe('GET /openapi/tracking-subscriptions/{taskId}', () => {
       'estimatedDeliveryAt',
       'originAddress',
       'destinationAddress',
+      'proofOfDelivery',
       'active',
       'stoppedAt',
       'createdAt',
@@ -59,6 +60,7 @@ describe('GET /openapi/tracking-subscriptions/{taskId}', () => {
       active: true,
       stoppedAt: null,
       lastCheckedAt: null,
+      proofOfDelivery: null,
       events: [],
       latestWebhook: null,
     })

@@ -7,6 +7,18 @@ import { LIST_LIMIT, LIST_SORTS } from '../../domain/task-list'
 import { component, DateTime, envelope, Id, NullableDateTime, ref, stringEnum } from './common.schema'
 import { Address, FullTrackingEvent, LatestWebhook, Milestone, StandardStatus } from './task.schema'
 
+const ProofOfDelivery = component(
+  'ProofOfDelivery',
+  Type.Object({
+    signedBy: Type.String({ description: 'who signed or received it; "" when the carrier does not say' }),
+    location: Type.String({ description: 'where it was left ("Front Door", "Receptionist/Front Desk"); "" when the carrier does not say' }),
+    signatureAvailable: Type.Boolean({ description: 'the carrier holds a signature image' }),
+    documentUrl: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+      description: "an https link to the carrier's proof-of-delivery document; null unless the carrier gives one",
+    }),
+  }),
+)
+
 /** The full task, the list, stop, refresh now and delete (docs/api.md, "The task's life"). */
 
 export const TaskParams = Type.Object({ taskId: Id })
@@ -26,6 +38,9 @@ export const FullTask = component(
       estimatedDeliveryAt: NullableDateTime,
       originAddress: ref(Address),
       destinationAddress: ref(Address),
+      proofOfDelivery: Type.Union([ref(ProofOfDelivery), Type.Null()], {
+        description: 'what the carrier says of the delivery (FedEx, UPS); null until a fetch returns one, then kept until another does',
+      }),
       active: Type.Boolean({ description: 'still fetched: false once terminal, stopped or expired' }),
       stoppedAt: { ...NullableDateTime, description: 'when the user stopped it' },
       createdAt: DateTime,
