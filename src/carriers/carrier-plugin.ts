@@ -14,6 +14,8 @@ export interface CarrierPlugin {
   readonly name: string
   /** How many tracking numbers one request may carry. */
   readonly numbersPerRequest: number
+  /** Its requests carry a token the adapter asks for and keeps (false: a key sent on each request). */
+  readonly usesToken: boolean
   readonly formats: readonly TrackingFormat[]
   /** The carrier's status codes by milestone; every code its simulator emits must be in it. */
   readonly statusTable: StatusTable
@@ -29,6 +31,8 @@ export interface TrackingFormat {
   readonly pattern: RegExp
   /** True when the number's check digit holds; absent when the format has none. */
   readonly checkDigit?: (number: string) => boolean
+  /** false: a holding check digit makes a match only medium (a rule the carrier does not document for tracking). */
+  readonly certain?: false
   readonly example: string
 }
 

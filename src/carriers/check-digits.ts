@@ -15,6 +15,14 @@ export function weightedMod11(number: string, weights: readonly number[]): boole
   return (sum % 11) % 10 === check
 }
 
+/** UPU S10 (two letters, eight digits, check digit, country): digits times 8,6,4,2,3,5,9,7; 11 − sum mod 11, 10 → 0, 11 → 5. */
+export function s10Check(number: string): boolean {
+  const weights = [8, 6, 4, 2, 3, 5, 9, 7]
+  const sum = [...number.slice(2, 10)].reduce((total, d, i) => total + Number(d) * weights[i]!, 0)
+  const check = 11 - (sum % 11)
+  return (check === 10 ? 0 : check === 11 ? 5 : check) === Number(number[10])
+}
+
 /**
  * Mod 10 over `body` with 0-based even positions times `even` and odd positions times `odd`
  * (plain products); (10 − sum mod 10) mod 10 = `check`. Letters count as (ASCII code − 3) mod 10.

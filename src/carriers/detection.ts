@@ -17,7 +17,7 @@ export function detectCarriers(trackingNumber: string, carriers: readonly Carrie
   for (const carrier of carriers) {
     for (const format of carrier.formats) {
       if (!format.pattern.test(number)) continue
-      const confidence: Confidence = !format.checkDigit ? 'medium' : format.checkDigit(number) ? 'high' : 'low'
+      const confidence: Confidence = !format.checkDigit ? 'medium' : !format.checkDigit(number) ? 'low' : format.certain === false ? 'medium' : 'high'
       candidates.push({ carrierCode: carrier.code, format: format.name, confidence, available: isAvailable(carrier.code) })
     }
   }

@@ -88,6 +88,7 @@ describe('the service on its embedded PostgreSQL server', () => {
         UPARCEL: 'simulator',
         UPS: 'simulator',
         USPS: 'simulator',
+        DHL: 'simulator',
       })
       const subscribedAt = Date.now()
       const carrierStatus = await waitFor(

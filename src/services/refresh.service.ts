@@ -119,6 +119,7 @@ export class RefreshService {
     const affordable = channel.budget.requestsWithin(10_000)
     if (!probe && affordable === 0) return { ...result, wakeInMs: Math.max(channel.budget.msUntilNext(), MIN_ROUND_GAP_MS) }
     const limit = probe ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, affordable * channel.adapter.maxBatchSize)
+    const nextRefreshInMs = await this.intervalOf(carrierCode, channel)
     const claims = await this.repository.claimDue(carrierCode, limit, this.options.leaseMs).catch((error: unknown) => {
       if (probe) circuit.cancelProbe()
       throw error
@@ -129,7 +130,7 @@ export class RefreshService {
     const requests: Promise<void>[] = []
     const unasked: number[] = []
     for (let i = 0; i < claims.length; i += channel.adapter.maxBatchSize) {
-      requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result, probe, unasked))
+      requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result, probe, unasked, nextRefreshInMs))
     }
     await Promise.all(requests)
     if (claims.length > 0) await this.repository.releaseClaim(claims[0]!.leaseToken, unasked)
@@ -141,6 +142,16 @@ export class RefreshService {
       if (dueInMs !== null) result.wakeInMs = Math.max(dueInMs, MIN_ROUND_GAP_MS)
     }
     return result
+  }
+
+  /**
+   * How long until a task fetched now is fetched again: the carrier's poll interval, longer when
+   * its budget cannot pay for fetching all its active tasks that often. Read before the claim; the
+   * count behind it is advice, so a failed count leaves the poll interval.
+   */
+  private async intervalOf(carrierCode: string, channel: CarrierChannel): Promise<number> {
+    const pollMs = channel.pollIntervalMs ?? this.options.pollIntervalMs
+    return this.load.intervalMs(carrierCode, pollMs, channel.budget.ratePerSecond, channel.adapter.maxBatchSize).catch(() => pollMs)
   }
 
   /** Each carrier's circuit as /readyz shows it. */
@@ -156,6 +167,7 @@ export class RefreshService {
     result: RoundResult,
     probe: boolean,
     unasked: number[],
+    nextRefreshInMs: number,
   ): Promise<void> {
     const circuit = this.circuitOf.get(carrier)!
     // Several tasks (of different users) can share a number: ask for it once.
@@ -194,14 +206,6 @@ export class RefreshService {
     const missing: ClaimedTask[] = []
     const items: FetchedTask[] = []
     const fetchedAt = this.now()
-    // Each task fetched again after the carrier's interval: its poll interval, longer when its
-    // budget cannot pay for fetching all its active tasks that often.
-    const nextRefreshInMs = await this.load.intervalMs(
-      carrier,
-      channel.pollIntervalMs ?? this.options.pollIntervalMs,
-      channel.budget.ratePerSecond,
-      channel.adapter.maxBatchSize,
-    )
     for (const task of tasks) {
       const lookup = lookups.get(task.trackingNumber)
       if (!lookup) {

@@ -9,6 +9,7 @@ export const FEDEX: CarrierPlugin = {
   code: 'FEDEX',
   name: 'FedEx',
   numbersPerRequest: FedexClient.maxBatchSize,
+  usesToken: true,
   formats: [
     { name: 'FedEx Express (12 digits)', pattern: /^[0-9]{12}$/, checkDigit: (n) => weightedMod11(n, [3, 1, 7]), example: '986578788855' },
     { name: 'FedEx Ground (15 digits)', pattern: /^[0-9]{15}$/, checkDigit: (n) => mod10(n.slice(0, 14), n.slice(14), 1, 3), example: '041441760228964' },

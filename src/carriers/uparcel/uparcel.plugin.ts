@@ -7,6 +7,7 @@ export const UPARCEL: CarrierPlugin = {
   code: 'UPARCEL',
   name: 'uParcel',
   numbersPerRequest: UPARCEL_MAX_BATCH,
+  usesToken: true,
   // ASSUMED (uparcel.format.ts): UP + 10 digits, no check digit, so a match is never certain.
   formats: [{ name: 'uParcel (UP + 10 digits)', pattern: /^UP[0-9]{10}$/, example: 'UP2411220001' }],
   statusTable: UPARCEL_STATUSES,

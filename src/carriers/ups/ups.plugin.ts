@@ -9,6 +9,7 @@ export const UPS: CarrierPlugin = {
   code: 'UPS',
   name: 'UPS',
   numbersPerRequest: UpsClient.maxBatchSize,
+  usesToken: true,
   formats: [
     // 1Z + shipper (6) + service (2) + package (7) + check digit over the 15 characters after 1Z.
     { name: 'UPS (1Z + 16)', pattern: /^1Z[A-Z0-9]{15}[0-9]$/, checkDigit: (n) => mod10(n.slice(2, 17), n.slice(17), 1, 2), example: '1Z5R89390357567127' },

@@ -1,17 +1,9 @@
 import type { CarrierPlugin } from '../carrier-plugin'
-import { mod10 } from '../check-digits'
+import { mod10, s10Check } from '../check-digits'
 import { impbCheck, impbReadings } from '../impb'
 import { UspsClient } from './usps.client'
 import { USPS_STATUSES } from './usps.statuses'
 import { uspsSimulator } from './usps.simulator'
-
-/** UPU S10 (two letters, eight digits, check digit, country): digits times 8,6,4,2,3,5,9,7; 11 − sum mod 11, 10 → 0, 11 → 5. */
-function s10Check(number: string): boolean {
-  const weights = [8, 6, 4, 2, 3, 5, 9, 7]
-  const sum = [...number.slice(2, 10)].reduce((total, d, i) => total + Number(d) * weights[i]!, 0)
-  const check = 11 - (sum % 11)
-  return (check === 10 ? 0 : check === 11 ? 5 : check) === Number(number[10])
-}
 
 /** A routed IMpb is valid when one of its readings (420 + ZIP or ZIP+4) passes the IMpb check. */
 const routedCheck = (number: string) => impbReadings(number).some(impbCheck)
@@ -20,6 +12,7 @@ export const USPS: CarrierPlugin = {
   code: 'USPS',
   name: 'USPS',
   numbersPerRequest: UspsClient.maxBatchSize,
+  usesToken: true,
   formats: [
     { name: 'USPS IMpb (22 digits)', pattern: /^9[1-5][0-9]{20}$/, checkDigit: impbCheck, example: '9400109104250532908587' },
     { name: 'USPS IMpb (26 digits)', pattern: /^9[2-5][0-9]{24}$/, checkDigit: impbCheck, example: '92026124161170148800003176' },

@@ -34,6 +34,7 @@ describe('GET /openapi/carriers', () => {
       ['UPARCEL', true, 50],
       ['UPS', true, 1],
       ['USPS', true, 1],
+      ['DHL', true, 1],
     ])
     expect(carriers[2]!.formats[0]).toEqual({ name: 'UPS (1Z + 16)', example: UPS_NUMBER })
   })
@@ -46,8 +47,23 @@ describe('GET /openapi/carriers', () => {
 describe('GET /openapi/carriers/detect', () => {
   it.each([
     [` ${UPS_NUMBER.toLowerCase()} `, UPS_NUMBER.toLowerCase(), [{ carrierCode: 'UPS', format: 'UPS (1Z + 16)', confidence: 'high', available: true }]],
-    [FEDEX_12, FEDEX_12, [{ carrierCode: 'FEDEX', format: 'FedEx Express (12 digits)', confidence: 'high', available: true }]],
-    ['986578788859', '986578788859', [{ carrierCode: 'FEDEX', format: 'FedEx Express (12 digits)', confidence: 'low', available: true }]],
+    [
+      FEDEX_12,
+      FEDEX_12,
+      [
+        { carrierCode: 'FEDEX', format: 'FedEx Express (12 digits)', confidence: 'high', available: true },
+        { carrierCode: 'DHL', format: 'DHL Paket Identcode (12 digits)', confidence: 'low', available: true },
+      ],
+    ],
+    // DHL Paket's Identcode shares the shape: its rule holds here, FedEx's does not.
+    [
+      '986578788859',
+      '986578788859',
+      [
+        { carrierCode: 'DHL', format: 'DHL Paket Identcode (12 digits)', confidence: 'medium', available: true },
+        { carrierCode: 'FEDEX', format: 'FedEx Express (12 digits)', confidence: 'low', available: true },
+      ],
+    ],
     [UPARCEL_NUMBER, UPARCEL_NUMBER, [{ carrierCode: 'UPARCEL', format: 'uParcel (UP + 10 digits)', confidence: 'medium', available: true }]],
     ['NOT-A-NUMBER', 'NOT-A-NUMBER', []],
   ])('%j → %s (trimmed, its case kept)', async (asked, trimmed, candidates) => {

@@ -22,7 +22,7 @@ describe('operations endpoints', () => {
       data: {
         status: 'ok',
         database: onPostgres ? 'postgres' : 'embedded',
-        carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator', USPS: 'simulator' },
+        carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator', USPS: 'simulator', DHL: 'simulator' },
       },
       msg: 'success',
     })

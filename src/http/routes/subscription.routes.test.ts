@@ -96,7 +96,10 @@ describe('POST /openapi/tracking-subscriptions', () => {
     expect(res.statusCode).toBe(400)
     expect(res.json()).toEqual({
       code: 400,
-      data: { error: 'unsupported_carrier', details: [{ field: 'carrierCode', message: 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS, USPS)' }] },
+      data: {
+        error: 'unsupported_carrier',
+        details: [{ field: 'carrierCode', message: 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS, USPS, DHL)' }],
+      },
       msg: expect.stringContaining('carrierCode'),
     })
     expect(await taskCount()).toBe(before)
