@@ -253,7 +253,7 @@ function translated(error: unknown, statementMs: number): unknown {
 }
 
 /** How long a pooled connection stays open unused. */
-export const IDLE_CONNECTION_MS = 10_000
+export const IDLE_CONNECTION_MS = 30_000
 
 /** The pool of one process: its deadlines given to the server too, TCP keepalive on every connection. */
 export function connectDatabase(connectionString: string, kind: DatabaseKind, options: DatabaseOptions): Database {
@@ -264,7 +264,7 @@ export function connectDatabase(connectionString: string, kind: DatabaseKind, op
     // Fail fast when the database is unreachable or every connection is taken, so the API answers
     // 503 instead of hanging.
     connectionTimeoutMillis: timeouts.connectMs,
-    // An idle backend keeps what it grew under load (2-7 MiB each): after 10 s unused it goes.
+    // An idle backend keeps what it grew under load (2-7 MiB each): after 30 s unused it goes.
     idleTimeoutMillis: IDLE_CONNECTION_MS,
     // A connection to a server that vanished without a reset is found out by TCP, not by waiting.
     keepAlive: true,

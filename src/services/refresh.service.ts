@@ -132,7 +132,12 @@ export class RefreshService {
     for (let i = 0; i < claims.length; i += channel.adapter.maxBatchSize) {
       requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result, probe, unasked, nextRefreshInMs))
     }
-    await Promise.all(requests)
+    // Every request of the round settles before the round ends, a failed one too: a round that
+    // ended at its first failure left its other requests queued on the carrier's budget, and the
+    // next round's requests waited behind them past their lease (one-number carriers under
+    // database restarts fetched and applied nothing for minutes).
+    const failure = (await Promise.allSettled(requests)).find((r): r is PromiseRejectedResult => r.status === 'rejected')
+    if (failure) throw failure.reason
     if (claims.length > 0) await this.repository.releaseClaim(claims[0]!.leaseToken, unasked)
     // The loop polls once a second; a full request that falls due between two ticks is sent when
     // it does, so a steady stream of changes reaches the webhooks a few at a time rather than a
