@@ -1,5 +1,6 @@
 import { CarrierError, fetchOneByOne, type CarrierAdapter, type CarrierLookup } from '../carrier'
 import { CarrierHttp, failureForStatus, type CarrierResponse } from '../carrier-http'
+import { serviceOf } from './dhl.formats'
 import { lookupFromAnswer } from './dhl.mapper'
 
 export interface DhlConfig {
@@ -10,15 +11,6 @@ export interface DhlConfig {
 }
 
 const DAY_MS = 86_400_000
-
-/** The service a number's format tells, sent along so that DHL does not answer another division's shipment. */
-export function serviceOf(trackingNumber: string): string | undefined {
-  const n = trackingNumber.trim().toUpperCase()
-  if (/^[0-9]{10}$/.test(n) || /^JJ?D[0-9]{10,20}$/.test(n)) return 'express'
-  if (/^00340434[0-9]{12}$/.test(n) || /^[A-Z]{2}[0-9]{9}DE$/.test(n)) return 'parcel-de'
-  if (/^(GM|LX|RX|UV|CN|SG|TH|IN|HK|MY)[0-9A-Z]{10,39}$/.test(n)) return 'ecommerce'
-  return undefined
-}
 
 /**
  * DHL Shipment Tracking – Unified: GET /track/shipments?trackingNumber=…, one number a request,

@@ -126,13 +126,13 @@ function dhlProofOfDelivery(shipment: Json, newestDescription: string): ProofOfD
 export function snapshotFromShipment(shipment: Json): CarrierSnapshot {
   const service = str(shipment.service)
   const raws = arr(shipment.events).map(obj)
-  const reads = cleaned(readEvents(service, raws))
+  const listed = readEvents(service, raws)
+  const reads = cleaned(listed)
   // The current state: the shipment's own status (DHL's summary), else its first event (newest
   // first in DHL's order; times are no timeline for it); a data event moves nothing.
   const summary = obj(shipment.status)
   const summaryMeaning = Object.keys(summary).length > 0 ? dhlMeaning(service, fieldsOf(summary)) : null
-  const listed = readEvents(service, raws).map((r) => r.meaning)
-  let current = [summaryMeaning, ...listed].find((m): m is Exclude<DhlMeaning, 'no_change'> => m !== null && m !== 'no_change') ?? null
+  let current = [summaryMeaning, ...listed.map((r) => r.meaning)].find((m): m is Exclude<DhlMeaning, 'no_change'> => m !== null && m !== 'no_change') ?? null
   // A return ends as a delivery (or a failure) with returnFlag on the shipment.
   if (shipment.returnFlag === true && current && (current.status === 'delivered' || current.status === 'exception')) {
     current = { status: 'returned', milestone: 'returned' }

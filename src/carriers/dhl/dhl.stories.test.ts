@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CarrierError, type CarrierAdapter, type CarrierLookup } from '../carrier'
 import { createCarrierSimulator } from '../registry'
-import { serviceOf } from './dhl.client'
+import { serviceOf } from './dhl.formats'
 import { DHL } from './dhl.plugin'
 
 // The DHL story set through the real adapter and the simulator speaking DHL Unified (DHL Paket's

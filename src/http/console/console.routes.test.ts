@@ -123,9 +123,9 @@ describe('a form that makes a secret', () => {
   it('keeps the slot for its own page: another page viewed first leaves it', async () => {
     const users = await t.services.users.list()
     const userId = users[0]!.id
-    const issued = await post(`/console/users/${userId}/tokens`, form({}))
-    expect(issued.statusCode).toBe(303)
-    expect(issued.headers.location).toBe(`/console/users/${userId}`)
+    const tokenForm = await post(`/console/users/${userId}/tokens`, form({}))
+    expect(tokenForm.statusCode).toBe(303)
+    expect(tokenForm.headers.location).toBe(`/console/users/${userId}`)
     expect((await t.app.inject({ method: 'GET', url: '/console/users', headers: { cookie } })).body).not.toMatch(/trk_/)
     const page = await t.app.inject({ method: 'GET', url: `/console/users/${userId}`, headers: { cookie } })
     expect(page.body).toMatch(/id="secret-token"[^>]*>trk_/)
