@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import pg from 'pg'
-import { carrierOf, createCarrierSimulator } from '../src/carriers/registry'
+import { CARRIERS, carrierOf, createCarrierSimulator } from '../src/carriers/registry'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { makeDue, SCHEDULED } from './finished'
@@ -10,7 +10,7 @@ import { type FigureContext, type Row, fmt } from './report'
 
 /**
  * The carriers' figures. Per carrier: numbers fetched and applied per second by one worker process
- * (FedEx at 30 a request, UPS at 1), beside that carrier's fetch ceiling. A carrier outage
+ * (FedEx at 30 a request, UPS, USPS and DHL at 1), beside that carrier's fetch ceiling. A carrier outage
  * (PostgreSQL): with `outageTasks` FedEx tasks due and FedEx refusing connections, the rows the
  * worker writes for it per second once its circuit is open, and the API's query throughput beside
  * the same data served by ROLE=api; then FedEx comes back and every due task must be fetched
@@ -42,7 +42,8 @@ export async function carrierFigures(options: FigureContext & { outageTasks: num
   const sim = createCarrierSimulator({ stepMs: 0 })
   await sim.start()
   const receiver = await startReceiver()
-  const budgets = { FEDEX_REQUEST_BUDGET: '1000', UPARCEL_REQUEST_BUDGET: '1000', UPS_REQUEST_BUDGET: '1000', REFRESH_CLAIM_LIMIT: '1000' }
+  // Every carrier's budget far above what one worker can spend, so that the figure is the worker's.
+  const budgets = { ...Object.fromEntries(CARRIERS.map((c) => [c.env.requestBudget.variable, '1000'])), REFRESH_CLAIM_LIMIT: '1000' }
   const common = {
     ...env,
     ADMIN_TOKEN: adminToken,
@@ -72,6 +73,8 @@ export async function carrierFigures(options: FigureContext & { outageTasks: num
       for (const [code, tasks] of [
         ['FEDEX', 6000],
         ['UPS', 3000],
+        ['USPS', 3000],
+        ['DHL', 3000],
       ] as const) {
         const carrier = carrierOf(code)!
         await client.query(

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { createCarrierSimulator } from '../src/carriers/registry'
+import type { CarrierSimulator } from '../src/simulator/simulator'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { postgresTicks, ticks } from './cpu'
@@ -20,7 +21,9 @@ import { type FigureContext, fmt } from './report'
  *    finds nothing new, the task rows it rewrote and how many of the schedule's row updates were
  *    HOT. Beside it the floor, in the same database after another checkpoint, for the same number
  *    of fetches: one update of a narrow due-time table with one index, 30 rows a statement as the
- *    refresh groups them.
+ *    refresh groups them;
+ * 4. the same for 3,000 USPS and 3,000 DHL tasks (inserted, then fetched once), whose carriers
+ *    answer one number a request: a fetch that finds nothing new should cost what FedEx's does.
  */
 
 const TASKS = 3000
@@ -126,6 +129,8 @@ export async function writeCostFigures(options: FigureContext): Promise<void> {
       ROLE: kind === 'embedded' ? 'all' : 'worker',
       POLL_INTERVAL_SECONDS: String(POLL_SECONDS),
       FEDEX_REQUEST_BUDGET: '1000',
+      USPS_REQUEST_BUDGET: '1000',
+      DHL_REQUEST_BUDGET: '1000',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     })
     // After the service: the embedded server is reached once the service runs it.
@@ -150,42 +155,39 @@ export async function writeCostFigures(options: FigureContext): Promise<void> {
         '',
       )
 
-      // 3. Fetches that find nothing new: two polls of them first, and a backend's statistics
-      // flushed (an idle one flushes within 10 s); the rows the first answers rewrote vacuumed
-      // now (that is their cost, not the window's).
-      await pause((2 * POLL_SECONDS + 2) * 1000)
-      await client.query('VACUUM tracking_tasks, tracking_events, webhook_deliveries, webhook_attempts, task_schedule, refresh_claims')
-      await client.query('CHECKPOINT')
-      await pause(1500)
-      const fetches = () => Object.entries(sim.stats().fetchesByNumber).reduce((sum, [number, n]) => sum + (number.startsWith('DLWAL') ? n : 0), 0)
-      const [from, fetchedBefore] = [await read(client, worker), fetches()]
-      await pause(seconds * 1000)
-      const [to, fetched] = [await read(client, worker), fetches() - fetchedBefore]
-      // For pg_waldump --stats=record --start … --end …, to see which records make it up.
-      console.log(`  (no-change fetches' WAL from ${from.lsn} to ${to.lsn}: ${fmt(to.fpi - from.fpi)} full-page images)`)
-      const quiet = await perUnit(client, from, to, fetched)
-      const scheduleRows = to.scheduleUpdates - from.scheduleUpdates
-      // The tasks parked, so that the service (which keeps the embedded server) writes nothing more.
-      await client.query(`UPDATE task_schedule SET next_refresh_at = NULL WHERE carrier_code = 'FEDEX'`)
-      await pause(1000)
-      const floor = await floorWal(client, fetched)
+      // 3. Fetches that find nothing new, FedEx's beside the floor, then USPS's and DHL's (one
+      // number a request) beside FedEx's.
+      const fedex = await noChangeFetches({ client, worker, sim, seconds, carrier: 'FEDEX', prefix: 'DLWAL' })
+      const floor = await floorWal(client, fedex.fetched)
       row(
         kind,
-        `no-change fetch: WAL a fetch (${fmt(fetched)} fetches in ${seconds} s)`,
-        `${fmt(quiet.wal)} B`,
+        `no-change fetch: WAL a fetch (${fmt(fedex.fetched)} fetches in ${seconds} s)`,
+        `${fmt(fedex.wal)} B`,
         `${fmt(floor)} B`,
-        `${(quiet.wal / floor).toFixed(2)}×`,
+        `${(fedex.wal / floor).toFixed(2)}×`,
         '≤ 1.5× the floor',
       )
-      row(
-        kind,
-        'no-change fetch: task rows rewritten a fetch / schedule rows a fetch, HOT',
-        `${((to.taskUpdates - from.taskUpdates) / fetched).toFixed(3)} / ${(scheduleRows / fetched).toFixed(2)}, ${scheduleRows === 0 ? 0 : Math.round((100 * (to.scheduleHot - from.scheduleHot)) / scheduleRows)} % HOT`,
-        '',
-        '',
-        '0 task rows',
-      )
-      row(kind, 'no-change fetch: CPU a fetch, service / PostgreSQL', quiet.cpu, '', '', '')
+      row(kind, 'no-change fetch: task rows rewritten a fetch / schedule rows a fetch, HOT', fedex.rows, '', '', '0 task rows')
+      row(kind, 'no-change fetch: CPU a fetch, service / PostgreSQL', fedex.cpu, '', '', '')
+      for (const carrier of ['USPS', 'DHL']) {
+        const prefix = `DLW${carrier}`
+        await client.query(
+          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+           SELECT $1, $2, $3 || g, $4, now() FROM generate_series(1, $5::int) g`,
+          [userId, carrier, prefix, callbackUrl, TASKS],
+        )
+        const other = await noChangeFetches({ client, worker, sim, seconds, carrier, prefix, userId })
+        row(
+          kind,
+          `no-change fetch, ${carrier} (one number a request): WAL a fetch (${fmt(other.fetched)} fetches), beside FedEx's`,
+          `${fmt(other.wal)} B`,
+          `${fmt(fedex.wal)} B`,
+          `${(other.wal / fedex.wal).toFixed(2)}×`,
+          '≤ 1.2× FedEx',
+        )
+        row(kind, `no-change fetch, ${carrier}: task rows rewritten a fetch / schedule rows a fetch, HOT`, other.rows, '', '', '0 task rows')
+        row(kind, `no-change fetch, ${carrier}: CPU a fetch, service / PostgreSQL`, other.cpu, '', '', '')
+      }
     } finally {
       await client.end()
       await worker.stop()
@@ -193,6 +195,54 @@ export async function writeCostFigures(options: FigureContext): Promise<void> {
   } finally {
     receiver.close()
     await sim.stop()
+  }
+}
+
+/**
+ * One carrier's fetches that find nothing new. Its tasks numbered `prefix`…, when `userId` is
+ * given, are first made due and fetched once (which changes them); then two polls of them, and a
+ * backend's statistics flushed (an idle one flushes within 10 s); the rows the first answers
+ * rewrote vacuumed (that is their cost, not the window's); then `seconds` of polls measured. The
+ * carrier's tasks are parked afterwards, so that the service writes nothing more for them.
+ */
+async function noChangeFetches(o: {
+  client: pg.Client
+  worker: ServiceProcess
+  sim: CarrierSimulator
+  seconds: number
+  carrier: string
+  prefix: string
+  userId?: number
+}) {
+  const { client, worker, sim, seconds, carrier, prefix } = o
+  if (o.userId !== undefined) {
+    await makeDue(client, 'user_id = $1 AND carrier_code = $2', [o.userId, carrier])
+    await finishedAt(client)(
+      `SELECT NOT EXISTS (SELECT 1 FROM tracking_tasks WHERE user_id = $1 AND carrier_code = $2 AND answer_fingerprint IS NULL)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE user_id = $1 AND status <> 'success') AS done`,
+      [o.userId, carrier],
+    )
+  }
+  await pause((2 * POLL_SECONDS + 2) * 1000)
+  await client.query('VACUUM tracking_tasks, tracking_events, webhook_deliveries, webhook_attempts, task_schedule, refresh_claims')
+  await client.query('CHECKPOINT')
+  await pause(1500)
+  const fetches = () => Object.entries(sim.stats().fetchesByNumber).reduce((sum, [number, n]) => sum + (number.startsWith(prefix) ? n : 0), 0)
+  const [from, fetchedBefore] = [await read(client, worker), fetches()]
+  await pause(seconds * 1000)
+  const [to, fetched] = [await read(client, worker), fetches() - fetchedBefore]
+  // For pg_waldump --stats=record --start … --end …, to see which records make it up.
+  console.log(`  (${carrier}'s no-change fetches' WAL from ${from.lsn} to ${to.lsn}: ${fmt(to.fpi - from.fpi)} full-page images)`)
+  const quiet = await perUnit(client, from, to, fetched)
+  const scheduleRows = to.scheduleUpdates - from.scheduleUpdates
+  await client.query(`UPDATE task_schedule SET next_refresh_at = NULL WHERE carrier_code = $1`, [carrier])
+  await pause(1000)
+  const hot = scheduleRows === 0 ? 0 : Math.round((100 * (to.scheduleHot - from.scheduleHot)) / scheduleRows)
+  return {
+    fetched,
+    wal: quiet.wal,
+    cpu: quiet.cpu,
+    rows: `${((to.taskUpdates - from.taskUpdates) / fetched).toFixed(3)} / ${(scheduleRows / fetched).toFixed(2)}, ${hot} % HOT`,
   }
 }
 

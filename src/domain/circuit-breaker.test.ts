@@ -18,6 +18,12 @@ describe('CircuitBreaker', () => {
     expect(circuit.allowedRequests(1009)).toBe(0)
   })
 
+  it('opens on the first failure that retrying does not mend (refused credentials)', () => {
+    const circuit = new CircuitBreaker(policy)
+    circuit.failed(0, 'no tracking scope', true)
+    expect(circuit.view(0)).toMatchObject({ state: 'open', failures: 1, lastError: 'no tracking scope' })
+  })
+
   it('lets one probe through when half open; its failure doubles the wait up to the cap, its success closes', () => {
     const circuit = new CircuitBreaker(policy)
     for (let i = 0; i < 3; i++) circuit.failed(0, 'timeout')

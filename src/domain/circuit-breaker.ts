@@ -72,12 +72,13 @@ export class CircuitBreaker {
     this.lastError = null
   }
 
-  failed(now: number, error: string): void {
+  /** `atOnce`: a failure that retrying does not mend (refused credentials) opens the circuit without waiting for the threshold. */
+  failed(now: number, error: string, atOnce = false): void {
     this.failures++
     this.lastError = error
     const wasProbe = this.probing
     this.probing = false
-    if (wasProbe || (this.openings === 0 && this.failures >= this.policy.failureThreshold)) {
+    if (wasProbe || (this.openings === 0 && (atOnce || this.failures >= this.policy.failureThreshold))) {
       this.openings++
       this.openUntil = now + Math.min(this.policy.baseOpenMs * 2 ** (this.openings - 1), this.policy.maxOpenMs)
     }

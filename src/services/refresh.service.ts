@@ -200,7 +200,7 @@ export class RefreshService {
       if (failure.failure === 'rate_limited') {
         circuit.succeeded()
         channel.budget.pause(failure.retryAfterMs ?? 1000)
-      } else circuit.failed(this.now().getTime(), failure.message)
+      } else circuit.failed(this.now().getTime(), failure.message, failure.failure === 'unauthorized')
       await this.fail(tasks, failure.retryAfterMs)
       result.failed += tasks.length
       return
