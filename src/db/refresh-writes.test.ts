@@ -1,3 +1,4 @@
+import { NO_TRANSIT } from '../domain/transit-times'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { insertDeliveries } from './outbox-writes'
@@ -54,6 +55,7 @@ describe('updateTasks', () => {
       updateTasks(tx, [
         {
           id: taskId,
+          transit: NO_TRANSIT,
           update: {
             standardStatus: 'in_transit',
             milestone: 'in_transit',
@@ -100,6 +102,7 @@ describe('a proof of delivery', () => {
         updateTasks(tx, [
           {
             id: taskId,
+            transit: NO_TRANSIT,
             update: {
               standardStatus: 'delivered',
               milestone: 'delivered',

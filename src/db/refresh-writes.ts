@@ -3,6 +3,7 @@ import type { StandardStatus } from '../domain/statuses'
 import type { EndpointData } from '../domain/task-events'
 import { addressJson, proofOfDeliveryJson, type JsonText } from '../domain/task-document'
 import type { Address } from '../domain/tracking-task'
+import { laneField, type Lane, type TransitState } from '../domain/transit-times'
 import { isTerminal, type CarrierEvent, type TaskRefreshState, type TaskUpdate } from '../domain/tracking-update'
 import type { WebhookTaskJson } from '../domain/webhook-payload'
 import { intArray, textArray, textOrNullArray } from './array-literal'
@@ -23,6 +24,10 @@ import { fetchedSchedule, fromNow, stillClaimed } from './task-schedule.sql'
 export interface HeldTask extends TaskRefreshState {
   id: number
   userId: number
+  carrierCode: string
+  /** The stored addresses' countries and states, as lanes keep them (upper case, "" unknown). */
+  lane: Lane
+  transit: TransitState
 }
 
 /**
@@ -44,6 +49,15 @@ export async function lockClaimedTasks(tx: Queryable, claims: { id: number; dueA
     estimated_delivery_at: Date | null
     created_at: Date
     last_new_event_at: Date | null
+    carrier_code: string
+    origin_country: string | null
+    origin_state: string | null
+    destination_country: string | null
+    destination_state: string | null
+    transit_started_at: Date | null
+    first_estimated_delivery_at: Date | null
+    passed_exception: boolean
+    transit_counted: boolean
   }>(REFRESH_LOCK, [claims.map((c) => c.id), claims.map((c) => c.dueAt), claims.map((c) => c.leaseToken)], 'refresh_lock')
   return new Map(
     rows.map((r) => [
@@ -57,6 +71,20 @@ export async function lockClaimedTasks(tx: Queryable, claims: { id: number; dueA
         estimatedDeliveryAt: r.estimated_delivery_at,
         createdAt: r.created_at,
         lastNewEventAt: r.last_new_event_at,
+        carrierCode: r.carrier_code,
+        lane: {
+          carrierCode: r.carrier_code,
+          originCountry: laneField(r.origin_country),
+          originState: laneField(r.origin_state),
+          destinationCountry: laneField(r.destination_country),
+          destinationState: laneField(r.destination_state),
+        },
+        transit: {
+          startedAt: r.transit_started_at,
+          firstEstimatedDeliveryAt: r.first_estimated_delivery_at,
+          passedException: r.passed_exception,
+          counted: r.transit_counted,
+        },
       },
     ]),
   )
@@ -131,6 +159,7 @@ export async function insertEvents(tx: Queryable, items: EventsToInsert[]): Prom
 export interface TaskWrite {
   id: number
   update: TaskUpdate
+  transit: TransitState
   gainedEvents: boolean
   /** The fingerprint of the answer it was decided from. */
   fingerprint: string
@@ -180,6 +209,10 @@ export async function updateTasks(tx: Queryable, tasks: TaskWrite[]): Promise<Wr
       column((t) => t.full),
       column((t) => t.nextRefreshInMs),
       column((t) => (t.update.proofOfDelivery ? JSON.stringify(proofOfDeliveryJson(t.update.proofOfDelivery)) : null)),
+      column((t) => t.transit.startedAt),
+      column((t) => t.transit.firstEstimatedDeliveryAt),
+      column((t) => t.transit.passedException),
+      column((t) => t.transit.counted),
     ],
     'refresh_update_tasks',
   )
@@ -190,7 +223,10 @@ export async function updateTasks(tx: Queryable, tasks: TaskWrite[]): Promise<Wr
 const sql = statementsOf(import.meta.url)
 const REFRESH_LOCK = sql(
   'refresh_lock',
-  `SELECT t.id, t.user_id, t.standard_status, t.milestone, t.carrier_status, t.estimated_delivery_at, t.created_at, t.last_new_event_at
+  `SELECT t.id, t.user_id, t.standard_status, t.milestone, t.carrier_status, t.estimated_delivery_at, t.created_at, t.last_new_event_at,
+          t.carrier_code, t.origin_address->>'country' AS origin_country, t.origin_address->>'state' AS origin_state,
+          t.destination_address->>'country' AS destination_country, t.destination_address->>'state' AS destination_state,
+          t.transit_started_at, t.first_estimated_delivery_at, t.passed_exception, t.transit_counted
      FROM tracking_tasks t
      JOIN task_schedule s ON s.task_id = t.id
      JOIN unnest($1::bigint[], $2::timestamptz[], $3::text[]) AS c (id, due_at, lease_token) ON c.id = t.id
@@ -231,6 +267,10 @@ const REFRESH_UPDATE_TASKS = sql(
             destination_address = COALESCE(u.destination_address, t.destination_address),
             proof_of_delivery = COALESCE(u.proof_of_delivery, t.proof_of_delivery),
             last_new_event_at = u.last_new_event_at,
+            transit_started_at = u.transit_started_at,
+            first_estimated_delivery_at = u.first_estimated_delivery_at,
+            passed_exception = u.passed_exception,
+            transit_counted = u.transit_counted,
             events_view = CASE WHEN u.gained_events THEN ${eventsViewOf('t.id')} ELSE t.events_view END,
             answer_fingerprint = u.answer_fingerprint,
             inactive_since = CASE WHEN u.terminal THEN now() END,
@@ -242,9 +282,11 @@ const REFRESH_UPDATE_TASKS = sql(
                                 OR (u.proof_of_delivery IS NOT NULL AND u.proof_of_delivery::text IS DISTINCT FROM t.proof_of_delivery::text)
                               THEN now() ELSE t.updated_at END
        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::json[], $7::json[], $8::timestamptz[], $9::boolean[],
-                   $10::text[], $11::boolean[], $12::boolean[], $13::boolean[], $14::boolean[], $16::json[])
+                   $10::text[], $11::boolean[], $12::boolean[], $13::boolean[], $14::boolean[], $16::json[],
+                   $17::timestamptz[], $18::timestamptz[], $19::boolean[], $20::boolean[])
             AS u (id, standard_status, milestone, carrier_status, estimated_delivery_at, origin_address, destination_address, last_new_event_at, terminal,
-                  answer_fingerprint, gained_events, status_changed, tells, full_events, proof_of_delivery)
+                  answer_fingerprint, gained_events, status_changed, tells, full_events, proof_of_delivery,
+                  transit_started_at, first_estimated_delivery_at, passed_exception, transit_counted)
       WHERE t.id = u.id
       RETURNING t.*, u.tells, u.full_events
      )

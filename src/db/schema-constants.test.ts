@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import { MILESTONE_NAMES } from '../domain/milestones'
-import { SETTINGS } from '../domain/settings'
+import { SETTINGS, type SettingSpec } from '../domain/settings'
 import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../domain/statuses'
 
 // The schema's CHECK constraints repeat closed sets of the domain's (a database cannot import a
@@ -35,16 +35,18 @@ describe('the schema agrees with the domain', () => {
   })
 
   it("on the settings' bounds and defaults", async () => {
-    for (const [name, setting] of Object.entries(SETTINGS)) {
+    for (const [name, setting] of Object.entries(SETTINGS) as [string, SettingSpec][]) {
       const column = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
       const [def] = await checks('settings', column)
-      expect(def).toContain(`>= ${setting.min}`)
-      expect(def).toContain(`<= ${setting.max}`)
-      const [row] = await database.db.query<{ value: number }>(
-        `SELECT column_default::int AS value FROM information_schema.columns WHERE table_name = 'settings' AND column_name = $1`,
+      if (setting.kind === 'integer') {
+        expect(def).toContain(`>= ${setting.min}`)
+        expect(def).toContain(`<= ${setting.max}`)
+      } else expect(quoted(def!).sort()).toEqual([...setting.values].sort())
+      const [row] = await database.db.query<{ value: string }>(
+        `SELECT column_default AS value FROM information_schema.columns WHERE table_name = 'settings' AND column_name = $1`,
         [column],
       )
-      expect(row!.value).toBe(setting.default)
+      expect(row!.value.replace(/^'(.*)'::text$/, '$1')).toBe(String(setting.default))
     }
   })
 })

@@ -31,13 +31,13 @@ export class SettingsRepository {
   }
 
   private async read(): Promise<Settings> {
-    const [row] = await this.db.query<Record<string, number>>(SETTINGS_READ, [], 'settings_read')
+    const [row] = await this.db.query<Settings>(SETTINGS_READ, [], 'settings_read')
     return row as Settings
   }
 
   async update(patch: Partial<Settings>): Promise<Settings> {
     const names = SETTING_NAMES.filter((name) => patch[name] !== undefined)
-    const [row] = await this.db.query<Record<string, number>>(
+    const [row] = await this.db.query<Settings>(
       updateStatement(names),
       names.map((name) => patch[name]),
     )

@@ -103,7 +103,7 @@ export class TaskLifecycleRepository {
 
 // The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
 const sql = statementsOf(import.meta.url)
-const TASK_FULL = sql('task_full', `SELECT ${taskDocumentOf('full')} AS document FROM tracking_tasks t WHERE t.user_id = $1 AND t.id = $2`)
+export const TASK_FULL = sql('task_full', `SELECT ${taskDocumentOf('full')} AS document FROM tracking_tasks t WHERE t.user_id = $1 AND t.id = $2`)
 const TASK_STOP = sql(
   'task_stop',
   `WITH stopped AS (

@@ -62,6 +62,7 @@ export const MUST = {
   object: 'must be a JSON object',
   array: 'must be an array',
   dateTime: 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)',
+  date: 'must be a calendar day, YYYY-MM-DD (2026-11-24)',
   dateTimeSpace: 'must be an ISO 8601 date-time with a time zone: a "+" in a query string reads as a space, so send an offset as %2B01:00 (or use Z)',
   url: 'must be an absolute http or https URL',
   unknownField: 'is not a known field',

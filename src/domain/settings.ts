@@ -1,12 +1,36 @@
 /**
- * The back-office settings: each one's bounds and default, from which the admin schema, its
- * validation messages, the CLI's usage and the docs derive. The database row holds the values
- * (one typed column each, CHECKed with the same bounds).
+ * The back-office settings: each one's kind (a bounded integer or one of some values), default and
+ * meaning, from which the admin schema, its validation messages, the CLI's usage, the console's
+ * form and the docs derive. The database row holds the values (one typed column each, CHECKed
+ * with the same bounds).
  */
 export const SETTINGS = {
-  batchMaxItems: { min: 1, max: 1000, default: 100, description: 'the most items a batch subscribe may hold' },
-  retentionDays: { min: 0, max: 3650, default: 0, description: 'inactive tasks are deleted after this many days; 0 keeps them forever' },
-} as const
+  batchMaxItems: { kind: 'integer', min: 1, max: 1000, default: 100, description: 'the most items a batch subscribe may hold' },
+  retentionDays: { kind: 'integer', min: 0, max: 3650, default: 0, description: 'inactive tasks are deleted after this many days; 0 keeps them forever' },
+  predictionSharing: {
+    kind: 'choice',
+    values: ['all', 'own'],
+    default: 'all',
+    description: "whose delivered tasks a user's predicted deliveries rest on: every user's (all) or the user's own (own)",
+  },
+} as const satisfies Record<string, SettingSpec>
+
+export type SettingSpec =
+  | { kind: 'integer'; min: number; max: number; default: number; description: string }
+  | { kind: 'choice'; values: readonly string[]; default: string; description: string }
 
 export type SettingName = keyof typeof SETTINGS
-export type Settings = Record<SettingName, number>
+type ValueOf<S> = S extends { kind: 'choice'; values: readonly (infer V)[] } ? V : number
+export type Settings = { [K in SettingName]: ValueOf<(typeof SETTINGS)[K]> }
+
+/** What a setting accepts, as the validation message and the CLI's usage say it. */
+export function settingRange(spec: SettingSpec): string {
+  return spec.kind === 'integer' ? `${spec.min}..${spec.max}` : spec.values.join('|')
+}
+
+/** Whether `value` is one a setting takes. */
+export function validSetting(spec: SettingSpec, value: unknown): boolean {
+  return spec.kind === 'integer'
+    ? Number.isInteger(value) && (value as number) >= spec.min && (value as number) <= spec.max
+    : typeof value === 'string' && spec.values.includes(value)
+}

@@ -2,6 +2,7 @@ import type { Milestone } from './milestones'
 import type { StandardStatus, WebhookStatus } from './statuses'
 import type { Address, ProofOfDelivery, TrackingEvent } from './tracking-task'
 import { localTimeOf, type CarrierEvent } from './tracking-update'
+import type { Basis } from './transit-times'
 
 /**
  * The task on the wire: the one table of the members of its documents, their order and how each
@@ -30,6 +31,7 @@ export interface MemberTypes {
   timeOrNull: string | null
   address: Address
   proofOfDelivery: ProofOfDelivery | null
+  prediction: PredictionJson | null
   /** The interface's events, ascending by eventTime. */
   events: TrackingEventJson[]
   /** The full task's events (with their milestones), ascending by eventTime. */
@@ -68,6 +70,8 @@ export const FULL_TASK = {
   milestone: 'milestone',
   carrierStatus: 'text',
   estimatedDeliveryAt: 'timeOrNull',
+  predictedDeliveryAt: 'timeOrNull',
+  prediction: 'prediction',
   originAddress: 'address',
   destinationAddress: 'address',
   proofOfDelivery: 'proofOfDelivery',
@@ -116,6 +120,14 @@ export type TrackingEventJson = Record<EventField, string>
 
 /** An event of the full task as JSON holds it. */
 export type FullEventJson = TrackingEventJson & { milestone: Milestone | ''; localTime: string | null; utcOffset: string | null }
+
+/** What a predicted delivery rests on (domain/transit-times.ts): its lane, its deliveries, and the 10th and 90th percentile's times. */
+export interface PredictionJson {
+  basis: Basis
+  samples: number
+  earliest: string
+  latest: string
+}
 
 /** latestWebhook: the newest delivery of the task's own (not an endpoint's). */
 export interface WebhookSummaryJson {

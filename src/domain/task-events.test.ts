@@ -38,6 +38,8 @@ const full = {
   milestone: 'delivered',
   carrierStatus: 'Delivered',
   estimatedDeliveryAt: null,
+  predictedDeliveryAt: null,
+  prediction: null,
   originAddress: { country: 'US', state: '', city: '', postalCode: '', address: '' },
   destinationAddress: { country: 'SG', state: '', city: '', postalCode: '', address: '' },
   proofOfDelivery: { signedBy: 'J. TAN', location: 'Front Door', signatureAvailable: false, documentUrl: null },

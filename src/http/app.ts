@@ -13,6 +13,7 @@ import type { SettingsService } from '../services/settings.service'
 import type { SubscriptionService } from '../services/subscription.service'
 import type { TaskService } from '../services/task.service'
 import type { CarrierCatalogService } from '../services/carrier-catalog.service'
+import type { TransitService } from '../services/transit.service'
 import type { ConsoleSessionService } from '../services/console-session.service'
 import type { ConsoleService } from '../services/console.service'
 import type { DeliveryLogService } from '../services/delivery-log.service'
@@ -44,6 +45,7 @@ export interface AppServices {
   carriers: CarrierCatalogService
   consoleSessions: ConsoleSessionService
   console: ConsoleService
+  transit: TransitService
 }
 
 export interface AppOptions {
@@ -155,6 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     endpoints: services.endpoints,
     deliveryLog: services.deliveryLog,
     carriers: services.carriers,
+    transit: services.transit,
   })
   if (options.adminToken) {
     await app.register(adminRoutes, { adminToken: options.adminToken, users: services.users, settings: services.settings })

@@ -44,6 +44,11 @@ export function isDateTime(raw: string): boolean {
   )
 }
 
+/** A calendar day, YYYY-MM-DD, that exists. */
+export function isDate(raw: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(raw) && isDateTime(`${raw}T00:00Z`)
+}
+
 export class ParameterError extends Error {
   constructor(readonly details: FieldError[]) {
     super('invalid parameters')
@@ -98,6 +103,7 @@ function parseParameter(raw: string, schema: ParameterSchema): { value: unknown 
         const plus = raw.replace(/ (\d{2}:\d{2})$/, '+$1')
         return { problem: plus !== raw && isDateTime(plus) ? MUST.dateTimeSpace : MUST.dateTime }
       }
+      if (schema.format === 'date' && !isDate(raw)) return { problem: MUST.date }
       if (schema.pattern && !new RegExp(schema.pattern, 'u').test(raw)) return { problem: `must match ${schema.pattern}` }
       const list = schema['x-comma-separated']
       if (list) {

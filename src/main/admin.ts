@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/config'
 import { AppError } from '../domain/errors'
-import { SETTINGS } from '../domain/settings'
+import { SETTINGS, settingRange, type SettingName, type SettingSpec } from '../domain/settings'
 import { migrate } from '../db/migrator'
 import { describeDatabase, openDatabase } from '../db/open-database'
 import { createServices } from './container'
@@ -20,9 +20,7 @@ const USAGE = `usage: npm run admin -- <command>
   rotate-secret <userId>             rotate a user's webhook signing secret (the old one signs for 24 h more)
   delete-task <userId> <taskId>      delete a user's task with its events and webhooks
   settings                           show the back-office settings
-${Object.entries(SETTINGS)
-  .map(([name, s]) => `  set ${name} <${s.min}..${s.max}>`.padEnd(37) + s.description)
-  .join('\n')}`
+${(Object.entries(SETTINGS) as [string, SettingSpec][]).map(([name, s]) => `  set ${name} <${settingRange(s)}>`.padEnd(37) + s.description).join('\n')}`
 
 // Known before the database is opened: a mistyped command should not start the embedded server
 // (a second or so) only to be refused.
@@ -78,10 +76,12 @@ async function run(args: string[]): Promise<unknown> {
         return await settings.get()
       case 'set': {
         const [name, value] = rest
-        if (!name || !(name in SETTINGS) || value === undefined || !/^-?\d+$/.test(value)) {
-          throw new AppError('validation_error', `usage: set <${Object.keys(SETTINGS).join('|')}> <integer>`)
+        if (!name || !(name in SETTINGS) || value === undefined) {
+          throw new AppError('validation_error', `usage: set <${Object.keys(SETTINGS).join('|')}> <value>`)
         }
-        return await settings.update({ [name]: Number(value) })
+        // An integer setting's value as the integer it spells, else as given (the service says what is wrong).
+        const spec: SettingSpec = SETTINGS[name as SettingName]
+        return await settings.update({ [name]: spec.kind === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value })
       }
     }
   } finally {

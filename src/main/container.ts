@@ -29,6 +29,8 @@ import { DeliveryLogService } from '../services/delivery-log.service'
 import { WebhookEndpointService } from '../services/webhook-endpoint.service'
 import { WebhookHistoryService } from '../services/webhook-history.service'
 import { WebhookHttp } from '../webhooks/webhook-http'
+import { TransitRepository } from '../db/transit.repository'
+import { TransitService } from '../services/transit.service'
 
 /** What the services tell the workers (in this process, and in others through NOTIFY). */
 export interface Wakeups {
@@ -95,5 +97,6 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
       deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false }),
     ),
     deliveryLog: new DeliveryLogService(new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue()),
+    transit: new TransitService(new TransitRepository(db)),
   }
 }

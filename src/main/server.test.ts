@@ -205,12 +205,21 @@ describe('the service on its embedded PostgreSQL server', () => {
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '50'], { DATA_DIR })).stdout)).toEqual({
       batchMaxItems: 50,
       retentionDays: 0,
+      predictionSharing: 'all',
     })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'retentionDays', '90'], { DATA_DIR })).stdout)).toEqual({
       batchMaxItems: 50,
       retentionDays: 90,
+      predictionSharing: 'all',
     })
-    expect(JSON.parse((await runEntry('src/main/admin.ts', ['settings'], { DATA_DIR })).stdout)).toEqual({ batchMaxItems: 50, retentionDays: 90 })
+    expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'predictionSharing', 'own'], { DATA_DIR })).stdout)).toMatchObject({
+      predictionSharing: 'own',
+    })
+    expect(JSON.parse((await runEntry('src/main/admin.ts', ['settings'], { DATA_DIR })).stdout)).toEqual({
+      batchMaxItems: 50,
+      retentionDays: 90,
+      predictionSharing: 'own',
+    })
     const bad = await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '5000'], { DATA_DIR })
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('batchMaxItems must be an integer from 1 to 1000')

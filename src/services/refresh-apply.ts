@@ -7,6 +7,9 @@ import { answerFingerprint } from '../domain/answer-fingerprint'
 import { fullEventToJson, parseDocument } from '../domain/task-document'
 import { deliveriesOfChange, eventsOfChange, type ChangeFacts } from '../domain/task-events'
 import { resolveUpdate, type CarrierSnapshot, type TaskUpdate } from '../domain/tracking-update'
+import { advanceTransit, laneField, type Delivery, type TransitState } from '../domain/transit-times'
+import { recordDeliveries } from '../db/transit-writes'
+import type { HeldTask } from '../db/refresh-writes'
 
 /** One task's successful fetch, as the refresh applies it. */
 export interface FetchedTask {
@@ -43,9 +46,13 @@ export class RefreshApply {
     private readonly expireAfterMs: number,
   ) {
     this.applies = new Coalescer<FetchedTask[], ApplyOutcome[]>({
-      // A few transactions side by side.
+      // A few transactions side by side, each of up to 20 full requests' answers.
       maxInFlight: 4,
-      maxGroup: 20,
+      maxGroup: 600,
+      size: (items) => items.length,
+      // A carrier that answers one number a request sends many small answers: while a transaction
+      // runs they wait a moment to share the next one, as a 30-number request's answers do.
+      gather: { ms: 10, enough: 30 },
       run: async (answers) => {
         const outcomes = await this.applyTogether(answers.flat())
         let from = 0
@@ -82,12 +89,15 @@ export class RefreshApply {
         tx,
         mine.map((item) => ({ taskId: item.task.id, events: item.snapshot?.events ?? [] })),
       )
+      const learned: Delivery[] = []
       const decided = mine.map((item) => {
         const before = held.get(item.task.id)!
         const newEvents = added.get(item.task.id) ?? []
         const update = resolveUpdate(before, item.snapshot, { now: item.fetchedAt, newEventCount: newEvents.length, expireAfterMs: this.expireAfterMs })
         const facts: ChangeFacts = { previous: before, update, newEventCount: newEvents.length }
-        return { item, before, facts, newEvents, tells: eventsOfChange(facts).length > 0 }
+        const transit = advanceTransit(before.transit, { newEvents, milestone: update.milestone, estimatedDeliveryAt: update.estimatedDeliveryAt })
+        if (transit.delivered) learned.push(deliveryOf(before, update, transit.state, transit.delivered))
+        return { item, before, facts, newEvents, transit: transit.state, tells: eventsOfChange(facts).length > 0 }
       })
       const fetched = await scheduleFetched(
         tx,
@@ -100,9 +110,10 @@ export class RefreshApply {
       )
       const written = await updateTasks(
         tx,
-        decided.map(({ item, before, facts, newEvents, tells }) => ({
+        decided.map(({ item, before, facts, newEvents, transit, tells }) => ({
           id: item.task.id,
           update: facts.update,
+          transit,
           gainedEvents: newEvents.length > 0,
           fingerprint: fingerprints.get(item)!,
           nextRefreshInMs: item.nextRefreshInMs,
@@ -136,7 +147,28 @@ export class RefreshApply {
         outcomes.set(item, { applied: true, update: facts.update, notified: planned.length })
       }
       await insertDeliveries(tx, deliveries)
+      await recordDeliveries(tx, learned)
       return items.map((item) => outcomes.get(item) ?? { applied: false })
     })
+  }
+}
+
+/** The delivery a task's change teaches: its lane as the change leaves its addresses. */
+function deliveryOf(before: HeldTask, update: TaskUpdate, transit: TransitState, delivered: { at: Date; transitHours: number }): Delivery {
+  const eta = transit.firstEstimatedDeliveryAt
+  return {
+    userId: before.userId,
+    lane: {
+      carrierCode: before.carrierCode,
+      originCountry: update.originAddress ? laneField(update.originAddress.country) : before.lane.originCountry,
+      originState: update.originAddress ? laneField(update.originAddress.state) : before.lane.originState,
+      destinationCountry: update.destinationAddress ? laneField(update.destinationAddress.country) : before.lane.destinationCountry,
+      destinationState: update.destinationAddress ? laneField(update.destinationAddress.state) : before.lane.destinationState,
+    },
+    deliveredAt: delivered.at,
+    transitHours: delivered.transitHours,
+    withEta: eta !== null,
+    onTime: eta !== null && delivered.at <= eta,
+    passedException: transit.passedException,
   }
 }

@@ -1,5 +1,5 @@
 import { invalid, MUST, type FieldError } from '../domain/errors'
-import { SETTINGS, type SettingName, type Settings } from '../domain/settings'
+import { SETTINGS, validSetting, type SettingName, type Settings, type SettingSpec } from '../domain/settings'
 import type { SettingsRepository } from '../db/settings.repository'
 
 /** Back-office settings. Never cached: a change applies to the next request on every process. */
@@ -20,9 +20,10 @@ export class SettingsService {
         continue
       }
       if (value === undefined) continue
-      const { min, max } = SETTINGS[name as SettingName]
-      if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) problems.push({ field: name, message: MUST.between(min, max) })
-      else changes[name as SettingName] = value as number
+      const spec: SettingSpec = SETTINGS[name as SettingName]
+      if (!validSetting(spec, value))
+        problems.push({ field: name, message: spec.kind === 'integer' ? MUST.between(spec.min, spec.max) : MUST.oneOf(spec.values) })
+      else Object.assign(changes, { [name]: value })
     }
     if (problems.length > 0) throw invalid(problems)
     return this.settings.update(changes)

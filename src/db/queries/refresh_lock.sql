@@ -8,7 +8,16 @@ SELECT
   t.carrier_status,
   t.estimated_delivery_at,
   t.created_at,
-  t.last_new_event_at
+  t.last_new_event_at,
+  t.carrier_code,
+  t.origin_address ->> 'country' AS origin_country,
+  t.origin_address ->> 'state' AS origin_state,
+  t.destination_address ->> 'country' AS destination_country,
+  t.destination_address ->> 'state' AS destination_state,
+  t.transit_started_at,
+  t.first_estimated_delivery_at,
+  t.passed_exception,
+  t.transit_counted
 FROM
   tracking_tasks t
   JOIN task_schedule s ON s.task_id = t.id

@@ -2,7 +2,8 @@
 
 SELECT
   batch_max_items AS "batchMaxItems",
-  retention_days AS "retentionDays"
+  retention_days AS "retentionDays",
+  prediction_sharing AS "predictionSharing"
 FROM
   settings
 WHERE

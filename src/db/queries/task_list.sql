@@ -24,6 +24,30 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+                to_char(
+                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                ) AS "predictedDeliveryAt",
+                (
+                  SELECT
+                    row_to_json(x)
+                  FROM
+                    (
+                      SELECT
+                        p.basis AS basis,
+                        p.deliveries AS samples,
+                        to_char(
+                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS earliest,
+                        to_char(
+                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS latest
+                      WHERE
+                        p.deliveries IS NOT NULL
+                    ) x
+                ) AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -66,6 +90,81 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
+                LEFT JOIN LATERAL (
+                  SELECT
+                    lane.*
+                  FROM
+                    (
+                      SELECT
+                        CASE
+                          WHEN (
+                            SELECT
+                              prediction_sharing
+                            FROM
+                              settings
+                          ) = 'own' THEN t.user_id
+                          ELSE 0
+                        END AS user_id
+                    ) AS scope,
+                    LATERAL (
+                      SELECT
+                        'states' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          COALESCE(t.origin_address ->> 'state', ''),
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          COALESCE(t.destination_address ->> 'state', '')
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'countries' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          '*',
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          '*'
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'carrier' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                        AND l.deliveries >= 20
+                    ) AS lane
+                  WHERE
+                    t.transit_started_at IS NOT NULL
+                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+                  LIMIT
+                    1
+                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -100,6 +199,30 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+                to_char(
+                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                ) AS "predictedDeliveryAt",
+                (
+                  SELECT
+                    row_to_json(x)
+                  FROM
+                    (
+                      SELECT
+                        p.basis AS basis,
+                        p.deliveries AS samples,
+                        to_char(
+                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS earliest,
+                        to_char(
+                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS latest
+                      WHERE
+                        p.deliveries IS NOT NULL
+                    ) x
+                ) AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -142,6 +265,81 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
+                LEFT JOIN LATERAL (
+                  SELECT
+                    lane.*
+                  FROM
+                    (
+                      SELECT
+                        CASE
+                          WHEN (
+                            SELECT
+                              prediction_sharing
+                            FROM
+                              settings
+                          ) = 'own' THEN t.user_id
+                          ELSE 0
+                        END AS user_id
+                    ) AS scope,
+                    LATERAL (
+                      SELECT
+                        'states' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          COALESCE(t.origin_address ->> 'state', ''),
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          COALESCE(t.destination_address ->> 'state', '')
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'countries' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          '*',
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          '*'
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'carrier' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                        AND l.deliveries >= 20
+                    ) AS lane
+                  WHERE
+                    t.transit_started_at IS NOT NULL
+                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+                  LIMIT
+                    1
+                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -189,6 +387,30 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+                to_char(
+                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                ) AS "predictedDeliveryAt",
+                (
+                  SELECT
+                    row_to_json(x)
+                  FROM
+                    (
+                      SELECT
+                        p.basis AS basis,
+                        p.deliveries AS samples,
+                        to_char(
+                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS earliest,
+                        to_char(
+                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS latest
+                      WHERE
+                        p.deliveries IS NOT NULL
+                    ) x
+                ) AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -267,6 +489,81 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
+                LEFT JOIN LATERAL (
+                  SELECT
+                    lane.*
+                  FROM
+                    (
+                      SELECT
+                        CASE
+                          WHEN (
+                            SELECT
+                              prediction_sharing
+                            FROM
+                              settings
+                          ) = 'own' THEN t.user_id
+                          ELSE 0
+                        END AS user_id
+                    ) AS scope,
+                    LATERAL (
+                      SELECT
+                        'states' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          COALESCE(t.origin_address ->> 'state', ''),
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          COALESCE(t.destination_address ->> 'state', '')
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'countries' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          '*',
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          '*'
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'carrier' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                        AND l.deliveries >= 20
+                    ) AS lane
+                  WHERE
+                    t.transit_started_at IS NOT NULL
+                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+                  LIMIT
+                    1
+                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -302,6 +599,30 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+                to_char(
+                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                ) AS "predictedDeliveryAt",
+                (
+                  SELECT
+                    row_to_json(x)
+                  FROM
+                    (
+                      SELECT
+                        p.basis AS basis,
+                        p.deliveries AS samples,
+                        to_char(
+                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS earliest,
+                        to_char(
+                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS latest
+                      WHERE
+                        p.deliveries IS NOT NULL
+                    ) x
+                ) AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -380,6 +701,81 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
+                LEFT JOIN LATERAL (
+                  SELECT
+                    lane.*
+                  FROM
+                    (
+                      SELECT
+                        CASE
+                          WHEN (
+                            SELECT
+                              prediction_sharing
+                            FROM
+                              settings
+                          ) = 'own' THEN t.user_id
+                          ELSE 0
+                        END AS user_id
+                    ) AS scope,
+                    LATERAL (
+                      SELECT
+                        'states' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          COALESCE(t.origin_address ->> 'state', ''),
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          COALESCE(t.destination_address ->> 'state', '')
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'countries' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          '*',
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          '*'
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'carrier' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                        AND l.deliveries >= 20
+                    ) AS lane
+                  WHERE
+                    t.transit_started_at IS NOT NULL
+                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+                  LIMIT
+                    1
+                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -421,6 +817,30 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(
+            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          ) AS "predictedDeliveryAt",
+          (
+            SELECT
+              row_to_json(x)
+            FROM
+              (
+                SELECT
+                  p.basis AS basis,
+                  p.deliveries AS samples,
+                  to_char(
+                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS earliest,
+                  to_char(
+                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS latest
+                WHERE
+                  p.deliveries IS NOT NULL
+              ) x
+          ) AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -463,6 +883,81 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
+          LEFT JOIN LATERAL (
+            SELECT
+              lane.*
+            FROM
+              (
+                SELECT
+                  CASE
+                    WHEN (
+                      SELECT
+                        prediction_sharing
+                      FROM
+                        settings
+                    ) = 'own' THEN t.user_id
+                    ELSE 0
+                  END AS user_id
+              ) AS scope,
+              LATERAL (
+                SELECT
+                  'states' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    COALESCE(t.origin_address ->> 'state', ''),
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    COALESCE(t.destination_address ->> 'state', '')
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'countries' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    '*',
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    '*'
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'carrier' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                  AND l.deliveries >= 20
+              ) AS lane
+            WHERE
+              t.transit_started_at IS NOT NULL
+              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+            LIMIT
+              1
+          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -502,6 +997,30 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+                to_char(
+                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                ) AS "predictedDeliveryAt",
+                (
+                  SELECT
+                    row_to_json(x)
+                  FROM
+                    (
+                      SELECT
+                        p.basis AS basis,
+                        p.deliveries AS samples,
+                        to_char(
+                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS earliest,
+                        to_char(
+                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS latest
+                      WHERE
+                        p.deliveries IS NOT NULL
+                    ) x
+                ) AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -544,6 +1063,81 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
+                LEFT JOIN LATERAL (
+                  SELECT
+                    lane.*
+                  FROM
+                    (
+                      SELECT
+                        CASE
+                          WHEN (
+                            SELECT
+                              prediction_sharing
+                            FROM
+                              settings
+                          ) = 'own' THEN t.user_id
+                          ELSE 0
+                        END AS user_id
+                    ) AS scope,
+                    LATERAL (
+                      SELECT
+                        'states' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          COALESCE(t.origin_address ->> 'state', ''),
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          COALESCE(t.destination_address ->> 'state', '')
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'countries' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          '*',
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          '*'
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'carrier' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                        AND l.deliveries >= 20
+                    ) AS lane
+                  WHERE
+                    t.transit_started_at IS NOT NULL
+                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+                  LIMIT
+                    1
+                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -578,6 +1172,30 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+                to_char(
+                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                ) AS "predictedDeliveryAt",
+                (
+                  SELECT
+                    row_to_json(x)
+                  FROM
+                    (
+                      SELECT
+                        p.basis AS basis,
+                        p.deliveries AS samples,
+                        to_char(
+                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS earliest,
+                        to_char(
+                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS latest
+                      WHERE
+                        p.deliveries IS NOT NULL
+                    ) x
+                ) AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -620,6 +1238,81 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
+                LEFT JOIN LATERAL (
+                  SELECT
+                    lane.*
+                  FROM
+                    (
+                      SELECT
+                        CASE
+                          WHEN (
+                            SELECT
+                              prediction_sharing
+                            FROM
+                              settings
+                          ) = 'own' THEN t.user_id
+                          ELSE 0
+                        END AS user_id
+                    ) AS scope,
+                    LATERAL (
+                      SELECT
+                        'states' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          COALESCE(t.origin_address ->> 'state', ''),
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          COALESCE(t.destination_address ->> 'state', '')
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'countries' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          '*',
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          '*'
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'carrier' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                        AND l.deliveries >= 20
+                    ) AS lane
+                  WHERE
+                    t.transit_started_at IS NOT NULL
+                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+                  LIMIT
+                    1
+                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -654,6 +1347,30 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+                to_char(
+                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                ) AS "predictedDeliveryAt",
+                (
+                  SELECT
+                    row_to_json(x)
+                  FROM
+                    (
+                      SELECT
+                        p.basis AS basis,
+                        p.deliveries AS samples,
+                        to_char(
+                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS earliest,
+                        to_char(
+                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS latest
+                      WHERE
+                        p.deliveries IS NOT NULL
+                    ) x
+                ) AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -696,6 +1413,81 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
+                LEFT JOIN LATERAL (
+                  SELECT
+                    lane.*
+                  FROM
+                    (
+                      SELECT
+                        CASE
+                          WHEN (
+                            SELECT
+                              prediction_sharing
+                            FROM
+                              settings
+                          ) = 'own' THEN t.user_id
+                          ELSE 0
+                        END AS user_id
+                    ) AS scope,
+                    LATERAL (
+                      SELECT
+                        'states' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          COALESCE(t.origin_address ->> 'state', ''),
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          COALESCE(t.destination_address ->> 'state', '')
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'countries' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          '*',
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          '*'
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'carrier' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                        AND l.deliveries >= 20
+                    ) AS lane
+                  WHERE
+                    t.transit_started_at IS NOT NULL
+                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+                  LIMIT
+                    1
+                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -736,6 +1528,30 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(
+            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          ) AS "predictedDeliveryAt",
+          (
+            SELECT
+              row_to_json(x)
+            FROM
+              (
+                SELECT
+                  p.basis AS basis,
+                  p.deliveries AS samples,
+                  to_char(
+                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS earliest,
+                  to_char(
+                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS latest
+                WHERE
+                  p.deliveries IS NOT NULL
+              ) x
+          ) AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -778,6 +1594,81 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
+          LEFT JOIN LATERAL (
+            SELECT
+              lane.*
+            FROM
+              (
+                SELECT
+                  CASE
+                    WHEN (
+                      SELECT
+                        prediction_sharing
+                      FROM
+                        settings
+                    ) = 'own' THEN t.user_id
+                    ELSE 0
+                  END AS user_id
+              ) AS scope,
+              LATERAL (
+                SELECT
+                  'states' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    COALESCE(t.origin_address ->> 'state', ''),
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    COALESCE(t.destination_address ->> 'state', '')
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'countries' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    '*',
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    '*'
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'carrier' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                  AND l.deliveries >= 20
+              ) AS lane
+            WHERE
+              t.transit_started_at IS NOT NULL
+              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+            LIMIT
+              1
+          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -810,6 +1701,30 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(
+            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          ) AS "predictedDeliveryAt",
+          (
+            SELECT
+              row_to_json(x)
+            FROM
+              (
+                SELECT
+                  p.basis AS basis,
+                  p.deliveries AS samples,
+                  to_char(
+                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS earliest,
+                  to_char(
+                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS latest
+                WHERE
+                  p.deliveries IS NOT NULL
+              ) x
+          ) AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -852,6 +1767,81 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
+          LEFT JOIN LATERAL (
+            SELECT
+              lane.*
+            FROM
+              (
+                SELECT
+                  CASE
+                    WHEN (
+                      SELECT
+                        prediction_sharing
+                      FROM
+                        settings
+                    ) = 'own' THEN t.user_id
+                    ELSE 0
+                  END AS user_id
+              ) AS scope,
+              LATERAL (
+                SELECT
+                  'states' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    COALESCE(t.origin_address ->> 'state', ''),
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    COALESCE(t.destination_address ->> 'state', '')
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'countries' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    '*',
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    '*'
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'carrier' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                  AND l.deliveries >= 20
+              ) AS lane
+            WHERE
+              t.transit_started_at IS NOT NULL
+              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+            LIMIT
+              1
+          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -884,6 +1874,30 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(
+            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          ) AS "predictedDeliveryAt",
+          (
+            SELECT
+              row_to_json(x)
+            FROM
+              (
+                SELECT
+                  p.basis AS basis,
+                  p.deliveries AS samples,
+                  to_char(
+                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS earliest,
+                  to_char(
+                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS latest
+                WHERE
+                  p.deliveries IS NOT NULL
+              ) x
+          ) AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -926,6 +1940,81 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
+          LEFT JOIN LATERAL (
+            SELECT
+              lane.*
+            FROM
+              (
+                SELECT
+                  CASE
+                    WHEN (
+                      SELECT
+                        prediction_sharing
+                      FROM
+                        settings
+                    ) = 'own' THEN t.user_id
+                    ELSE 0
+                  END AS user_id
+              ) AS scope,
+              LATERAL (
+                SELECT
+                  'states' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    COALESCE(t.origin_address ->> 'state', ''),
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    COALESCE(t.destination_address ->> 'state', '')
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'countries' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    '*',
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    '*'
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'carrier' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                  AND l.deliveries >= 20
+              ) AS lane
+            WHERE
+              t.transit_started_at IS NOT NULL
+              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+            LIMIT
+              1
+          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -962,6 +2051,30 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(
+            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          ) AS "predictedDeliveryAt",
+          (
+            SELECT
+              row_to_json(x)
+            FROM
+              (
+                SELECT
+                  p.basis AS basis,
+                  p.deliveries AS samples,
+                  to_char(
+                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS earliest,
+                  to_char(
+                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS latest
+                WHERE
+                  p.deliveries IS NOT NULL
+              ) x
+          ) AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -1004,6 +2117,81 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
+          LEFT JOIN LATERAL (
+            SELECT
+              lane.*
+            FROM
+              (
+                SELECT
+                  CASE
+                    WHEN (
+                      SELECT
+                        prediction_sharing
+                      FROM
+                        settings
+                    ) = 'own' THEN t.user_id
+                    ELSE 0
+                  END AS user_id
+              ) AS scope,
+              LATERAL (
+                SELECT
+                  'states' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    COALESCE(t.origin_address ->> 'state', ''),
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    COALESCE(t.destination_address ->> 'state', '')
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'countries' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    '*',
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    '*'
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'carrier' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                  AND l.deliveries >= 20
+              ) AS lane
+            WHERE
+              t.transit_started_at IS NOT NULL
+              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+            LIMIT
+              1
+          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -1036,6 +2224,30 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(
+            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          ) AS "predictedDeliveryAt",
+          (
+            SELECT
+              row_to_json(x)
+            FROM
+              (
+                SELECT
+                  p.basis AS basis,
+                  p.deliveries AS samples,
+                  to_char(
+                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS earliest,
+                  to_char(
+                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS latest
+                WHERE
+                  p.deliveries IS NOT NULL
+              ) x
+          ) AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -1078,6 +2290,81 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
+          LEFT JOIN LATERAL (
+            SELECT
+              lane.*
+            FROM
+              (
+                SELECT
+                  CASE
+                    WHEN (
+                      SELECT
+                        prediction_sharing
+                      FROM
+                        settings
+                    ) = 'own' THEN t.user_id
+                    ELSE 0
+                  END AS user_id
+              ) AS scope,
+              LATERAL (
+                SELECT
+                  'states' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    COALESCE(t.origin_address ->> 'state', ''),
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    COALESCE(t.destination_address ->> 'state', '')
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'countries' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    '*',
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    '*'
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'carrier' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                  AND l.deliveries >= 20
+              ) AS lane
+            WHERE
+              t.transit_started_at IS NOT NULL
+              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+            LIMIT
+              1
+          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -1110,6 +2397,30 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(
+            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          ) AS "predictedDeliveryAt",
+          (
+            SELECT
+              row_to_json(x)
+            FROM
+              (
+                SELECT
+                  p.basis AS basis,
+                  p.deliveries AS samples,
+                  to_char(
+                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS earliest,
+                  to_char(
+                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS latest
+                WHERE
+                  p.deliveries IS NOT NULL
+              ) x
+          ) AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -1152,6 +2463,81 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
+          LEFT JOIN LATERAL (
+            SELECT
+              lane.*
+            FROM
+              (
+                SELECT
+                  CASE
+                    WHEN (
+                      SELECT
+                        prediction_sharing
+                      FROM
+                        settings
+                    ) = 'own' THEN t.user_id
+                    ELSE 0
+                  END AS user_id
+              ) AS scope,
+              LATERAL (
+                SELECT
+                  'states' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    COALESCE(t.origin_address ->> 'state', ''),
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    COALESCE(t.destination_address ->> 'state', '')
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'countries' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    '*',
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    '*'
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'carrier' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                  AND l.deliveries >= 20
+              ) AS lane
+            WHERE
+              t.transit_started_at IS NOT NULL
+              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+            LIMIT
+              1
+          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -1191,6 +2577,30 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+                to_char(
+                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                ) AS "predictedDeliveryAt",
+                (
+                  SELECT
+                    row_to_json(x)
+                  FROM
+                    (
+                      SELECT
+                        p.basis AS basis,
+                        p.deliveries AS samples,
+                        to_char(
+                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS earliest,
+                        to_char(
+                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS latest
+                      WHERE
+                        p.deliveries IS NOT NULL
+                    ) x
+                ) AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -1233,6 +2643,81 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
+                LEFT JOIN LATERAL (
+                  SELECT
+                    lane.*
+                  FROM
+                    (
+                      SELECT
+                        CASE
+                          WHEN (
+                            SELECT
+                              prediction_sharing
+                            FROM
+                              settings
+                          ) = 'own' THEN t.user_id
+                          ELSE 0
+                        END AS user_id
+                    ) AS scope,
+                    LATERAL (
+                      SELECT
+                        'states' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          COALESCE(t.origin_address ->> 'state', ''),
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          COALESCE(t.destination_address ->> 'state', '')
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'countries' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          '*',
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          '*'
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'carrier' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                        AND l.deliveries >= 20
+                    ) AS lane
+                  WHERE
+                    t.transit_started_at IS NOT NULL
+                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+                  LIMIT
+                    1
+                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -1275,6 +2760,30 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+                to_char(
+                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                ) AS "predictedDeliveryAt",
+                (
+                  SELECT
+                    row_to_json(x)
+                  FROM
+                    (
+                      SELECT
+                        p.basis AS basis,
+                        p.deliveries AS samples,
+                        to_char(
+                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS earliest,
+                        to_char(
+                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                        ) AS latest
+                      WHERE
+                        p.deliveries IS NOT NULL
+                    ) x
+                ) AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -1317,6 +2826,81 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
+                LEFT JOIN LATERAL (
+                  SELECT
+                    lane.*
+                  FROM
+                    (
+                      SELECT
+                        CASE
+                          WHEN (
+                            SELECT
+                              prediction_sharing
+                            FROM
+                              settings
+                          ) = 'own' THEN t.user_id
+                          ELSE 0
+                        END AS user_id
+                    ) AS scope,
+                    LATERAL (
+                      SELECT
+                        'states' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          COALESCE(t.origin_address ->> 'state', ''),
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          COALESCE(t.destination_address ->> 'state', '')
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'countries' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                          COALESCE(t.origin_address ->> 'country', ''),
+                          '*',
+                          COALESCE(t.destination_address ->> 'country', ''),
+                          '*'
+                        )
+                        AND l.deliveries >= 20
+                      UNION ALL
+                      SELECT
+                        'carrier' AS basis,
+                        l.deliveries,
+                        l.p10_hours,
+                        l.median_hours,
+                        l.p90_hours
+                      FROM
+                        transit_lanes l
+                      WHERE
+                        l.scope_user_id = scope.user_id
+                        AND l.carrier_code = t.carrier_code
+                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                        AND l.deliveries >= 20
+                    ) AS lane
+                  WHERE
+                    t.transit_started_at IS NOT NULL
+                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+                  LIMIT
+                    1
+                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -1365,6 +2949,30 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(
+            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          ) AS "predictedDeliveryAt",
+          (
+            SELECT
+              row_to_json(x)
+            FROM
+              (
+                SELECT
+                  p.basis AS basis,
+                  p.deliveries AS samples,
+                  to_char(
+                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS earliest,
+                  to_char(
+                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS latest
+                WHERE
+                  p.deliveries IS NOT NULL
+              ) x
+          ) AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -1407,6 +3015,81 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
+          LEFT JOIN LATERAL (
+            SELECT
+              lane.*
+            FROM
+              (
+                SELECT
+                  CASE
+                    WHEN (
+                      SELECT
+                        prediction_sharing
+                      FROM
+                        settings
+                    ) = 'own' THEN t.user_id
+                    ELSE 0
+                  END AS user_id
+              ) AS scope,
+              LATERAL (
+                SELECT
+                  'states' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    COALESCE(t.origin_address ->> 'state', ''),
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    COALESCE(t.destination_address ->> 'state', '')
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'countries' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    '*',
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    '*'
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'carrier' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                  AND l.deliveries >= 20
+              ) AS lane
+            WHERE
+              t.transit_started_at IS NOT NULL
+              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+            LIMIT
+              1
+          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -1493,6 +3176,30 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(
+            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          ) AS "predictedDeliveryAt",
+          (
+            SELECT
+              row_to_json(x)
+            FROM
+              (
+                SELECT
+                  p.basis AS basis,
+                  p.deliveries AS samples,
+                  to_char(
+                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS earliest,
+                  to_char(
+                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS latest
+                WHERE
+                  p.deliveries IS NOT NULL
+              ) x
+          ) AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -1535,6 +3242,81 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
+          LEFT JOIN LATERAL (
+            SELECT
+              lane.*
+            FROM
+              (
+                SELECT
+                  CASE
+                    WHEN (
+                      SELECT
+                        prediction_sharing
+                      FROM
+                        settings
+                    ) = 'own' THEN t.user_id
+                    ELSE 0
+                  END AS user_id
+              ) AS scope,
+              LATERAL (
+                SELECT
+                  'states' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    COALESCE(t.origin_address ->> 'state', ''),
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    COALESCE(t.destination_address ->> 'state', '')
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'countries' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
+                    COALESCE(t.origin_address ->> 'country', ''),
+                    '*',
+                    COALESCE(t.destination_address ->> 'country', ''),
+                    '*'
+                  )
+                  AND l.deliveries >= 20
+                UNION ALL
+                SELECT
+                  'carrier' AS basis,
+                  l.deliveries,
+                  l.p10_hours,
+                  l.median_hours,
+                  l.p90_hours
+                FROM
+                  transit_lanes l
+                WHERE
+                  l.scope_user_id = scope.user_id
+                  AND l.carrier_code = t.carrier_code
+                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
+                  AND l.deliveries >= 20
+              ) AS lane
+            WHERE
+              t.transit_started_at IS NOT NULL
+              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
+            LIMIT
+              1
+          ) p ON true
       ) doc
   ) AS document,
   t.id,

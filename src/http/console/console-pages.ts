@@ -1,3 +1,4 @@
+import { SETTINGS, type SettingSpec } from '../../domain/settings'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../../domain/errors'
 import { STANDARD_STATUSES } from '../../domain/statuses'
@@ -213,9 +214,11 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   })
   app.post('/settings', hide, async (request, reply) => {
     const form = formOf(request)
-    // The form sends text: each setting as the integer it spells, else as given (the service says what is wrong).
+    // The form sends text: an integer setting as the integer it spells, else as given (the service says what is wrong).
     const patch = Object.fromEntries(
-      ['batchMaxItems', 'retentionDays'].filter((k) => k in form).map((k) => [k, /^-?\d{1,10}$/.test(form[k]!.trim()) ? Number(form[k]) : form[k]]),
+      (Object.entries(SETTINGS) as [string, SettingSpec][])
+        .filter(([name]) => name in form)
+        .map(([name, spec]) => [name, spec.kind === 'integer' && /^-?\d{1,10}$/.test(form[name]!.trim()) ? Number(form[name]) : form[name]]),
     )
     try {
       await o.settings.update(patch)

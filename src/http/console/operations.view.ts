@@ -1,4 +1,4 @@
-import { SETTINGS, type Settings } from '../../domain/settings'
+import { SETTINGS, type Settings, type SettingSpec } from '../../domain/settings'
 import type { CarrierPacing } from '../../services/carrier-catalog.service'
 import type { ConsoleCarrier, ConsoleService } from '../../services/console.service'
 import type { HostView } from '../../services/webhook-delivery.service'
@@ -73,11 +73,14 @@ ${carriers.map(
 export function settingsView(settings: Settings, context: PageContext): Html {
   return html`<form method="post" action="/console/settings" class="card">
   <input type="hidden" name="_csrf" value="${context.csrfToken}">
-  ${Object.entries(SETTINGS).map(
-    ([name, s]) => html`<p><label for="${name}">${name}</label>
-    <input id="${name}" name="${name}" type="number" inputmode="numeric" min="${s.min}" max="${s.max}" step="1" value="${settings[name as keyof Settings]}" aria-describedby="${name}-help" required>
-    <br><span id="${name}-help" class="muted">${s.description} (${s.min} to ${s.max}, default ${s.default})</span></p>`,
-  )}
+  ${(Object.entries(SETTINGS) as [keyof Settings, SettingSpec][]).map(([name, s]) => {
+    const help = html`<br><span id="${name}-help" class="muted">${s.description} (${s.kind === 'integer' ? `${s.min} to ${s.max}` : s.values.join(' or ')}, default ${s.default})</span>`
+    return s.kind === 'integer'
+      ? html`<p><label for="${name}">${name}</label>
+    <input id="${name}" name="${name}" type="number" inputmode="numeric" min="${s.min}" max="${s.max}" step="1" value="${settings[name]}" aria-describedby="${name}-help" required>${help}</p>`
+      : html`<p><label for="${name}">${name}</label>
+    <select id="${name}" name="${name}" aria-describedby="${name}-help">${s.values.map((v) => html`<option${v === settings[name] ? html` selected` : ''}>${v}</option>`)}</select>${help}</p>`
+  })}
   <button type="submit">Save settings</button>
 </form>`
 }

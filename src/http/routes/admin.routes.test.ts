@@ -135,7 +135,11 @@ describe('admin API', () => {
 
 describe('settings', () => {
   it('defaults batchMaxItems to 100 and applies a change to the next request of every process', async () => {
-    expect((await admin('GET', '/admin/settings')).json()).toEqual({ code: 200, data: { batchMaxItems: 100, retentionDays: 0 }, msg: 'success' })
+    expect((await admin('GET', '/admin/settings')).json()).toEqual({
+      code: 200,
+      data: { batchMaxItems: 100, retentionDays: 0, predictionSharing: 'all' },
+      msg: 'success',
+    })
     const user = (await admin('POST', '/admin/api-users', { name: 'batcher' })).json().data
     const items = (n: number) => Array.from({ length: n }, (_, i) => ({ ...subscription, trackingNumber: `SET${n}-${i}` }))
     const batch = (app: TestApp, n: number) =>
@@ -143,7 +147,7 @@ describe('settings', () => {
 
     expect((await batch(other, 3)).statusCode).toBe(200)
     const patched = await admin('PATCH', '/admin/settings', { batchMaxItems: 2 })
-    expect(patched.json()).toEqual({ code: 200, data: { batchMaxItems: 2, retentionDays: 0 }, msg: 'success' })
+    expect(patched.json()).toEqual({ code: 200, data: { batchMaxItems: 2, retentionDays: 0, predictionSharing: 'all' }, msg: 'success' })
 
     const refused = await batch(other, 3)
     expect(refused.statusCode).toBe(400)
@@ -163,6 +167,21 @@ describe('settings', () => {
     expect(res.statusCode).toBe(400)
     expect(res.json().data).toEqual({ error: 'validation_error', details })
     expect((await admin('GET', '/admin/settings')).json().data.batchMaxItems).toBe(100)
+  })
+
+  it.each([['some'], [''], ['ALL'], [1], [null]])('rejects predictionSharing %j', async (value) => {
+    const res = await admin('PATCH', '/admin/settings', { predictionSharing: value })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().data).toEqual({
+      error: 'validation_error',
+      details: expect.arrayContaining([{ field: 'predictionSharing', message: 'must be one of all, own' }]),
+    })
+    expect((await admin('GET', '/admin/settings')).json().data.predictionSharing).toBe('all')
+  })
+
+  it('changes predictionSharing, and back', async () => {
+    expect((await admin('PATCH', '/admin/settings', { predictionSharing: 'own' })).json().data.predictionSharing).toBe('own')
+    expect((await admin('PATCH', '/admin/settings', { predictionSharing: 'all' })).json().data.predictionSharing).toBe('all')
   })
 
   it.each([[0], [1001], [2.5], ['50'], [null]])('rejects batchMaxItems %j', async (value) => {

@@ -6,6 +6,8 @@ import type { TaskService } from '../../services/task.service'
 import type { DeliveryLogService } from '../../services/delivery-log.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import type { WebhookHistoryService } from '../../services/webhook-history.service'
+import type { TransitService } from '../../services/transit.service'
+import { analyticsRoutes } from './analytics.routes'
 import { carrierRoutes } from './carrier.routes'
 import { subscriptionRoutes } from './subscription.routes'
 import { taskRoutes } from './task.routes'
@@ -28,6 +30,7 @@ export const apiRoutes: FastifyPluginAsync<{
   endpoints: WebhookEndpointService
   deliveryLog: DeliveryLogService
   carriers: CarrierCatalogService
+  transit: TransitService
 }> = async (app, options) => {
   app.decorateRequest('userId', 0)
   // Authenticate before the body is even parsed: a stranger's payload is not worth reading.
@@ -39,4 +42,5 @@ export const apiRoutes: FastifyPluginAsync<{
   await app.register(taskRoutes, { tasks: options.tasks })
   await app.register(webhookRoutes, { webhooks: options.webhooks })
   await app.register(webhookEndpointRoutes, { endpoints: options.endpoints, log: options.deliveryLog })
+  await app.register(analyticsRoutes, { transit: options.transit })
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
-import { SETTINGS } from '../../domain/settings'
-import { component, DateTime, envelope, Id, NullableDateTime, ref } from './common.schema'
+import type { TSchema } from '@sinclair/typebox'
+import { SETTINGS, type Settings as SettingValues, type SettingSpec } from '../../domain/settings'
+import { component, DateTime, envelope, Id, NullableDateTime, ref, stringEnum } from './common.schema'
 
 export const UserParams = Type.Object({ userId: Id })
 export const TokenParams = Type.Object({ userId: Id, tokenId: Id })
@@ -10,10 +11,15 @@ export const CreateUserBody = Type.Object(
   { additionalProperties: false },
 )
 
-/** Every setting, typed with its bounds (domain/settings.ts). */
+/** Every setting, typed with its bounds or values (domain/settings.ts). */
 const settingProperties = Object.fromEntries(
-  Object.entries(SETTINGS).map(([name, s]) => [name, Type.Integer({ minimum: s.min, maximum: s.max, description: `${s.description} (default ${s.default})` })]),
-) as { [K in keyof typeof SETTINGS]: ReturnType<typeof Type.Integer> }
+  Object.entries(SETTINGS).map(([name, s]: [string, SettingSpec]) => [
+    name,
+    s.kind === 'integer'
+      ? Type.Integer({ minimum: s.min, maximum: s.max, description: `${s.description} (default ${s.default})` })
+      : stringEnum(s.values, { description: `${s.description} (default ${s.default})` }),
+  ]),
+) as unknown as { [K in keyof SettingValues]: TSchema & { static: SettingValues[K] } }
 
 export const Settings = component(
   'Settings',

@@ -1,11 +1,24 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { MILESTONE_NAMES } from '../../domain/milestones'
 import { STANDARD_STATUSES } from '../../domain/statuses'
+import { BASES, MIN_LANE_DELIVERIES } from '../../domain/transit-times'
 import { EXTERNAL_REFERENCE_MAX, TRACKING_NUMBER_MAX } from '../../domain/subscription-input'
 import type { FullTaskJson } from '../../domain/task-document'
 import { LIST_LIMIT, LIST_SORTS } from '../../domain/task-list'
 import { component, DateTime, envelope, Id, NullableDateTime, ref, stringEnum } from './common.schema'
 import { Address, FullTrackingEvent, LatestWebhook, Milestone, StandardStatus } from './task.schema'
+
+const Prediction = component(
+  'Prediction',
+  Type.Object({
+    basis: stringEnum(BASES, {
+      description: `the lane it rests on, the narrowest with at least ${MIN_LANE_DELIVERIES} deliveries: the carrier and the origin's and destination's states, their countries, or the carrier alone`,
+    }),
+    samples: Type.Integer({ minimum: MIN_LANE_DELIVERIES, description: 'how many deliveries of that lane it rests on' }),
+    earliest: { ...DateTime, description: "the first scan plus the lane's 10th percentile of transit time" },
+    latest: { ...DateTime, description: "the first scan plus the lane's 90th percentile of transit time" },
+  }),
+)
 
 const ProofOfDelivery = component(
   'ProofOfDelivery',
@@ -36,10 +49,16 @@ export const FullTask = component(
       milestone: ref(Milestone),
       carrierStatus: Type.String(),
       estimatedDeliveryAt: NullableDateTime,
+      predictedDeliveryAt: {
+        ...NullableDateTime,
+        description:
+          'the service\'s own prediction, from delivered tasks of the same lane (docs/api.md, "Predicted delivery"): the first scan plus the lane\'s median transit time; null before the first scan, for a terminal task and where no lane has enough deliveries. Never replaces estimatedDeliveryAt',
+      },
+      prediction: Type.Union([ref(Prediction), Type.Null()], { description: 'what predictedDeliveryAt rests on, and its window; null when it is null' }),
       originAddress: ref(Address),
       destinationAddress: ref(Address),
       proofOfDelivery: Type.Union([ref(ProofOfDelivery), Type.Null()], {
-        description: 'what the carrier says of the delivery (FedEx, UPS); null until a fetch returns one, then kept until another does',
+        description: 'what the carrier says of the delivery (FedEx, UPS, DHL); null until a fetch returns one, then kept until another does',
       }),
       active: Type.Boolean({ description: 'still fetched: false once terminal, stopped or expired' }),
       stoppedAt: { ...NullableDateTime, description: 'when the user stopped it' },

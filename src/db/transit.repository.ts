@@ -1,0 +1,76 @@
+import type { TransitCount, TransitGrouping } from '../domain/transit-report'
+import type { Database } from './database'
+import { statementsOf } from './statements'
+
+export interface TransitFilters {
+  carrierCode?: string
+  originCountry?: string
+  destinationCountry?: string
+  /** Delivery days (UTC, YYYY-MM-DD), both inclusive. */
+  deliveredFrom?: string
+  deliveredTo?: string
+}
+
+interface TransitCountRow {
+  carrier_code: string
+  origin_country: string | null
+  origin_state: string | null
+  destination_country: string | null
+  destination_state: string | null
+  transit_bucket: number
+  deliveries: number
+  with_eta: number
+  on_time: number
+  exceptions: number
+}
+
+/** A user's deliveries as the transit-time analytics read them: summed from transit_days over a range of its key. */
+export class TransitRepository {
+  constructor(private readonly db: Database) {}
+
+  async counts(userId: number, grouping: TransitGrouping, f: TransitFilters): Promise<TransitCount[]> {
+    const rows = await this.db.query<TransitCountRow>(
+      grouping === 'lane' ? TRANSIT_COUNTS_BY_LANE : TRANSIT_COUNTS_BY_CARRIER,
+      [userId, f.deliveredFrom ?? null, f.deliveredTo ?? null, f.carrierCode ?? null, f.originCountry ?? null, f.destinationCountry ?? null],
+      grouping === 'lane' ? 'transit_counts_by_lane' : 'transit_counts_by_carrier',
+    )
+    return rows.map((r) => ({
+      lane: {
+        carrierCode: r.carrier_code,
+        originCountry: r.origin_country,
+        originState: r.origin_state,
+        destinationCountry: r.destination_country,
+        destinationState: r.destination_state,
+      },
+      bucket: r.transit_bucket,
+      deliveries: r.deliveries,
+      withEta: r.with_eta,
+      onTime: r.on_time,
+      exceptions: r.exceptions,
+    }))
+  }
+}
+
+// The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
+const sql = statementsOf(import.meta.url)
+// The user's days in range (the key's prefix), the other filters on each row.
+const RANGE = `user_id = $1
+   AND delivered_on BETWEEN COALESCE($2::date, '-infinity') AND COALESCE($3::date, 'infinity')
+   AND ($4::text IS NULL OR carrier_code = $4)
+   AND ($5::text IS NULL OR origin_country = $5)
+   AND ($6::text IS NULL OR destination_country = $6)`
+const SUMS = 'sum(deliveries)::int AS deliveries, sum(with_eta)::int AS with_eta, sum(on_time)::int AS on_time, sum(exceptions)::int AS exceptions'
+export const TRANSIT_COUNTS_BY_LANE = sql(
+  'transit_counts_by_lane',
+  `SELECT carrier_code, origin_country, origin_state, destination_country, destination_state, transit_bucket, ${SUMS}
+     FROM transit_days
+    WHERE ${RANGE}
+    GROUP BY carrier_code, origin_country, origin_state, destination_country, destination_state, transit_bucket`,
+)
+export const TRANSIT_COUNTS_BY_CARRIER = sql(
+  'transit_counts_by_carrier',
+  `SELECT carrier_code, NULL AS origin_country, NULL AS origin_state, NULL AS destination_country, NULL AS destination_state, transit_bucket, ${SUMS}
+     FROM transit_days
+    WHERE ${RANGE}
+    GROUP BY carrier_code, transit_bucket`,
+)
