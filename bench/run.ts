@@ -21,6 +21,7 @@ import { npmStartMemory } from './npm-start-memory'
 import { seed } from './seed'
 import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
 import { writeCostFigures } from './write-costs'
+import { predictionFigures } from './prediction-figures'
 
 /**
  * `npm run bench`: every performance figure, each against a ceiling measured in the
@@ -431,7 +432,10 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
 console.log(`bench: ${cpus().length} cores (${cpus()[0]?.model}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${SECONDS} s per load`)
 for (const kind of DBS) {
   console.log(`\n== ${kind}`)
-  if (kind === 'embedded' && (args.has('memory-only') || !['api-only', 'workers-only', 'burst-only', 'carriers-only', 'wal-only'].some((a) => args.has(a)))) {
+  if (
+    kind === 'embedded' &&
+    (args.has('memory-only') || !['api-only', 'workers-only', 'burst-only', 'carriers-only', 'wal-only', 'prediction-only'].some((a) => args.has(a)))
+  ) {
     await npmStartMemory(row, SECONDS, ADMIN_TOKEN)
   }
   if (args.has('memory-only')) continue
@@ -442,6 +446,8 @@ for (const kind of DBS) {
     const carriers = () =>
       carrierFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS, outageTasks: Number(args.get('outage-tasks') ?? 500_000) })
     if (args.has('carriers-only')) return carriers()
+    const prediction = () => predictionFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS })
+    if (args.has('prediction-only')) return prediction()
     // The workers' figures first, on a database that is still small and quiet: after the API
     // figures seed a million tasks and ten million events, autovacuum works through them for
     // minutes and took half of every worker figure (and of the receiver's ceiling) in the same run.
@@ -450,6 +456,7 @@ for (const kind of DBS) {
       await workerFigures(kind, env, dbUrl)
       await burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
       await carriers()
+      await prediction()
     }
     if (!args.has('workers-only')) await apiFigures(kind, env, dbUrl)
   })

@@ -24,9 +24,66 @@ interface TransitCountRow {
   exceptions: number
 }
 
-/** A user's deliveries as the transit-time analytics read them: summed from transit_days over a range of its key. */
+/** A lane's percentiles over every user's deliveries (transit_lanes, scope 0). */
+export interface LanePercentiles {
+  carrierCode: string
+  originCountry: string
+  originState: string
+  destinationCountry: string
+  destinationState: string
+  deliveries: number
+  p10Hours: number
+  medianHours: number
+  p90Hours: number
+}
+
+/** A carrier's deliveries of one week (from Monday, UTC) that had an ETA, and how many of them were on time. */
+export interface WeekOnTime {
+  carrierCode: string
+  week: string
+  withEta: number
+  onTime: number
+}
+
+/** The transit times as the analytics and the console read them: transit_days over a range of its key, transit_lanes by key. */
 export class TransitRepository {
   constructor(private readonly db: Database) {}
+
+  /** The busiest lanes of every user's deliveries: each carrier's own lane and its busiest states' lanes. */
+  async busiestLanes(limit: number): Promise<LanePercentiles[]> {
+    const rows = await this.db.query<{
+      carrier_code: string
+      origin_country: string
+      origin_state: string
+      destination_country: string
+      destination_state: string
+      deliveries: number
+      p10_hours: number
+      median_hours: number
+      p90_hours: number
+    }>(TRANSIT_BUSIEST_LANES, [limit], 'transit_busiest_lanes')
+    return rows.map((r) => ({
+      carrierCode: r.carrier_code,
+      originCountry: r.origin_country,
+      originState: r.origin_state,
+      destinationCountry: r.destination_country,
+      destinationState: r.destination_state,
+      deliveries: r.deliveries,
+      p10Hours: r.p10_hours,
+      medianHours: r.median_hours,
+      p90Hours: r.p90_hours,
+    }))
+  }
+
+  /** Every user's on-time counts per carrier and week, for the weeks since `from` (a Monday). */
+  async weeklyOnTime(from: string): Promise<WeekOnTime[]> {
+    const rows = await this.db.query<{ carrier_code: string; week: string; with_eta: number; on_time: number }>(
+      TRANSIT_WEEKLY_ON_TIME,
+      [from],
+      'transit_weekly_on_time',
+    )
+    return rows.map((r) => ({ carrierCode: r.carrier_code, week: r.week, withEta: r.with_eta, onTime: r.on_time }))
+  }
 
   async counts(userId: number, grouping: TransitGrouping, f: TransitFilters): Promise<TransitCount[]> {
     const rows = await this.db.query<TransitCountRow>(
@@ -73,4 +130,22 @@ export const TRANSIT_COUNTS_BY_CARRIER = sql(
      FROM transit_days
     WHERE ${RANGE}
     GROUP BY carrier_code, transit_bucket`,
+)
+const TRANSIT_BUSIEST_LANES = sql(
+  'transit_busiest_lanes',
+  `(SELECT carrier_code, origin_country, origin_state, destination_country, destination_state, deliveries, p10_hours, median_hours, p90_hours
+      FROM transit_lanes WHERE scope_user_id = 0 AND origin_country = '*')
+   UNION ALL
+   (SELECT carrier_code, origin_country, origin_state, destination_country, destination_state, deliveries, p10_hours, median_hours, p90_hours
+      FROM transit_lanes WHERE scope_user_id = 0 AND origin_country <> '*' AND origin_state <> '*'
+     ORDER BY deliveries DESC, carrier_code, origin_country, origin_state, destination_country, destination_state
+     LIMIT $1)`,
+)
+const TRANSIT_WEEKLY_ON_TIME = sql(
+  'transit_weekly_on_time',
+  `SELECT carrier_code, to_char(date_trunc('week', delivered_on), 'YYYY-MM-DD') AS week, sum(with_eta)::int AS with_eta, sum(on_time)::int AS on_time
+     FROM transit_days
+    WHERE delivered_on >= $1::date
+    GROUP BY carrier_code, week
+    ORDER BY carrier_code, week`,
 )

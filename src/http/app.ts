@@ -170,6 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       settings: services.settings,
       tasks: services.tasks,
       endpoints: services.endpoints,
+      transit: services.transit,
     })
   }
   return app

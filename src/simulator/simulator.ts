@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { gzipSync } from 'node:zlib'
-import type { Shipment, SimulatedCarrier, SimulationContext, SimulatorAnswer } from './simulated-carrier'
+import type { Shipment, ShipmentView, SimulatedCarrier, SimulationContext, SimulatorAnswer } from './simulated-carrier'
 import { DESTINATION, FAULT_REPEATS, ORIGIN, STORIES, scriptFor, type Fault, type Script } from './stories'
 
 /**
@@ -27,6 +27,12 @@ export interface SimulatorOptions {
   credentials?: Record<string, Record<string, string>>
   /** Carriers (by path) that refuse every connection, as a carrier that is down. */
   down?: string[]
+  /**
+   * Numbers whose history the caller writes instead of a story (a bench's generated lanes and
+   * transit times): their view as given, whatever the clock; undefined for a number the stories
+   * serve.
+   */
+  histories?: (trackingNumber: string) => ShipmentView | undefined
 }
 
 export interface SimulatorStats {
@@ -174,6 +180,11 @@ export class CarrierSimulator {
 
   /** After its faults, a fault number follows the delivered story. */
   private shipment(carrier: SimulatedCarrier, trackingNumber: string): Shipment {
+    const written = this.options.histories?.(trackingNumber)
+    if (written) {
+      this.counters.fetchesByNumber[trackingNumber] = (this.counters.fetchesByNumber[trackingNumber] ?? 0) + 1
+      return { found: true, reused: false, view: written }
+    }
     const found = scriptFor(carrier.storyKey?.(trackingNumber) ?? trackingNumber)
     const script: Exclude<Script, { kind: 'fault' }> = found.kind === 'fault' ? { kind: 'story', story: 'delivered', reused: false } : found
     if (script.kind === 'not_found') return { found: false }

@@ -62,7 +62,7 @@ export const ORIGIN: Place = { city: 'MEMPHIS', state: 'TN', country: 'US', post
 export const DESTINATION: Place = { city: 'Singapore', state: '', country: 'SG', postalCode: '079903', street: '10 Anson Rd #12-01', offsetMinutes: 480 }
 const HUB: Place = { city: 'INDIANAPOLIS', state: 'IN', country: 'US', postalCode: '46241', street: '', offsetMinutes: -300 }
 
-const stage = (kind: StageKind, place: Place, exception = ''): Stage => ({ kind, place, exception })
+export const stage = (kind: StageKind, place: Place, exception = ''): Stage => ({ kind, place, exception })
 
 const LABEL = stage('label', ORIGIN)
 const PICKED_UP = stage('picked_up', ORIGIN)

@@ -58,6 +58,9 @@ CREATE TABLE transit_days (
   exceptions          integer NOT NULL,
   PRIMARY KEY (user_id, delivered_on, carrier_code, origin_country, origin_state, destination_country, destination_state, transit_bucket)
 );
+-- The console's on-time rates per week read every user's recent days. A delivery that adds to an
+-- existing row changes no indexed column (a HOT update where the page has room).
+CREATE INDEX transit_days_delivered_on_idx ON transit_days (delivered_on);
 
 -- Whose deliveries a user's predictions rest on: every user's ('all') or the user's own ('own').
 ALTER TABLE settings ADD COLUMN prediction_sharing text NOT NULL DEFAULT 'all' CHECK (prediction_sharing IN ('all', 'own'));

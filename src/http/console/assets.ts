@@ -51,6 +51,16 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 svg.bar { width: 100%; height: 14px; display: block; }
 .bar-value { font-variant-numeric: tabular-nums; min-width: 3ch; text-align: right; }
 figure.hourly { margin: 0; }
+.ranges { display: grid; gap: 6px; }
+.range-row { display: grid; grid-template-columns: minmax(6rem, 34%) 1fr minmax(9rem, auto); gap: 8px; align-items: center; font-size: .9rem; }
+.range-row .scale { display: flex; justify-content: space-between; font-size: .8rem; color: var(--muted); }
+figure.rates { margin: 0; }
+.rate-plot { display: grid; grid-template-columns: auto 1fr; gap: 6px; }
+.rate-plot svg.columns { height: 100px; }
+.scale-y { display: flex; flex-direction: column; justify-content: space-between; font-size: .75rem; color: var(--muted); text-align: right; }
+figure.rates .axis { margin-left: 3rem; }
+figure.rates figcaption { margin-top: 4px; font-size: .9rem; }
+@media (max-width: 600px) { .range-row { grid-template-columns: 1fr; gap: 2px; } .range-row .bar-value { text-align: left; } .range-axis span:empty { display: none; } }
 svg.columns { width: 100%; height: 160px; display: block; border-bottom: 1px solid var(--line); }
 .axis { display: flex; justify-content: space-between; font-size: .8rem; color: var(--muted); }
 figure.hourly figcaption { margin-top: 6px; font-size: .9rem; }

@@ -5,6 +5,7 @@ import type { ConsoleService } from '../../services/console.service'
 import type { SettingsService } from '../../services/settings.service'
 import type { TaskService } from '../../services/task.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
+import type { TransitService } from '../../services/transit.service'
 import type { Html } from './html'
 
 /** What the console's routes and pages share: the services they call, and how a page is answered. */
@@ -17,6 +18,7 @@ export interface ConsoleOptions {
   settings: SettingsService
   tasks: TaskService
   endpoints: WebhookEndpointService
+  transit: TransitService
 }
 
 const SECURITY_HEADERS = {

@@ -7,6 +7,7 @@ import { formOf, sendPage, type ConsoleOptions } from './console-http'
 import { cookieOf } from './console-session'
 import { overviewView } from './overview.view'
 import { carriersView, deliveriesView, settingsView } from './operations.view'
+import { transitView } from './transit.view'
 import type { Html } from './html'
 import { page, type PageContext, type Section } from './layout'
 import { taskView, tasksView, type TaskSearch } from './tasks.view'
@@ -203,6 +204,13 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     return sendPage(
       reply,
       show(request, 'carriers', 'Carriers', () => carriersView(carriers)),
+    )
+  })
+  app.get('/transit', hide, async (request, reply) => {
+    const overview = await o.transit.overview()
+    return sendPage(
+      reply,
+      show(request, 'transit', 'Transit times', () => transitView(overview)),
     )
   })
   app.get('/settings', hide, async (request, reply) => {

@@ -10,6 +10,8 @@ import { waitFor } from '../../../test/support/wait-for'
 import { WebhookReceiver } from '../../../test/support/webhook-receiver'
 import { CARRIERS, createCarrierSimulator } from '../../carriers/registry'
 import { WebhookQueueRepository } from '../../db/webhook-queue.repository'
+import { recordDeliveries } from '../../db/transit-writes'
+import type { Delivery } from '../../domain/transit-times'
 import { ServiceMetrics } from '../../observability/metrics'
 import { CarrierBudget } from '../../services/carrier-budget'
 import { RefreshService } from '../../services/refresh.service'
@@ -117,6 +119,40 @@ async function refreshAndDeliver(): Promise<void> {
   )
   await delivery.runRound()
   await delivery.drain()
+}
+
+/** Twelve weeks of deliveries on 24 lanes of three carriers, as the refresh records them, for the transit-times page. */
+let learned = false
+async function learnedDeliveries(): Promise<void> {
+  if (learned) return
+  learned = true
+  const deliveries: Delivery[] = []
+  const states = ['TN', 'CA', 'NY', 'TX', 'WA', 'IL', 'FL', 'Nordrhein-Westfalen']
+  for (const [c, carrierCode] of ['FEDEX', 'UPS', 'DHL'].entries()) {
+    for (const [s, state] of states.entries()) {
+      const abroad = carrierCode === 'DHL'
+      const lane = {
+        carrierCode,
+        originCountry: abroad ? 'DE' : 'US',
+        originState: state,
+        destinationCountry: s % 3 === 0 ? 'SG' : 'US',
+        destinationState: s % 3 === 0 ? '' : states[(s + 3) % 8]!,
+      }
+      for (let i = 0; i < 20 + ((c * 7 + s * 5) % 40); i++) {
+        const deliveredAt = new Date(Date.now() - ((i * 2 + s) % 84) * 86_400_000)
+        deliveries.push({
+          userId: 1,
+          lane,
+          deliveredAt,
+          transitHours: 20 + s * 9 + c * 15 + ((i * 37) % 30),
+          withEta: i % 4 !== 0,
+          onTime: i % 4 !== 0 && (i + s) % 7 > 0,
+          passedException: i % 11 === 0,
+        })
+      }
+    }
+  }
+  await t.db.transaction((tx) => recordDeliveries(tx, deliveries))
 }
 
 describe('the console in a browser', () => {
@@ -335,6 +371,7 @@ describe('the console in a browser', () => {
     // The CSP is bypassed here only so that axe can be injected; the flows above run under it.
     const { context, page } = await newPage(width, { bypassCSP: true })
     await signIn(page)
+    await learnedDeliveries()
     for (const [name, path] of [
       ['overview', '/console'],
       ['users', '/console/users'],
@@ -343,6 +380,7 @@ describe('the console in a browser', () => {
       ['task', `/console/tasks/${taskId}`],
       ['deliveries', '/console/deliveries'],
       ['carriers', '/console/carriers'],
+      ['transit', '/console/transit'],
       ['settings', '/console/settings'],
     ]) {
       const response = await page.goto(`${base}${path}`)

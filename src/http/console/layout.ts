@@ -6,6 +6,7 @@ export const NAV = [
   ['tasks', 'Tasks', '/console/tasks'],
   ['deliveries', 'Failing deliveries', '/console/deliveries'],
   ['carriers', 'Carriers', '/console/carriers'],
+  ['transit', 'Transit times', '/console/transit'],
   ['settings', 'Settings', '/console/settings'],
 ] as const
 
