@@ -5,7 +5,7 @@ import { statementsOf } from './statements'
 /**
  * What a refresh's deliveries add to the transit times (domain/transit-times.ts), in the
  * refresh's transaction: each delivery to its lanes' histograms (every user's and its user's own)
- * and to its user's day, then the touched lanes' percentiles read off their histograms again.
+ * and to its user's day and month, then the touched lanes' percentiles read off their histograms again.
  * Rows are written in key order, so that two transactions adding to the same lanes wait for each
  * other instead of deadlocking.
  */
@@ -29,18 +29,25 @@ export async function recordDeliveries(tx: Queryable, deliveries: readonly Deliv
     [rows.map((r) => r.scope), ...laneColumns(rows.map((r) => r.lane)), rows.map((r) => r.bucket), rows.map((r) => r.deliveries)],
     'transit_add_to_lanes',
   )
+  // Each delivery to its day and to its month.
+  const dayColumns = (period: (d: Delivery) => string) => [
+    deliveries.map((d) => d.userId),
+    deliveries.map(period),
+    ...laneColumns(deliveries.map((d) => d.lane)),
+    deliveries.map((d) => transitBucket(d.transitHours)),
+    deliveries.map((d) => d.withEta),
+    deliveries.map((d) => d.onTime),
+    deliveries.map((d) => d.passedException),
+  ]
   await tx.query(
     TRANSIT_ADD_TO_DAYS,
-    [
-      deliveries.map((d) => d.userId),
-      deliveries.map((d) => d.deliveredAt.toISOString().slice(0, 10)),
-      ...laneColumns(deliveries.map((d) => d.lane)),
-      deliveries.map((d) => transitBucket(d.transitHours)),
-      deliveries.map((d) => d.withEta),
-      deliveries.map((d) => d.onTime),
-      deliveries.map((d) => d.passedException),
-    ],
+    dayColumns((d) => d.deliveredAt.toISOString().slice(0, 10)),
     'transit_add_to_days',
+  )
+  await tx.query(
+    TRANSIT_ADD_TO_MONTHS,
+    dayColumns((d) => `${d.deliveredAt.toISOString().slice(0, 7)}-01`),
+    'transit_add_to_months',
   )
   // The touched lanes, each once: their whole histograms, then their percentiles.
   const lanes = new Map(rows.map((r) => [JSON.stringify([r.scope, ...laneKey(r.lane)]), r]))
@@ -90,19 +97,20 @@ const TRANSIT_ADD_TO_LANES = sql(
    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[])
    ON CONFLICT (scope_user_id, ${LANE}, transit_bucket) DO UPDATE SET deliveries = b.deliveries + EXCLUDED.deliveries`,
 )
-const TRANSIT_ADD_TO_DAYS = sql(
-  'transit_add_to_days',
-  `INSERT INTO transit_days AS x (user_id, delivered_on, ${LANE}, transit_bucket, deliveries, with_eta, on_time, exceptions)
-   SELECT user_id, delivered_on, ${LANE}, transit_bucket, count(*), count(*) FILTER (WHERE with_eta), count(*) FILTER (WHERE on_time),
+/** The statement that adds deliveries to the day or month `period` rows of `table`. */
+const addToPeriods = (table: string, period: string) =>
+  `INSERT INTO ${table} AS x (user_id, ${period}, ${LANE}, transit_bucket, deliveries, with_eta, on_time, exceptions)
+   SELECT user_id, period, ${LANE}, transit_bucket, count(*), count(*) FILTER (WHERE with_eta), count(*) FILTER (WHERE on_time),
           count(*) FILTER (WHERE passed_exception)
      FROM unnest($1::bigint[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::boolean[], $10::boolean[], $11::boolean[])
-          AS d (user_id, delivered_on, ${LANE}, transit_bucket, with_eta, on_time, passed_exception)
-    GROUP BY user_id, delivered_on, ${LANE}, transit_bucket
-    ORDER BY user_id, delivered_on, ${LANE}, transit_bucket
-   ON CONFLICT (user_id, delivered_on, ${LANE}, transit_bucket) DO UPDATE
+          AS d (user_id, period, ${LANE}, transit_bucket, with_eta, on_time, passed_exception)
+    GROUP BY user_id, period, ${LANE}, transit_bucket
+    ORDER BY user_id, period, ${LANE}, transit_bucket
+   ON CONFLICT (user_id, ${period}, ${LANE}, transit_bucket) DO UPDATE
       SET deliveries = x.deliveries + EXCLUDED.deliveries, with_eta = x.with_eta + EXCLUDED.with_eta,
-          on_time = x.on_time + EXCLUDED.on_time, exceptions = x.exceptions + EXCLUDED.exceptions`,
-)
+          on_time = x.on_time + EXCLUDED.on_time, exceptions = x.exceptions + EXCLUDED.exceptions`
+const TRANSIT_ADD_TO_DAYS = sql('transit_add_to_days', addToPeriods('transit_days', 'delivered_on'))
+const TRANSIT_ADD_TO_MONTHS = sql('transit_add_to_months', addToPeriods('transit_months', 'month'))
 const TRANSIT_LANE_HISTOGRAMS = sql(
   'transit_lane_histograms',
   `SELECT b.scope_user_id, b.carrier_code, b.origin_country, b.origin_state, b.destination_country, b.destination_state, b.transit_bucket, b.deliveries

@@ -4,7 +4,7 @@ import { TASK_FULL } from './task-lifecycle.repository'
 import { TRANSIT_COUNTS_BY_CARRIER, TRANSIT_COUNTS_BY_LANE } from './transit.repository'
 
 // The transit times are read through their keys, never a whole table: plans over 20 users' year
-// of day aggregates (about 200,000 rows) and 20,000 lanes, and a full task whose prediction
+// of day aggregates (about 200,000 rows) and their months, and 20,000 lanes, and a full task whose prediction
 // probes its lanes.
 
 let database: TestDatabase
@@ -26,7 +26,14 @@ beforeAll(async () => {
                                 deliveries, p10_hours, median_hours, p90_hours)
      SELECT g % 21, c, 'US', 'S' || g, 'US', 'D' || g, 25, 20, 30, 40 FROM generate_series(1, 5000) g, unnest(ARRAY['UPS', 'FEDEX', 'USPS', 'DHL']) c`,
   )
-  await db.query(`ANALYZE transit_days; ANALYZE transit_lanes`)
+  await db.query(
+    `INSERT INTO transit_months (user_id, month, carrier_code, origin_country, origin_state, destination_country, destination_state,
+                                 transit_bucket, deliveries, with_eta, on_time, exceptions)
+     SELECT user_id, date_trunc('month', delivered_on)::date, carrier_code, origin_country, origin_state, destination_country, destination_state,
+            transit_bucket, sum(deliveries), sum(with_eta), sum(on_time), sum(exceptions)
+       FROM transit_days GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+  )
+  await db.query(`ANALYZE transit_days; ANALYZE transit_months; ANALYZE transit_lanes`)
   const [task] = await db.query<{ id: number }>(
     `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, origin_address, destination_address, transit_started_at)
      VALUES (1, 'UPS', 'PLAN1', 'https://a.example/', '{"country":"US","state":"S1"}', '{"country":"US","state":"D1"}', now()) RETURNING id`,
@@ -40,13 +47,18 @@ const explain = async (text: string, values: unknown[]) =>
 
 describe('transit times', () => {
   it.each([
-    ['per lane, a year', TRANSIT_COUNTS_BY_LANE, [1, null, null, null, null, null]],
-    ['per lane, a month of one carrier', TRANSIT_COUNTS_BY_LANE, [1, '2026-03-01', '2026-03-31', 'UPS', null, null]],
-    ['per carrier', TRANSIT_COUNTS_BY_CARRIER, [1, null, null, null, 'US', 'US']],
-  ])('the analytics read a user’s day range through the key: %s', async (_name, text, values) => {
+    ['per lane, a year', TRANSIT_COUNTS_BY_LANE, [1, true, null, null, null, null, null, null, null, null, null], ['months']],
+    [
+      'per lane, cut months of one carrier',
+      TRANSIT_COUNTS_BY_LANE,
+      [1, true, '2026-04-01', '2026-05-01', 'UPS', null, null, '2026-03-15', '2026-03-31', '2026-06-01', '2026-06-10'],
+      ['months', 'days'],
+    ],
+    ['per carrier, a few days', TRANSIT_COUNTS_BY_CARRIER, [1, false, null, null, null, 'US', 'US', '2026-03-15', '2026-03-20', null, null], ['days']],
+  ])('the analytics read a user’s months and days through the keys: %s', async (_name, text, values, tables) => {
     const plan = await explain(text, values)
-    expect(plan).toMatch(/transit_days_pkey/)
-    expect(plan).not.toMatch(/Seq Scan on transit_days/)
+    for (const table of tables) expect(plan).toMatch(new RegExp(`transit_${table}_pkey`))
+    expect(plan).not.toMatch(/Seq Scan on transit_(days|months)/)
   })
 
   it('the full task probes its lanes through transit_lanes’ key, without a sort', async () => {

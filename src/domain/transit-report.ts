@@ -41,7 +41,9 @@ export function laneReports(counts: readonly TransitCount[]): LaneReport[] {
   const byLane = new Map<string, TransitCount[]>()
   for (const c of counts) {
     const key = JSON.stringify(c.lane)
-    byLane.set(key, [...(byLane.get(key) ?? []), c])
+    const rows = byLane.get(key)
+    if (rows) rows.push(c)
+    else byLane.set(key, [c])
   }
   const reports: LaneReport[] = []
   for (const rows of byLane.values()) {
@@ -58,4 +60,33 @@ export function laneReports(counts: readonly TransitCount[]): LaneReport[] {
   }
   const key = (r: LaneReport) => [r.carrierCode, r.originCountry, r.originState, r.destinationCountry, r.destinationState].join('\u0000')
   return reports.sort((a, b) => b.delivered - a.delivered || (key(a) < key(b) ? -1 : 1)).slice(0, MAX_REPORT_LANES)
+}
+
+/**
+ * How a range of delivery days (YYYY-MM-DD, inclusive, either end open) is read: its whole months
+ * from the month rows (`months`: the first days of the first and last whole month, null for an
+ * open end; null for none), the days of the months it cuts from the day rows (at most two spans).
+ */
+export interface RangeReading {
+  months: { from: string | null; to: string | null } | null
+  days: [string, string][]
+}
+
+const day = (date: Date) => date.toISOString().slice(0, 10)
+const utc = (text: string) => new Date(`${text}T00:00:00Z`)
+const monthStart = (text: string) => `${text.slice(0, 7)}-01`
+const shiftMonth = (text: string, months: number) => {
+  const d = utc(monthStart(text))
+  return day(new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1)))
+}
+const lastOfMonth = (text: string) => day(new Date(utc(shiftMonth(text, 1)).getTime() - 86_400_000))
+
+export function rangeReading(from: string | undefined, to: string | undefined): RangeReading {
+  const first = from === undefined ? null : monthStart(from) === from ? from : shiftMonth(from, 1)
+  const last = to === undefined ? null : lastOfMonth(to) === to ? monthStart(to) : shiftMonth(to, -1)
+  if (from !== undefined && to !== undefined && first! > last!) return { months: null, days: [[from, to]] }
+  const days: [string, string][] = []
+  if (from !== undefined && first !== from) days.push([from, lastOfMonth(from)])
+  if (to !== undefined && lastOfMonth(to) !== to) days.push([monthStart(to), to])
+  return { months: { from: first, to: last }, days }
 }

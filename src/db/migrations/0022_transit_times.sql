@@ -58,6 +58,24 @@ CREATE TABLE transit_days (
   exceptions          integer NOT NULL,
   PRIMARY KEY (user_id, delivered_on, carrier_code, origin_country, origin_state, destination_country, destination_state, transit_bucket)
 );
+-- The same per month (its first day): a year's analytics read twelve months of it, and days of
+-- transit_days only for the parts of months a range cuts.
+CREATE TABLE transit_months (
+  user_id             bigint  NOT NULL,
+  month               date    NOT NULL,
+  carrier_code        text    NOT NULL,
+  origin_country      text    NOT NULL,
+  origin_state        text    NOT NULL,
+  destination_country text    NOT NULL,
+  destination_state   text    NOT NULL,
+  transit_bucket      integer NOT NULL,
+  deliveries          integer NOT NULL,
+  with_eta            integer NOT NULL,
+  on_time             integer NOT NULL,
+  exceptions          integer NOT NULL,
+  PRIMARY KEY (user_id, month, carrier_code, origin_country, origin_state, destination_country, destination_state, transit_bucket)
+);
+
 -- The console's on-time rates per week read every user's recent days. A delivery that adds to an
 -- existing row changes no indexed column (a HOT update where the page has room).
 CREATE INDEX transit_days_delivered_on_idx ON transit_days (delivered_on);

@@ -17,7 +17,7 @@ INSERT INTO
   )
 SELECT
   user_id,
-  delivered_on,
+  period,
   carrier_code,
   origin_country,
   origin_state,
@@ -52,7 +52,7 @@ FROM
     $11::boolean[]
   ) AS d (
     user_id,
-    delivered_on,
+    period,
     carrier_code,
     origin_country,
     origin_state,
@@ -65,7 +65,7 @@ FROM
   )
 GROUP BY
   user_id,
-  delivered_on,
+  period,
   carrier_code,
   origin_country,
   origin_state,
@@ -74,7 +74,7 @@ GROUP BY
   transit_bucket
 ORDER BY
   user_id,
-  delivered_on,
+  period,
   carrier_code,
   origin_country,
   origin_state,
