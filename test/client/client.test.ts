@@ -29,6 +29,7 @@ describe('a client generated from /openapi.json', () => {
       subscribeBatch: 200,
       getSubscription: 200,
       getTask: 200,
+      transitTimes: 200,
       listTasks: 200,
       stopTask: 200,
       refreshTask: 202,

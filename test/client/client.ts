@@ -56,6 +56,14 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   note('getTask', full.response)
   const active: boolean | undefined = full.data?.data.active
   void active
+  const basis: 'states' | 'countries' | 'carrier' | undefined = full.data?.data.prediction?.basis
+  void basis
+  const transit = await api.GET('/openapi/analytics/transit-times', {
+    params: { query: { groupBy: 'carrier', deliveredFrom: '2026-01-01', deliveredTo: '2026-12-31' } },
+  })
+  note('transitTimes', transit.response)
+  const onTime: number | null | undefined = transit.data?.data.lanes[0]?.onTimeRate
+  void onTime
   const page = await api.GET('/openapi/tracking-subscriptions/list', {
     params: { query: { standardStatus: 'pending,in_transit', sort: '-updatedAt', limit: 10, include: 'events' } },
   })
