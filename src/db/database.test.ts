@@ -116,6 +116,22 @@ describe('deadlines and broken connections', () => {
     }
   })
 
+  it('lives through an error on a connection handed to a waiting holder before the holder resumes', async () => {
+    // Both connections of the pool held; a third caller waits. Releasing one hands it to the
+    // waiter at once, whose promise resumes only after the current code: an error the server
+    // sends in that moment (pg parses a chunk's messages together) must find a listener.
+    const held = await Promise.all([db.pool.connect(), db.pool.connect()])
+    const waiting = db.pool.connect()
+    const client = held[0]!
+    client.release()
+    expect(() => client.emit('error', new Error('terminating connection due to administrator command'))).not.toThrow()
+    const next = await waiting
+    expect(next).toBe(client)
+    next.release(true)
+    held[1]!.release()
+    expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }])
+  })
+
   it('gives a long report its own deadline, and maintenance none', async () => {
     expect(await db.queryWithin(5_000, 'SELECT pg_sleep(0.5), 1 AS one')).toEqual([{ pg_sleep: '', one: 1 }])
     expect(await db.maintenance(async (client) => (await client.query(`SELECT pg_sleep(0.5), current_setting('statement_timeout') AS timeout`)).rows)).toEqual([

@@ -53,6 +53,14 @@ export class Database {
     this.timeouts = options.timeouts ?? DEFAULT_TIMEOUTS
     // An idle client whose server went away emits here; without a listener the process dies.
     pool.on('error', () => {})
+    // And every client hears 'error' for its whole life, not only while idle or held: pg-pool
+    // drops its idle listener when it hands a client to a waiting pool.connect(), whose holder
+    // listens only once its promise resumes. A server shutting down can send a fatal error in the
+    // same chunk as the ready-for-query that released the client to that waiter; pg parses both
+    // at once, and the error found no listener and ended the process (the embedded server
+    // restarted under load, in test/faults). What breaks a client is still seen by its holder:
+    // its statements fail, and a client pg marked unusable is not put back in the pool.
+    pool.on('connect', (client) => client.on('error', () => {}))
   }
 
   /**
