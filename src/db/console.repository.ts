@@ -52,6 +52,8 @@ export interface FailingDeliveryRow {
   created_at: Date
   last_error: string
   last_status_code: number
+  /** Where it goes: its endpoint's URL, or its task's callback URL (as they are now). */
+  target_url: string
 }
 
 const TASK_COLUMNS = `t.id, t.user_id, u.name AS user_name, t.carrier_code, t.tracking_number, t.external_reference_no, t.standard_status, t.milestone, t.updated_at`
@@ -182,7 +184,9 @@ const CONSOLE_TASK_OWNER = sql('console_task_owner', 'SELECT u.id, u.name FROM t
 const CONSOLE_FAILING_DELIVERIES = sql(
   'console_failing_deliveries',
   `SELECT d.id, d.user_id, u.name AS user_name, d.task_id, d.webhook_id, d.event_type, d.status, d.attempt_count, d.created_at,
-          COALESCE(a.error_message, '') AS last_error, COALESCE(a.response_status_code, 0) AS last_status_code
+          COALESCE(a.error_message, '') AS last_error, COALESCE(a.response_status_code, 0) AS last_status_code,
+          COALESCE((SELECT e.url FROM webhook_endpoints e WHERE e.id = d.endpoint_id),
+                   (SELECT t.callback_url FROM tracking_tasks t WHERE t.id = d.task_id), '') AS target_url
      FROM (SELECT * FROM webhook_deliveries WHERE status = 'retry_wait'
            UNION ALL
            SELECT f.* FROM api_users fu

@@ -11,7 +11,26 @@ SELECT
   d.attempt_count,
   d.created_at,
   COALESCE(a.error_message, '') AS last_error,
-  COALESCE(a.response_status_code, 0) AS last_status_code
+  COALESCE(a.response_status_code, 0) AS last_status_code,
+  COALESCE(
+    (
+      SELECT
+        e.url
+      FROM
+        webhook_endpoints e
+      WHERE
+        e.id = d.endpoint_id
+    ),
+    (
+      SELECT
+        t.callback_url
+      FROM
+        tracking_tasks t
+      WHERE
+        t.id = d.task_id
+    ),
+    ''
+  ) AS target_url
 FROM
   (
     SELECT

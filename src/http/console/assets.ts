@@ -71,6 +71,7 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-
 details summary { overflow-wrap: anywhere; }
 details { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; margin: 8px 0; }
 pre { white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
+.url { font-size: .85rem; word-break: break-all; }
 .signin { max-width: 420px; margin: 10vh auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 24px; }
 .signin input { width: 100%; margin: 4px 0 16px; }
 @media (max-width: 600px) { main { padding: 12px; } th, td { padding: 6px; } .hide-narrow { display: none; } }

@@ -102,8 +102,19 @@ export function badge(value: string): Html {
   return html`<span class="badge ${value}">${value.replaceAll('_', ' ')}</span>`
 }
 
-export function when(date: Date | string | null | undefined): Html {
+/** A time to the second, in UTC, with how long ago (or how soon) it is from `now`. */
+export function when(date: Date | string | null | undefined, now = Date.now()): Html {
   if (!date) return html`<span class="muted">—</span>`
   const iso = typeof date === 'string' ? date : date.toISOString()
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
+  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time> <span class="muted">(${relativeTime(Date.parse(iso), now)})</span>`
+}
+
+/** "now", "40 s ago", "3 min ago", "in 2 h", "5 d ago". */
+export function relativeTime(ms: number, now: number): string {
+  const seconds = Math.round((now - ms) / 1000)
+  const abs = Math.abs(seconds)
+  if (abs < 5) return 'now'
+  const [n, unit] =
+    abs < 120 ? [abs, 's'] : abs < 7200 ? [Math.round(abs / 60), 'min'] : abs < 172_800 ? [Math.round(abs / 3600), 'h'] : [Math.round(abs / 86_400), 'd']
+  return seconds > 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`
 }

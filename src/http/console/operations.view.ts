@@ -26,7 +26,7 @@ function failingTable(rows: FailingDeliveryRow[], context: PageContext): Html {
 <div class="table-wrap"><table><thead><tr><th scope="col">Webhook</th><th scope="col">API user</th><th scope="col">Task</th><th scope="col">State</th><th scope="col">Last answer</th><th scope="col" class="hide-narrow">Created</th><th scope="col"><span class="skip">Action</span></th></tr></thead><tbody>
 ${rows.map(
   (d) =>
-    html`<tr><td>${d.event_type}<br><span class="muted">${d.webhook_id}</span></td><td><a href="/console/users/${d.user_id}">${d.user_name}</a></td><td><a href="/console/tasks/${d.task_id}">Task ${d.task_id}</a></td><td>${badge(d.status)} ${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}</td><td>${
+    html`<tr><td>${d.event_type}<br><span class="muted">${d.webhook_id}</span><br><span class="url">${d.target_url}</span></td><td><a href="/console/users/${d.user_id}">${d.user_name}</a></td><td><a href="/console/tasks/${d.task_id}">Task ${d.task_id}</a></td><td>${badge(d.status)} ${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}</td><td>${
       d.last_error || (d.last_status_code ? `HTTP ${d.last_status_code}` : '—')
     }</td><td class="hide-narrow">${when(d.created_at)}</td><td>${actionButton(
       `/console/tasks/${d.task_id}/webhooks/${d.webhook_id}/redeliver`,
