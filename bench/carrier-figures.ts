@@ -3,7 +3,7 @@ import pg from 'pg'
 import { CARRIERS, carrierOf, createCarrierSimulator } from '../src/carriers/registry'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
-import { makeDue, SCHEDULED } from './finished'
+import { insertInactiveTasks, makeDue, SCHEDULED } from './finished'
 import { startReceiver } from './loopback-receiver'
 import { warmLoad } from './load'
 import { type FigureContext, type Row, fmt } from './report'
@@ -77,11 +77,7 @@ export async function carrierFigures(options: FigureContext & { outageTasks: num
         ['DHL', 3000],
       ] as const) {
         const carrier = carrierOf(code)!
-        await client.query(
-          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
-           SELECT $1, $2, $3 || g, $4, now() FROM generate_series(1, $5::int) g`,
-          [userId, code, `DLR${code}`, receiver.url, tasks],
-        )
+        await insertInactiveTasks(client, { userId, carrierCode: code, prefix: `DLR${code}`, callbackUrl: receiver.url, count: tasks })
         const ceiling = await fetchCeiling(sim, [code], seconds)
         const started = Date.now()
         await makeDue(client, 'user_id = $1 AND carrier_code = $2', [userId, code])

@@ -27,6 +27,18 @@ export const newest = (column: string) => `(EXTRACT(EPOCH FROM max(${column})) *
 export const SCHEDULED = `(SELECT t.*, s.last_fetched_at, s.next_refresh_at, s.xmin AS schedule_xmin
                              FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id) AS scheduled`
 
+/** Inserts `count` inactive tasks of one carrier, numbered `prefix`1, `prefix`2, … (each with its schedule row, unscheduled). */
+export async function insertInactiveTasks(
+  client: pg.Client,
+  t: { userId: number; carrierCode: string; prefix: string; callbackUrl: string; count: number },
+): Promise<void> {
+  await client.query(
+    `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+     SELECT $1, $2, $3 || g, $4, now() FROM generate_series(1, $5::int) g`,
+    [t.userId, t.carrierCode, t.prefix, t.callbackUrl, t.count],
+  )
+}
+
 /** Makes the tasks matching `where` (over tracking_tasks' columns) active and due now. */
 export async function makeDue(client: pg.Client, where: string, params: unknown[]): Promise<void> {
   await client.query(

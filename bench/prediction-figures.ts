@@ -4,6 +4,7 @@ import type { ShipmentView } from '../src/simulator/simulated-carrier'
 import { stage, type Place } from '../src/simulator/stories'
 import { startService } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
+import { createApiUser } from './api-user'
 import { finishedAt, makeDue } from './finished'
 import { warmLoad } from './load'
 import { type FigureContext, fmt } from './report'
@@ -160,12 +161,7 @@ export async function predictionFigures(options: FigureContext): Promise<void> {
   client.on('error', () => {})
   await client.connect()
   try {
-    const created = await fetch(`${service.baseUrl}/admin/api-users`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'backtest' }),
-    })
-    const { userId, token } = ((await created.json()) as { data: { userId: number; token: string } }).data
+    const { userId, token } = await createApiUser(service.baseUrl, adminToken, 'backtest')
     const subscribe = async (prefix: string, list: Parcel[]) => {
       await client.query(
         `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
@@ -225,15 +221,7 @@ export async function predictionFigures(options: FigureContext): Promise<void> {
 
     // The analytics over a year of 1,000,000 deliveries of one user on 60 lanes, as the refresh
     // aggregates them (transit_days: a row per day, lane and transit-time bucket).
-    const big = (
-      (await (
-        await fetch(`${service.baseUrl}/admin/api-users`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'a million deliveries' }),
-        })
-      ).json()) as { data: { userId: number; token: string } }
-    ).data
+    const big = await createApiUser(service.baseUrl, adminToken, 'a million deliveries')
     await client.query(
       `INSERT INTO transit_days (user_id, delivered_on, carrier_code, origin_country, origin_state, destination_country, destination_state,
                                  transit_bucket, deliveries, with_eta, on_time, exceptions)

@@ -4,7 +4,8 @@ import type { CarrierSimulator } from '../src/simulator/simulator'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { postgresTicks, ticks } from './cpu'
-import { finishedAt, makeDue } from './finished'
+import { createApiUser } from './api-user'
+import { finishedAt, insertInactiveTasks, makeDue } from './finished'
 import { startReceiver } from './loopback-receiver'
 import { type FigureContext, fmt } from './report'
 
@@ -91,12 +92,7 @@ export async function writeCostFigures(options: FigureContext): Promise<void> {
     let userId: number
     let client = await connect(dbUrl)
     try {
-      const created = await fetch(`${api.baseUrl}/admin/api-users`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'costs' }),
-      })
-      const user = ((await created.json()) as { data: { userId: number; token: string } }).data
+      const user = await createApiUser(api.baseUrl, adminToken, 'costs')
       userId = user.userId
       await client.query('CHECKPOINT')
       const before = await read(client, api)
@@ -171,11 +167,7 @@ export async function writeCostFigures(options: FigureContext): Promise<void> {
       row(kind, 'no-change fetch: CPU a fetch, service / PostgreSQL', fedex.cpu, '', '', '')
       for (const carrier of ['USPS', 'DHL']) {
         const prefix = `DLW${carrier}`
-        await client.query(
-          `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
-           SELECT $1, $2, $3 || g, $4, now() FROM generate_series(1, $5::int) g`,
-          [userId, carrier, prefix, callbackUrl, TASKS],
-        )
+        await insertInactiveTasks(client, { userId, carrierCode: carrier, prefix, callbackUrl, count: TASKS })
         const other = await noChangeFetches({ client, worker, sim, seconds, carrier, prefix, userId })
         row(
           kind,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { CARRIER_CODES, CARRIERS } from '../src/carriers/registry'
 import { ERROR_CODES } from '../src/domain/errors'
 import { EVENT_TYPES } from '../src/domain/event-types'
-import { SETTINGS, settingRange, type SettingSpec } from '../src/domain/settings'
+import { SETTING_SPECS, settingRange } from '../src/domain/settings'
 import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../src/domain/statuses'
 import { HTTP_STATUS } from '../src/http/error-handler'
 import { MILESTONE_NAMES } from '../src/domain/milestones'
@@ -31,7 +31,7 @@ describe('docs/api.md', () => {
   it('names the supported carriers and the settings with their bounds', () => {
     expect(api).toContain(`carriers of the registry (${codeList(CARRIER_CODES)})`)
     expect(api).toContain(`(supported: ${CARRIER_CODES.join(', ')})`)
-    for (const [name, s] of Object.entries(SETTINGS) as [string, SettingSpec][])
+    for (const [name, s] of SETTING_SPECS)
       expect(api).toContain(`\`${name}\` (${s.kind === 'integer' ? 'integer ' : ''}${settingRange(s)}, default ${s.default})`)
   })
 })

@@ -24,8 +24,7 @@ import { fetchedSchedule, fromNow, stillClaimed } from './task-schedule.sql'
 export interface HeldTask extends TaskRefreshState {
   id: number
   userId: number
-  carrierCode: string
-  /** The stored addresses' countries and states, as lanes keep them (upper case, "" unknown). */
+  /** Its carrier, and the stored addresses' countries and states, as lanes keep them (as the mapper wrote them, "" unknown). */
   lane: Lane
   transit: TransitState
 }
@@ -71,7 +70,6 @@ export async function lockClaimedTasks(tx: Queryable, claims: { id: number; dueA
         estimatedDeliveryAt: r.estimated_delivery_at,
         createdAt: r.created_at,
         lastNewEventAt: r.last_new_event_at,
-        carrierCode: r.carrier_code,
         lane: {
           carrierCode: r.carrier_code,
           originCountry: laneField(r.origin_country),

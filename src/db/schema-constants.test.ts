@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import { MILESTONE_NAMES } from '../domain/milestones'
-import { SETTINGS, type SettingSpec } from '../domain/settings'
+import { SETTING_SPECS } from '../domain/settings'
 import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../domain/statuses'
 
 // The schema's CHECK constraints repeat closed sets of the domain's (a database cannot import a
@@ -35,7 +35,7 @@ describe('the schema agrees with the domain', () => {
   })
 
   it("on the settings' bounds and defaults", async () => {
-    for (const [name, setting] of Object.entries(SETTINGS) as [string, SettingSpec][]) {
+    for (const [name, setting] of SETTING_SPECS) {
       const column = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
       const [def] = await checks('settings', column)
       if (setting.kind === 'integer') {

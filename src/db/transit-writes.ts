@@ -23,33 +23,26 @@ export async function recordDeliveries(tx: Queryable, deliveries: readonly Deliv
       }
     }
   }
-  const rows = [...buckets.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row)
+  const rows = inKeyOrder(buckets)
   await tx.query(
     TRANSIT_ADD_TO_LANES,
     [rows.map((r) => r.scope), ...laneColumns(rows.map((r) => r.lane)), rows.map((r) => r.bucket), rows.map((r) => r.deliveries)],
     'transit_add_to_lanes',
   )
-  // Each delivery to its day and to its month.
-  const dayColumns = (period: (d: Delivery) => string) => [
-    deliveries.map((d) => d.userId),
-    deliveries.map(period),
-    ...laneColumns(deliveries.map((d) => d.lane)),
-    deliveries.map((d) => transitBucket(d.transitHours)),
-    deliveries.map((d) => d.withEta),
-    deliveries.map((d) => d.onTime),
-    deliveries.map((d) => d.passedException),
-  ]
   await tx.query(
-    TRANSIT_ADD_TO_DAYS,
-    dayColumns((d) => d.deliveredAt.toISOString().slice(0, 10)),
-    'transit_add_to_days',
+    TRANSIT_ADD_TO_DAYS_AND_MONTHS,
+    [
+      deliveries.map((d) => d.userId),
+      deliveries.map((d) => d.deliveredAt.toISOString().slice(0, 10)),
+      ...laneColumns(deliveries.map((d) => d.lane)),
+      deliveries.map((d) => transitBucket(d.transitHours)),
+      deliveries.map((d) => d.withEta),
+      deliveries.map((d) => d.onTime),
+      deliveries.map((d) => d.passedException),
+    ],
+    'transit_add_to_days_and_months',
   )
-  await tx.query(
-    TRANSIT_ADD_TO_MONTHS,
-    dayColumns((d) => `${d.deliveredAt.toISOString().slice(0, 7)}-01`),
-    'transit_add_to_months',
-  )
-  // The touched lanes, each once: their whole histograms, then their percentiles.
+  // The touched lanes, each once (in key order, as the rows were): their whole histograms, then their percentiles.
   const lanes = new Map(rows.map((r) => [JSON.stringify([r.scope, ...laneKey(r.lane)]), r]))
   const touched = [...lanes.values()]
   const { rows: histogram } = await tx.query<{
@@ -65,9 +58,12 @@ export async function recordDeliveries(tx: Queryable, deliveries: readonly Deliv
   const byLane = new Map<string, { bucket: number; deliveries: number }[]>()
   for (const h of histogram) {
     const key = JSON.stringify([Number(h.scope_user_id), h.carrier_code, h.origin_country, h.origin_state, h.destination_country, h.destination_state])
-    byLane.set(key, [...(byLane.get(key) ?? []), { bucket: h.transit_bucket, deliveries: h.deliveries }])
+    const list = byLane.get(key)
+    const bucket = { bucket: h.transit_bucket, deliveries: h.deliveries }
+    if (list) list.push(bucket)
+    else byLane.set(key, [bucket])
   }
-  const summaries = [...lanes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, r]) => ({ ...r, p: percentiles(byLane.get(key) ?? [])! }))
+  const summaries = inKeyOrder(lanes).map((r) => ({ ...r, p: percentiles(byLane.get(JSON.stringify([r.scope, ...laneKey(r.lane)])) ?? [])! }))
   await tx.query(
     TRANSIT_LANE_SUMMARIES,
     [
@@ -82,6 +78,11 @@ export async function recordDeliveries(tx: Queryable, deliveries: readonly Deliv
   )
 }
 
+/** A map's values in the order of its keys. */
+function inKeyOrder<T>(map: ReadonlyMap<string, T>): T[] {
+  return [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value)
+}
+
 const laneKey = (lane: Lane) => [lane.carrierCode, lane.originCountry, lane.originState, lane.destinationCountry, lane.destinationState]
 
 function laneColumns(lanes: readonly Lane[]): string[][] {
@@ -90,27 +91,37 @@ function laneColumns(lanes: readonly Lane[]): string[][] {
 
 // The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
 const sql = statementsOf(import.meta.url)
-const LANE = 'carrier_code, origin_country, origin_state, destination_country, destination_state'
+/** A lane's columns, in the order of the keys of the transit tables. */
+export const LANE = 'carrier_code, origin_country, origin_state, destination_country, destination_state'
 const TRANSIT_ADD_TO_LANES = sql(
   'transit_add_to_lanes',
   `INSERT INTO transit_lane_buckets AS b (scope_user_id, ${LANE}, transit_bucket, deliveries)
    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[])
    ON CONFLICT (scope_user_id, ${LANE}, transit_bucket) DO UPDATE SET deliveries = b.deliveries + EXCLUDED.deliveries`,
 )
-/** The statement that adds deliveries to the day or month `period` rows of `table`. */
-const addToPeriods = (table: string, period: string) =>
+/** Adds the deliveries of `d` to `table`'s rows by `period` (a column of it, and what `d` says of it). */
+const addTo = (table: string, period: string, value: string) =>
   `INSERT INTO ${table} AS x (user_id, ${period}, ${LANE}, transit_bucket, deliveries, with_eta, on_time, exceptions)
-   SELECT user_id, period, ${LANE}, transit_bucket, count(*), count(*) FILTER (WHERE with_eta), count(*) FILTER (WHERE on_time),
-          count(*) FILTER (WHERE passed_exception)
-     FROM unnest($1::bigint[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::boolean[], $10::boolean[], $11::boolean[])
-          AS d (user_id, period, ${LANE}, transit_bucket, with_eta, on_time, passed_exception)
-    GROUP BY user_id, period, ${LANE}, transit_bucket
-    ORDER BY user_id, period, ${LANE}, transit_bucket
-   ON CONFLICT (user_id, ${period}, ${LANE}, transit_bucket) DO UPDATE
-      SET deliveries = x.deliveries + EXCLUDED.deliveries, with_eta = x.with_eta + EXCLUDED.with_eta,
-          on_time = x.on_time + EXCLUDED.on_time, exceptions = x.exceptions + EXCLUDED.exceptions`
-const TRANSIT_ADD_TO_DAYS = sql('transit_add_to_days', addToPeriods('transit_days', 'delivered_on'))
-const TRANSIT_ADD_TO_MONTHS = sql('transit_add_to_months', addToPeriods('transit_months', 'month'))
+     SELECT user_id, ${value}, ${LANE}, transit_bucket, count(*), count(*) FILTER (WHERE with_eta), count(*) FILTER (WHERE on_time),
+            count(*) FILTER (WHERE passed_exception)
+       FROM d
+      GROUP BY user_id, ${value}, ${LANE}, transit_bucket
+      ORDER BY user_id, ${value}, ${LANE}, transit_bucket
+     ON CONFLICT (user_id, ${period}, ${LANE}, transit_bucket) DO UPDATE
+        SET deliveries = x.deliveries + EXCLUDED.deliveries, with_eta = x.with_eta + EXCLUDED.with_eta,
+            on_time = x.on_time + EXCLUDED.on_time, exceptions = x.exceptions + EXCLUDED.exceptions`
+// Each delivery to its day and to its month, in one round trip.
+const TRANSIT_ADD_TO_DAYS_AND_MONTHS = sql(
+  'transit_add_to_days_and_months',
+  `WITH d AS (
+     SELECT * FROM unnest($1::bigint[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::boolean[], $10::boolean[], $11::boolean[])
+              AS d (user_id, delivered_on, ${LANE}, transit_bucket, with_eta, on_time, passed_exception)
+   ),
+   days AS (
+     ${addTo('transit_days', 'delivered_on', 'delivered_on')}
+   )
+   ${addTo('transit_months', 'month', "date_trunc('month', delivered_on)::date")}`,
+)
 const TRANSIT_LANE_HISTOGRAMS = sql(
   'transit_lane_histograms',
   `SELECT b.scope_user_id, b.carrier_code, b.origin_country, b.origin_state, b.destination_country, b.destination_state, b.transit_bucket, b.deliveries

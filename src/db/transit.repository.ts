@@ -1,6 +1,7 @@
 import { rangeReading, type TransitCount, type TransitGrouping } from '../domain/transit-report'
 import type { Database } from './database'
 import { statementsOf } from './statements'
+import { LANE } from './transit-writes'
 
 export interface TransitFilters {
   carrierCode?: string
@@ -124,7 +125,6 @@ export class TransitRepository {
 
 // The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
 const sql = statementsOf(import.meta.url)
-const LANE = 'carrier_code, origin_country, origin_state, destination_country, destination_state'
 // The user's whole months in range, and the days of the months the range cuts (at most two
 // spans): each a range of its table's key; the other filters on each row.
 const FILTERS = `($5::text IS NULL OR carrier_code = $5) AND ($6::text IS NULL OR origin_country = $6) AND ($7::text IS NULL OR destination_country = $7)`

@@ -20,6 +20,9 @@ export type SettingSpec =
   | { kind: 'choice'; values: readonly string[]; default: string; description: string }
 
 export type SettingName = keyof typeof SETTINGS
+
+/** Every setting with its spec, in order: what the schema, the form, the CLI and the docs walk. */
+export const SETTING_SPECS = Object.entries(SETTINGS) as [SettingName, SettingSpec][]
 type ValueOf<S> = S extends { kind: 'choice'; values: readonly (infer V)[] } ? V : number
 export type Settings = { [K in SettingName]: ValueOf<(typeof SETTINGS)[K]> }
 

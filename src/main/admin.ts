@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/config'
 import { AppError } from '../domain/errors'
-import { SETTINGS, settingRange, type SettingName, type SettingSpec } from '../domain/settings'
+import { SETTING_SPECS, SETTINGS, settingRange, type SettingName, type SettingSpec } from '../domain/settings'
 import { migrate } from '../db/migrator'
 import { describeDatabase, openDatabase } from '../db/open-database'
 import { createServices } from './container'
@@ -20,7 +20,7 @@ const USAGE = `usage: npm run admin -- <command>
   rotate-secret <userId>             rotate a user's webhook signing secret (the old one signs for 24 h more)
   delete-task <userId> <taskId>      delete a user's task with its events and webhooks
   settings                           show the back-office settings
-${(Object.entries(SETTINGS) as [string, SettingSpec][]).map(([name, s]) => `  set ${name} <${settingRange(s)}>`.padEnd(37) + s.description).join('\n')}`
+${SETTING_SPECS.map(([name, s]) => `  set ${name} <${settingRange(s)}>`.padEnd(37) + s.description).join('\n')}`
 
 // Known before the database is opened: a mistyped command should not start the embedded server
 // (a second or so) only to be refused.

@@ -159,7 +159,7 @@ function deliveryOf(before: HeldTask, update: TaskUpdate, transit: TransitState,
   return {
     userId: before.userId,
     lane: {
-      carrierCode: before.carrierCode,
+      carrierCode: before.lane.carrierCode,
       originCountry: update.originAddress ? laneField(update.originAddress.country) : before.lane.originCountry,
       originState: update.originAddress ? laneField(update.originAddress.state) : before.lane.originState,
       destinationCountry: update.destinationAddress ? laneField(update.destinationAddress.country) : before.lane.destinationCountry,

@@ -1,4 +1,4 @@
-import { SETTINGS, type SettingSpec } from '../../domain/settings'
+import { SETTING_SPECS } from '../../domain/settings'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../../domain/errors'
 import { STANDARD_STATUSES } from '../../domain/statuses'
@@ -224,9 +224,10 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     const form = formOf(request)
     // The form sends text: an integer setting as the integer it spells, else as given (the service says what is wrong).
     const patch = Object.fromEntries(
-      (Object.entries(SETTINGS) as [string, SettingSpec][])
-        .filter(([name]) => name in form)
-        .map(([name, spec]) => [name, spec.kind === 'integer' && /^-?\d{1,10}$/.test(form[name]!.trim()) ? Number(form[name]) : form[name]]),
+      SETTING_SPECS.filter(([name]) => name in form).map(([name, spec]) => [
+        name,
+        spec.kind === 'integer' && /^-?\d{1,10}$/.test(form[name]!.trim()) ? Number(form[name]) : form[name],
+      ]),
     )
     try {
       await o.settings.update(patch)

@@ -1,4 +1,4 @@
-import { SETTINGS, type Settings, type SettingSpec } from '../../domain/settings'
+import { SETTING_SPECS, type Settings } from '../../domain/settings'
 import type { CarrierPacing } from '../../services/carrier-catalog.service'
 import type { ConsoleCarrier, ConsoleService } from '../../services/console.service'
 import type { HostView } from '../../services/webhook-delivery.service'
@@ -73,7 +73,7 @@ ${carriers.map(
 export function settingsView(settings: Settings, context: PageContext): Html {
   return html`<form method="post" action="/console/settings" class="card">
   <input type="hidden" name="_csrf" value="${context.csrfToken}">
-  ${(Object.entries(SETTINGS) as [keyof Settings, SettingSpec][]).map(([name, s]) => {
+  ${SETTING_SPECS.map(([name, s]) => {
     const help = html`<br><span id="${name}-help" class="muted">${s.description} (${s.kind === 'integer' ? `${s.min} to ${s.max}` : s.values.join(' or ')}, default ${s.default})</span>`
     return s.kind === 'integer'
       ? html`<p><label for="${name}">${name}</label>

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { TSchema } from '@sinclair/typebox'
-import { SETTINGS, type Settings as SettingValues, type SettingSpec } from '../../domain/settings'
+import { SETTING_SPECS, type Settings as SettingValues } from '../../domain/settings'
 import { component, DateTime, envelope, Id, NullableDateTime, ref, stringEnum } from './common.schema'
 
 export const UserParams = Type.Object({ userId: Id })
@@ -13,7 +13,7 @@ export const CreateUserBody = Type.Object(
 
 /** Every setting, typed with its bounds or values (domain/settings.ts). */
 const settingProperties = Object.fromEntries(
-  Object.entries(SETTINGS).map(([name, s]: [string, SettingSpec]) => [
+  SETTING_SPECS.map(([name, s]) => [
     name,
     s.kind === 'integer'
       ? Type.Integer({ minimum: s.min, maximum: s.max, description: `${s.description} (default ${s.default})` })
