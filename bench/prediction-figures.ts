@@ -69,7 +69,7 @@ function generate(rng: () => number): { lanes: GeneratedLane[]; parcels: Parcel[
     const carrier = CARRIERS[i % 3]!
     const origin = place('US', US_STATES[i % US_STATES.length]!, -300)
     const abroad = carrier !== 'USPS' && i % 4 === 0 ? ABROAD[(i / 4) % ABROAD.length]! : undefined
-    const destination = abroad ? place(abroad[0], abroad[1], abroad[2]) : place('US', US_STATES[(i * 7 + 3) % US_STATES.length]!, -360)
+    const destination = abroad ? place(abroad[0], abroad[1], abroad[2]) : place('US', US_STATES[(i * 7 + 3 + Math.floor(i / 30)) % US_STATES.length]!, -360)
     // Domestic lanes 1-5 days, international 4-12; USPS slower; a sixth of the lanes thin.
     const base = abroad ? 96 + rng() * 190 : 24 + rng() * 96
     lanes.push({
@@ -94,6 +94,9 @@ function generate(rng: () => number): { lanes: GeneratedLane[]; parcels: Parcel[
       parcels.push({ lane, pickup, delivered: new Date(pickup.getTime() + hours * HOUR) })
     }
   }
+  // The issue's floor is 50 distinct lanes: lanes that share a key would be learned as one.
+  const keys = new Set(lanes.map((l) => [l.carrier, l.origin.country, l.origin.state, l.destination.country, l.destination.state].join('|')))
+  if (keys.size < 50) throw new Error(`the backtest's history has ${keys.size} distinct lanes, fewer than 50`)
   return { lanes, parcels }
 }
 

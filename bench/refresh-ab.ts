@@ -1,7 +1,6 @@
-import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { checkoutOf, ROOT } from './checkout'
 import { fmt } from './report'
 
 /**
@@ -20,13 +19,8 @@ const against = args.get('against')
 if (!against) throw new Error('usage: npm run bench:refresh-ab -- --against <commit> [--pairs 6] [--tasks 10000]')
 const pairs = Number(args.get('pairs') ?? 6)
 const tasks = Number(args.get('tasks') ?? 10_000)
-const root = fileURLToPath(new URL('../', import.meta.url))
-const runner = join(root, 'bench/refresh-ab-run.ts')
-
-const commit = execFileSync('git', ['rev-parse', '--short', against], { cwd: root }).toString().trim()
-const earlier = join(root, '.tmp', `ab-${commit}`)
-if (!existsSync(earlier)) execFileSync('git', ['worktree', 'add', '--detach', earlier, commit], { cwd: root, stdio: 'inherit' })
-if (!existsSync(join(earlier, 'node_modules'))) execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: earlier, stdio: 'inherit' })
+const runner = join(ROOT, 'bench/refresh-ab-run.ts')
+const { commit, dir: earlier } = checkoutOf(against)
 
 interface Run {
   rate: number
@@ -48,7 +42,7 @@ function run(checkout: string): Run {
 
 const results: Record<'now' | 'earlier', Run[]> = { now: [], earlier: [] }
 for (let i = 0; i < pairs; i++) {
-  results.now.push(run(root))
+  results.now.push(run(ROOT))
   results.earlier.push(run(earlier))
   const [a, b] = [results.now.at(-1)!, results.earlier.at(-1)!]
   console.log(`pair ${i + 1}: now ${a.rate}/s, ${commit} ${b.rate}/s (${(a.rate / b.rate).toFixed(2)}×)`)

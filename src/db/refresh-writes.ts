@@ -9,6 +9,7 @@ import type { WebhookTaskJson } from '../domain/webhook-payload'
 import { intArray, textArray, textOrNullArray } from './array-literal'
 import type { Queryable } from './database'
 import { eventsViewOf } from './events-view'
+import { predictionOf } from './prediction.sql'
 import { taskDocumentOf } from './task-document.sql'
 import { statementsOf } from './statements'
 import { fetchedSchedule, fromNow, stillClaimed } from './task-schedule.sql'
@@ -269,6 +270,15 @@ const REFRESH_UPDATE_TASKS = sql(
             first_estimated_delivery_at = u.first_estimated_delivery_at,
             passed_exception = u.passed_exception,
             transit_counted = u.transit_counted,
+            -- Made again at every change, from the lanes as they are now (prediction.sql.ts).
+            (predicted_delivery_at, prediction) = (${predictionOf({
+              userId: 't.user_id',
+              carrierCode: 't.carrier_code',
+              startedAt: 'u.transit_started_at',
+              standardStatus: 'u.standard_status',
+              originAddress: 'COALESCE(u.origin_address, t.origin_address)',
+              destinationAddress: 'COALESCE(u.destination_address, t.destination_address)',
+            })}),
             events_view = CASE WHEN u.gained_events THEN ${eventsViewOf('t.id')} ELSE t.events_view END,
             answer_fingerprint = u.answer_fingerprint,
             inactive_since = CASE WHEN u.terminal THEN now() END,

@@ -9,8 +9,6 @@ import {
   type WebhookSummaryJson,
 } from '../domain/task-document'
 import { fullEventsOf } from './events-view'
-import { TERMINAL_STATUSES } from '../domain/tracking-update'
-import { ANY, MIN_LANE_DELIVERIES, type Basis } from '../domain/transit-times'
 
 /**
  * The task documents as the database writes them: one JSON text per task, with the members,
@@ -36,9 +34,10 @@ const TASK_SOURCES: Record<QueryTaskMember | FullTaskMember, string> = {
   milestone: 't.milestone',
   carrierStatus: 't.carrier_status',
   estimatedDeliveryAt: 't.estimated_delivery_at',
-  // The task's lane's percentiles (LANE_JOIN) from its first scan on.
-  predictedDeliveryAt: `(t.transit_started_at + p.median_hours * interval '1 hour')`,
-  prediction: 'p',
+  // Made from the task's lanes at its changes (prediction.sql.ts); the prediction is stored as the
+  // text the documents write (migration 0023).
+  predictedDeliveryAt: 't.predicted_delivery_at',
+  prediction: 't.prediction',
   // Stored as the text the documents write (json: compact, members in order; migration 0014).
   originAddress: 't.origin_address',
   destinationAddress: 't.destination_address',
@@ -59,47 +58,6 @@ const TASK_SOURCES: Record<QueryTaskMember | FullTaskMember, string> = {
 
 /** The task's schedule row as `s`, beside the task row `t` (every task has one: migration 0017). */
 const scheduleJoin = (relation: string) => `FROM (SELECT) AS one LEFT JOIN ${relation} s ON s.task_id = t.id`
-
-/**
- * The lane a prediction rests on as `p` (no row: no prediction): for a task past its first scan
- * and not terminal, the narrowest of its lanes with enough deliveries (domain/transit-times.ts),
- * from every user's deliveries or, with predictionSharing = own, from the task's user's only.
- * The lanes are probed narrowest first, one key lookup each, and the first found ends it (an
- * Append runs its parts in order and the LIMIT stops it; no sort).
- */
-const laneJoin = (() => {
-  const field = (address: string, member: string) => `COALESCE(t.${address}->>'${member}', '')`
-  const [oc, os, dc, ds] = [
-    field('origin_address', 'country'),
-    field('origin_address', 'state'),
-    field('destination_address', 'country'),
-    field('destination_address', 'state'),
-  ]
-  const terminal = [...TERMINAL_STATUSES].map((status) => `'${status}'`).join(', ')
-  const probe = (basis: Basis, key: [string, string, string, string]) =>
-    `SELECT '${basis}' AS basis, l.deliveries, l.p10_hours, l.median_hours, l.p90_hours
-             FROM transit_lanes l
-            WHERE l.scope_user_id = scope.user_id AND l.carrier_code = t.carrier_code
-              AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (${key.join(', ')})
-              AND l.deliveries >= ${MIN_LANE_DELIVERIES}`
-  return `LEFT JOIN LATERAL (
-    SELECT lane.* FROM (SELECT CASE WHEN (SELECT prediction_sharing FROM settings) = 'own' THEN t.user_id ELSE 0 END AS user_id) AS scope,
-      LATERAL (${probe('states', [oc, os, dc, ds])}
-           UNION ALL
-           ${probe('countries', [oc, `'${ANY}'`, dc, `'${ANY}'`])}
-           UNION ALL
-           ${probe('carrier', [`'${ANY}'`, `'${ANY}'`, `'${ANY}'`, `'${ANY}'`])}) AS lane
-     WHERE t.transit_started_at IS NOT NULL AND t.standard_status NOT IN (${terminal})
-     LIMIT 1) p ON true`
-})()
-
-/** A prediction from its lane `p` and the task's first scan; null without a lane. */
-const predictionOf = (p: string) =>
-  `(SELECT row_to_json(x) FROM (
-      SELECT ${p}.basis AS basis, ${p}.deliveries AS samples,
-             ${iso(`(t.transit_started_at + ${p}.p10_hours * interval '1 hour')`)} AS earliest,
-             ${iso(`(t.transit_started_at + ${p}.p90_hours * interval '1 hour')`)} AS latest
-       WHERE ${p}.deliveries IS NOT NULL) x)`
 
 /** Where each member of latestWebhook comes from, `d` being the webhook_deliveries row. */
 const LATEST_WEBHOOK_SOURCES: Record<keyof WebhookSummaryJson, string> = {
@@ -124,7 +82,7 @@ const WRITE: Record<MemberKind, (source: string) => string> = {
   timeOrNull: iso,
   address: (source) => source,
   proofOfDelivery: (source) => source,
-  prediction: predictionOf,
+  prediction: (source) => source,
   events: (source) => source,
   fullEvents: () => fullEventsOf('t.id'),
   latestWebhook: (taskId) => latestWebhookOf(taskId),
@@ -169,7 +127,7 @@ export function taskDocumentOf(document: 'query' | 'full', options: DocumentOpti
     const omit = [...(options.events === false ? ['events'] : []), ...(options.latestWebhook === false ? ['latestWebhook'] : [])]
     const members = document === 'query' ? QUERY_TASK : FULL_TASK
     // Only the full task reads the schedule's row: the interface's task does not pay for the probe.
-    const from = document === 'full' ? ` ${scheduleJoin(options.schedule ?? 'task_schedule')} ${laneJoin}` : ''
+    const from = document === 'full' ? ` ${scheduleJoin(options.schedule ?? 'task_schedule')}` : ''
     WRITTEN.set(key, (text = `(SELECT row_to_json(doc)::text FROM (${objectOf(members, TASK_SOURCES, omit)}${from}) doc)`))
   }
   return text

@@ -79,7 +79,7 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     subscriptions: new SubscriptionService(new TaskRepository(db), settings, carriers, () => wakeups.tasksDue()),
     tasks,
     users: new ApiUserService(users),
-    settings: new SettingsService(settings),
+    settings: new SettingsService(settings, db),
     health: new HealthService(db, carrierModes, carrierCircuits),
     consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db)),
     console: new ConsoleService(

@@ -59,6 +59,17 @@ async function shipped(userId: number, carrierCode: string, prefix: string, coun
   return ids
 }
 
+/**
+ * Fetches a task again as a refresh now would, as if what the carrier says were news (its events
+ * and the answer it was decided from forgotten, as a reused number's new shipment is): a change.
+ */
+async function changedAgain(taskId: number): Promise<void> {
+  await t.db.query(`DELETE FROM tracking_events WHERE task_id = $1`, [taskId])
+  await t.db.query(`UPDATE tracking_tasks SET inactive_since = NULL, answer_fingerprint = NULL WHERE id = $1`, [taskId])
+  await t.db.query(`UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = $1`, [taskId])
+  expect((await service.runRound()).applied).toBe(1)
+}
+
 const full = async (userId: number, taskId: number) => parseDocument<FullTaskJson>(await t.services.tasks.get(userId, taskId))
 const sharing = (predictionSharing: 'all' | 'own') => t.services.settings.update({ predictionSharing })
 
@@ -67,22 +78,29 @@ describe('predicted delivery', () => {
     const [early] = await shipped(shopA, 'FEDEX', 'EX')
     expect(await full(shopA, early!)).toMatchObject({ predictedDeliveryAt: null, prediction: null })
     await shipped(shopA, 'FEDEX', 'DL', MIN_LANE_DELIVERIES - 1)
-    expect((await full(shopA, early!)).prediction).toBeNull()
+    const [short] = await shipped(shopA, 'FEDEX', 'EX')
+    expect((await full(shopA, short!)).prediction).toBeNull()
     await shipped(shopA, 'FEDEX', 'DL')
 
-    const task = await full(shopA, early!)
+    const [task] = await Promise.all((await shipped(shopA, 'FEDEX', 'EX')).map((id) => full(shopA, id)))
     // The simulator's stages are a minute apart: every delivery took three minutes from pickup.
-    expect(task.prediction).toMatchObject({ basis: 'states', samples: MIN_LANE_DELIVERIES })
-    const firstScan = Math.min(...task.events!.filter((e) => e.milestone === 'in_transit').map((e) => Date.parse(e.eventTime)))
-    const predicted = Date.parse(task.predictedDeliveryAt!)
+    expect(task!.prediction).toMatchObject({ basis: 'states', samples: MIN_LANE_DELIVERIES })
+    const firstScan = Math.min(...task!.events!.filter((e) => e.milestone === 'in_transit').map((e) => Date.parse(e.eventTime)))
+    const predicted = Date.parse(task!.predictedDeliveryAt!)
     expect(predicted - firstScan).toBe(30 * 60_000)
-    expect(Date.parse(task.prediction!.earliest)).toBeLessThan(predicted)
-    expect(Date.parse(task.prediction!.latest)).toBeGreaterThan(predicted)
+    expect(Date.parse(task!.prediction!.earliest)).toBeLessThan(predicted)
+    expect(Date.parse(task!.prediction!.latest)).toBeGreaterThan(predicted)
     // The carrier's own ETA is left as the carrier gave it, and the interface's answer has neither member.
-    expect(task.estimatedDeliveryAt).not.toBe(task.predictedDeliveryAt)
-    const answer = parseDocument<Record<string, unknown>>(await t.services.subscriptions.find(shopA, { taskId: String(early) }))
+    expect(task!.estimatedDeliveryAt).not.toBe(task!.predictedDeliveryAt)
+    const answer = parseDocument<Record<string, unknown>>(await t.services.subscriptions.find(shopA, { taskId: String(task!.taskId) }))
     expect(answer).not.toHaveProperty('predictedDeliveryAt')
     expect(answer).not.toHaveProperty('prediction')
+
+    // A prediction is made at the task's changes: the task seen before the lane had enough gains
+    // one at its next change.
+    expect((await full(shopA, early!)).prediction).toBeNull()
+    await changedAgain(early!)
+    expect((await full(shopA, early!)).prediction).toMatchObject({ basis: 'states', samples: MIN_LANE_DELIVERIES })
   })
 
   it('is null for a terminal task and before the first scan', async () => {
@@ -102,13 +120,9 @@ describe('predicted delivery', () => {
     const before = await lane()
     const [delivered] = await shipped(shopA, 'FEDEX', 'DL')
     expect(await lane()).toBe(before + 1)
-    // Fetched again as a refresh now would, twice, each time as if its delivery were news (its
-    // events and the answer it was decided from forgotten, as a reused number's new shipment is).
+    // Fetched again as a refresh now would, twice, each time as if its delivery were news.
     for (let i = 0; i < 2; i++) {
-      await t.db.query(`DELETE FROM tracking_events WHERE task_id = $1`, [delivered])
-      await t.db.query(`UPDATE tracking_tasks SET inactive_since = NULL, answer_fingerprint = NULL WHERE id = $1`, [delivered])
-      await t.db.query(`UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = $1`, [delivered])
-      expect((await service.runRound()).applied).toBe(1)
+      await changedAgain(delivered!)
       expect(await t.db.query(`SELECT 1 FROM tracking_events WHERE task_id = $1 AND milestone = 'delivered'`, [delivered])).toHaveLength(1)
     }
     expect(await lane()).toBe(before + 1)

@@ -1,10 +1,18 @@
 import { invalid, MUST, type FieldError } from '../domain/errors'
 import { SETTINGS, validSetting, type SettingName, type Settings, type SettingSpec } from '../domain/settings'
+import type { Database } from '../db/database'
+import { remakePredictions } from '../db/prediction-writes'
 import type { SettingsRepository } from '../db/settings.repository'
+
+/** Tasks whose predictions are made again in one transaction when predictionSharing changes. */
+const REMAKE_BATCH = 5_000
 
 /** Back-office settings. Never cached: a change applies to the next request on every process. */
 export class SettingsService {
-  constructor(private readonly settings: SettingsRepository) {}
+  constructor(
+    private readonly settings: SettingsRepository,
+    private readonly db: Database,
+  ) {}
 
   get(): Promise<Settings> {
     return this.settings.get()
@@ -26,6 +34,13 @@ export class SettingsService {
       else Object.assign(changes, { [name]: value })
     }
     if (problems.length > 0) throw invalid(problems)
-    return this.settings.update(changes)
+    const before = changes.predictionSharing === undefined ? undefined : await this.settings.get()
+    const after = await this.settings.update(changes)
+    // Predictions are kept on the tasks: those made under the other sharing are made again now,
+    // in batches after the setting's change (a refresh meanwhile makes its tasks' with the new one).
+    if (before !== undefined && before.predictionSharing !== after.predictionSharing) {
+      for (let last: number | null = 0; last !== null;) last = await remakePredictions(this.db, last, REMAKE_BATCH)
+    }
+    return after
   }
 }

@@ -17,30 +17,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -91,81 +69,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document
 FROM

@@ -24,30 +24,8 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-                to_char(
-                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                ) AS "predictedDeliveryAt",
-                (
-                  SELECT
-                    row_to_json(x)
-                  FROM
-                    (
-                      SELECT
-                        p.basis AS basis,
-                        p.deliveries AS samples,
-                        to_char(
-                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS earliest,
-                        to_char(
-                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS latest
-                      WHERE
-                        p.deliveries IS NOT NULL
-                    ) x
-                ) AS "prediction",
+                to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+                t.prediction AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -90,81 +68,6 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
-                LEFT JOIN LATERAL (
-                  SELECT
-                    lane.*
-                  FROM
-                    (
-                      SELECT
-                        CASE
-                          WHEN (
-                            SELECT
-                              prediction_sharing
-                            FROM
-                              settings
-                          ) = 'own' THEN t.user_id
-                          ELSE 0
-                        END AS user_id
-                    ) AS scope,
-                    LATERAL (
-                      SELECT
-                        'states' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          COALESCE(t.origin_address ->> 'state', ''),
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          COALESCE(t.destination_address ->> 'state', '')
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'countries' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          '*',
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          '*'
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'carrier' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                        AND l.deliveries >= 20
-                    ) AS lane
-                  WHERE
-                    t.transit_started_at IS NOT NULL
-                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-                  LIMIT
-                    1
-                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -199,30 +102,8 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-                to_char(
-                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                ) AS "predictedDeliveryAt",
-                (
-                  SELECT
-                    row_to_json(x)
-                  FROM
-                    (
-                      SELECT
-                        p.basis AS basis,
-                        p.deliveries AS samples,
-                        to_char(
-                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS earliest,
-                        to_char(
-                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS latest
-                      WHERE
-                        p.deliveries IS NOT NULL
-                    ) x
-                ) AS "prediction",
+                to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+                t.prediction AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -265,81 +146,6 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
-                LEFT JOIN LATERAL (
-                  SELECT
-                    lane.*
-                  FROM
-                    (
-                      SELECT
-                        CASE
-                          WHEN (
-                            SELECT
-                              prediction_sharing
-                            FROM
-                              settings
-                          ) = 'own' THEN t.user_id
-                          ELSE 0
-                        END AS user_id
-                    ) AS scope,
-                    LATERAL (
-                      SELECT
-                        'states' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          COALESCE(t.origin_address ->> 'state', ''),
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          COALESCE(t.destination_address ->> 'state', '')
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'countries' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          '*',
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          '*'
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'carrier' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                        AND l.deliveries >= 20
-                    ) AS lane
-                  WHERE
-                    t.transit_started_at IS NOT NULL
-                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-                  LIMIT
-                    1
-                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -387,30 +193,8 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-                to_char(
-                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                ) AS "predictedDeliveryAt",
-                (
-                  SELECT
-                    row_to_json(x)
-                  FROM
-                    (
-                      SELECT
-                        p.basis AS basis,
-                        p.deliveries AS samples,
-                        to_char(
-                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS earliest,
-                        to_char(
-                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS latest
-                      WHERE
-                        p.deliveries IS NOT NULL
-                    ) x
-                ) AS "prediction",
+                to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+                t.prediction AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -489,81 +273,6 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
-                LEFT JOIN LATERAL (
-                  SELECT
-                    lane.*
-                  FROM
-                    (
-                      SELECT
-                        CASE
-                          WHEN (
-                            SELECT
-                              prediction_sharing
-                            FROM
-                              settings
-                          ) = 'own' THEN t.user_id
-                          ELSE 0
-                        END AS user_id
-                    ) AS scope,
-                    LATERAL (
-                      SELECT
-                        'states' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          COALESCE(t.origin_address ->> 'state', ''),
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          COALESCE(t.destination_address ->> 'state', '')
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'countries' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          '*',
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          '*'
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'carrier' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                        AND l.deliveries >= 20
-                    ) AS lane
-                  WHERE
-                    t.transit_started_at IS NOT NULL
-                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-                  LIMIT
-                    1
-                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -599,30 +308,8 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-                to_char(
-                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                ) AS "predictedDeliveryAt",
-                (
-                  SELECT
-                    row_to_json(x)
-                  FROM
-                    (
-                      SELECT
-                        p.basis AS basis,
-                        p.deliveries AS samples,
-                        to_char(
-                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS earliest,
-                        to_char(
-                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS latest
-                      WHERE
-                        p.deliveries IS NOT NULL
-                    ) x
-                ) AS "prediction",
+                to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+                t.prediction AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -701,81 +388,6 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
-                LEFT JOIN LATERAL (
-                  SELECT
-                    lane.*
-                  FROM
-                    (
-                      SELECT
-                        CASE
-                          WHEN (
-                            SELECT
-                              prediction_sharing
-                            FROM
-                              settings
-                          ) = 'own' THEN t.user_id
-                          ELSE 0
-                        END AS user_id
-                    ) AS scope,
-                    LATERAL (
-                      SELECT
-                        'states' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          COALESCE(t.origin_address ->> 'state', ''),
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          COALESCE(t.destination_address ->> 'state', '')
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'countries' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          '*',
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          '*'
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'carrier' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                        AND l.deliveries >= 20
-                    ) AS lane
-                  WHERE
-                    t.transit_started_at IS NOT NULL
-                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-                  LIMIT
-                    1
-                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -817,30 +429,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -883,81 +473,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -997,30 +512,8 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-                to_char(
-                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                ) AS "predictedDeliveryAt",
-                (
-                  SELECT
-                    row_to_json(x)
-                  FROM
-                    (
-                      SELECT
-                        p.basis AS basis,
-                        p.deliveries AS samples,
-                        to_char(
-                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS earliest,
-                        to_char(
-                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS latest
-                      WHERE
-                        p.deliveries IS NOT NULL
-                    ) x
-                ) AS "prediction",
+                to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+                t.prediction AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -1063,81 +556,6 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
-                LEFT JOIN LATERAL (
-                  SELECT
-                    lane.*
-                  FROM
-                    (
-                      SELECT
-                        CASE
-                          WHEN (
-                            SELECT
-                              prediction_sharing
-                            FROM
-                              settings
-                          ) = 'own' THEN t.user_id
-                          ELSE 0
-                        END AS user_id
-                    ) AS scope,
-                    LATERAL (
-                      SELECT
-                        'states' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          COALESCE(t.origin_address ->> 'state', ''),
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          COALESCE(t.destination_address ->> 'state', '')
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'countries' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          '*',
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          '*'
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'carrier' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                        AND l.deliveries >= 20
-                    ) AS lane
-                  WHERE
-                    t.transit_started_at IS NOT NULL
-                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-                  LIMIT
-                    1
-                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -1172,30 +590,8 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-                to_char(
-                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                ) AS "predictedDeliveryAt",
-                (
-                  SELECT
-                    row_to_json(x)
-                  FROM
-                    (
-                      SELECT
-                        p.basis AS basis,
-                        p.deliveries AS samples,
-                        to_char(
-                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS earliest,
-                        to_char(
-                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS latest
-                      WHERE
-                        p.deliveries IS NOT NULL
-                    ) x
-                ) AS "prediction",
+                to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+                t.prediction AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -1238,81 +634,6 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
-                LEFT JOIN LATERAL (
-                  SELECT
-                    lane.*
-                  FROM
-                    (
-                      SELECT
-                        CASE
-                          WHEN (
-                            SELECT
-                              prediction_sharing
-                            FROM
-                              settings
-                          ) = 'own' THEN t.user_id
-                          ELSE 0
-                        END AS user_id
-                    ) AS scope,
-                    LATERAL (
-                      SELECT
-                        'states' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          COALESCE(t.origin_address ->> 'state', ''),
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          COALESCE(t.destination_address ->> 'state', '')
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'countries' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          '*',
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          '*'
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'carrier' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                        AND l.deliveries >= 20
-                    ) AS lane
-                  WHERE
-                    t.transit_started_at IS NOT NULL
-                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-                  LIMIT
-                    1
-                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -1347,30 +668,8 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-                to_char(
-                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                ) AS "predictedDeliveryAt",
-                (
-                  SELECT
-                    row_to_json(x)
-                  FROM
-                    (
-                      SELECT
-                        p.basis AS basis,
-                        p.deliveries AS samples,
-                        to_char(
-                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS earliest,
-                        to_char(
-                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS latest
-                      WHERE
-                        p.deliveries IS NOT NULL
-                    ) x
-                ) AS "prediction",
+                to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+                t.prediction AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -1413,81 +712,6 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
-                LEFT JOIN LATERAL (
-                  SELECT
-                    lane.*
-                  FROM
-                    (
-                      SELECT
-                        CASE
-                          WHEN (
-                            SELECT
-                              prediction_sharing
-                            FROM
-                              settings
-                          ) = 'own' THEN t.user_id
-                          ELSE 0
-                        END AS user_id
-                    ) AS scope,
-                    LATERAL (
-                      SELECT
-                        'states' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          COALESCE(t.origin_address ->> 'state', ''),
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          COALESCE(t.destination_address ->> 'state', '')
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'countries' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          '*',
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          '*'
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'carrier' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                        AND l.deliveries >= 20
-                    ) AS lane
-                  WHERE
-                    t.transit_started_at IS NOT NULL
-                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-                  LIMIT
-                    1
-                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -1528,30 +752,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -1594,81 +796,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -1701,30 +828,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -1767,81 +872,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -1874,30 +904,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -1940,81 +948,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -2051,30 +984,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -2117,81 +1028,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -2224,30 +1060,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -2290,81 +1104,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -2397,30 +1136,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -2463,81 +1180,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -2577,30 +1219,8 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-                to_char(
-                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                ) AS "predictedDeliveryAt",
-                (
-                  SELECT
-                    row_to_json(x)
-                  FROM
-                    (
-                      SELECT
-                        p.basis AS basis,
-                        p.deliveries AS samples,
-                        to_char(
-                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS earliest,
-                        to_char(
-                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS latest
-                      WHERE
-                        p.deliveries IS NOT NULL
-                    ) x
-                ) AS "prediction",
+                to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+                t.prediction AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -2643,81 +1263,6 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
-                LEFT JOIN LATERAL (
-                  SELECT
-                    lane.*
-                  FROM
-                    (
-                      SELECT
-                        CASE
-                          WHEN (
-                            SELECT
-                              prediction_sharing
-                            FROM
-                              settings
-                          ) = 'own' THEN t.user_id
-                          ELSE 0
-                        END AS user_id
-                    ) AS scope,
-                    LATERAL (
-                      SELECT
-                        'states' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          COALESCE(t.origin_address ->> 'state', ''),
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          COALESCE(t.destination_address ->> 'state', '')
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'countries' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          '*',
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          '*'
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'carrier' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                        AND l.deliveries >= 20
-                    ) AS lane
-                  WHERE
-                    t.transit_started_at IS NOT NULL
-                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-                  LIMIT
-                    1
-                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -2760,30 +1305,8 @@ FROM
                 t.milestone AS "milestone",
                 t.carrier_status AS "carrierStatus",
                 to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-                to_char(
-                  (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                ) AS "predictedDeliveryAt",
-                (
-                  SELECT
-                    row_to_json(x)
-                  FROM
-                    (
-                      SELECT
-                        p.basis AS basis,
-                        p.deliveries AS samples,
-                        to_char(
-                          (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS earliest,
-                        to_char(
-                          (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                        ) AS latest
-                      WHERE
-                        p.deliveries IS NOT NULL
-                    ) x
-                ) AS "prediction",
+                to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+                t.prediction AS "prediction",
                 t.origin_address AS "originAddress",
                 t.destination_address AS "destinationAddress",
                 t.proof_of_delivery AS "proofOfDelivery",
@@ -2826,81 +1349,6 @@ FROM
                   SELECT
                 ) AS one
                 LEFT JOIN task_schedule s ON s.task_id = t.id
-                LEFT JOIN LATERAL (
-                  SELECT
-                    lane.*
-                  FROM
-                    (
-                      SELECT
-                        CASE
-                          WHEN (
-                            SELECT
-                              prediction_sharing
-                            FROM
-                              settings
-                          ) = 'own' THEN t.user_id
-                          ELSE 0
-                        END AS user_id
-                    ) AS scope,
-                    LATERAL (
-                      SELECT
-                        'states' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          COALESCE(t.origin_address ->> 'state', ''),
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          COALESCE(t.destination_address ->> 'state', '')
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'countries' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                          COALESCE(t.origin_address ->> 'country', ''),
-                          '*',
-                          COALESCE(t.destination_address ->> 'country', ''),
-                          '*'
-                        )
-                        AND l.deliveries >= 20
-                      UNION ALL
-                      SELECT
-                        'carrier' AS basis,
-                        l.deliveries,
-                        l.p10_hours,
-                        l.median_hours,
-                        l.p90_hours
-                      FROM
-                        transit_lanes l
-                      WHERE
-                        l.scope_user_id = scope.user_id
-                        AND l.carrier_code = t.carrier_code
-                        AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                        AND l.deliveries >= 20
-                    ) AS lane
-                  WHERE
-                    t.transit_started_at IS NOT NULL
-                    AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-                  LIMIT
-                    1
-                ) p ON true
             ) doc
         ) AS document,
         t.id,
@@ -2949,30 +1397,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -3015,81 +1441,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document,
   t.id,
@@ -3176,30 +1527,8 @@ SELECT
           t.milestone AS "milestone",
           t.carrier_status AS "carrierStatus",
           to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
-          to_char(
-            (t.transit_started_at + p.median_hours * interval '1 hour') AT TIME ZONE 'UTC',
-            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-          ) AS "predictedDeliveryAt",
-          (
-            SELECT
-              row_to_json(x)
-            FROM
-              (
-                SELECT
-                  p.basis AS basis,
-                  p.deliveries AS samples,
-                  to_char(
-                    (t.transit_started_at + p.p10_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS earliest,
-                  to_char(
-                    (t.transit_started_at + p.p90_hours * interval '1 hour') AT TIME ZONE 'UTC',
-                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
-                  ) AS latest
-                WHERE
-                  p.deliveries IS NOT NULL
-              ) x
-          ) AS "prediction",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
           t.origin_address AS "originAddress",
           t.destination_address AS "destinationAddress",
           t.proof_of_delivery AS "proofOfDelivery",
@@ -3242,81 +1571,6 @@ SELECT
             SELECT
           ) AS one
           LEFT JOIN task_schedule s ON s.task_id = t.id
-          LEFT JOIN LATERAL (
-            SELECT
-              lane.*
-            FROM
-              (
-                SELECT
-                  CASE
-                    WHEN (
-                      SELECT
-                        prediction_sharing
-                      FROM
-                        settings
-                    ) = 'own' THEN t.user_id
-                    ELSE 0
-                  END AS user_id
-              ) AS scope,
-              LATERAL (
-                SELECT
-                  'states' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    COALESCE(t.origin_address ->> 'state', ''),
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    COALESCE(t.destination_address ->> 'state', '')
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'countries' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = (
-                    COALESCE(t.origin_address ->> 'country', ''),
-                    '*',
-                    COALESCE(t.destination_address ->> 'country', ''),
-                    '*'
-                  )
-                  AND l.deliveries >= 20
-                UNION ALL
-                SELECT
-                  'carrier' AS basis,
-                  l.deliveries,
-                  l.p10_hours,
-                  l.median_hours,
-                  l.p90_hours
-                FROM
-                  transit_lanes l
-                WHERE
-                  l.scope_user_id = scope.user_id
-                  AND l.carrier_code = t.carrier_code
-                  AND (l.origin_country, l.origin_state, l.destination_country, l.destination_state) = ('*', '*', '*', '*')
-                  AND l.deliveries >= 20
-              ) AS lane
-            WHERE
-              t.transit_started_at IS NOT NULL
-              AND t.standard_status NOT IN ('delivered', 'returned', 'cancelled', 'expired')
-            LIMIT
-              1
-          ) p ON true
       ) doc
   ) AS document,
   t.id,
