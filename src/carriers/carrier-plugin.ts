@@ -12,6 +12,8 @@ export interface CarrierPlugin {
   /** The code API users send: upper-case letters and digits. */
   readonly code: string
   readonly name: string
+  /** The carrier's own public tracking page for a number (the tracking page links to it). */
+  trackingPageUrl(trackingNumber: string): string
   /** How many tracking numbers one request may carry. */
   readonly numbersPerRequest: number
   /** Its requests carry a token the adapter asks for and keeps (false: a key sent on each request). */

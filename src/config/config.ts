@@ -10,6 +10,8 @@ import { parseRetrySchedule } from '../domain/webhook-schedule'
 export interface Config {
   port: number
   host: string
+  /** Where the public tracking pages are reached, without a trailing slash (PUBLIC_BASE_URL; default http://{HOST}:{PORT}). */
+  publicBaseUrl: string
   /** PostgreSQL connection string; undefined means the embedded database under `dataDir`. */
   databaseUrl: string | undefined
   dataDir: string
@@ -90,9 +92,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const pollIntervalMs = integer(env, 'POLL_INTERVAL_SECONDS', 7200, 1, 30 * 86_400) * 1000
   const simulatorStepMs = integer(env, 'SIMULATOR_STEP_SECONDS', 60, 0, 86_400) * 1000
+  const port = integer(env, 'PORT', 3000, 0, 65535)
+  const host = optional(env, 'HOST') ?? '127.0.0.1'
   return {
-    port: integer(env, 'PORT', 3000, 0, 65535),
-    host: optional(env, 'HOST') ?? '127.0.0.1',
+    port,
+    host,
+    publicBaseUrl: publicBaseUrl(optional(env, 'PUBLIC_BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`),
     databaseUrl: optional(env, 'DATABASE_URL'),
     dataDir: optional(env, 'DATA_DIR') ?? './data',
     adminToken,
@@ -129,6 +134,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 50, 600_000),
     },
   }
+}
+
+/** An http(s) URL with no path but "/", query or fragment, written without its trailing slash. */
+function publicBaseUrl(raw: string): string {
+  let url: URL | undefined
+  try {
+    url = new URL(raw)
+  } catch {
+    url = undefined
+  }
+  // No spaces or backslashes: the value is passed in each connection's startup options (database.ts).
+  if (!url || !['http:', 'https:'].includes(url.protocol) || /[\s\\]/.test(raw) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http or https URL without a query, got ${JSON.stringify(raw)}`)
+  }
+  return url.href.replace(/\/+$/, '')
 }
 
 function retrySchedule(raw: string | undefined): number[] {

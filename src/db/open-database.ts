@@ -7,6 +7,8 @@ export interface OpenDatabaseOptions {
   databaseUrl: string | undefined
   dataDir: string
   poolSize: number
+  /** The public tracking pages' base URL (database.ts). */
+  publicBaseUrl?: string
   /** Deadlines of every statement and every wait for a connection (the defaults when unset). */
   timeouts?: DatabaseTimeouts
   /**
@@ -21,10 +23,16 @@ export interface OpenDatabaseOptions {
 
 /** The database the process works on: the same pool and SQL whichever server it is. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  const { poolSize, timeouts } = options
-  if (options.databaseUrl) return connectDatabase(options.databaseUrl, 'postgres', { poolSize, timeouts })
+  const { poolSize, timeouts, publicBaseUrl } = options
+  if (options.databaseUrl) return connectDatabase(options.databaseUrl, 'postgres', { poolSize, timeouts, publicBaseUrl })
   const server = await startEmbeddedServer({ dataDir: options.dataDir, role: options.role, log: options.log, onLost: options.onLost })
-  return connectDatabase(server.connectionString, 'embedded', { poolSize, timeouts, onClose: () => server.stop(), outage: () => server.outage() })
+  return connectDatabase(server.connectionString, 'embedded', {
+    poolSize,
+    timeouts,
+    publicBaseUrl,
+    onClose: () => server.stop(),
+    outage: () => server.outage(),
+  })
 }
 
 /** Where the process's data lives, for an operator to read (never a password). */

@@ -127,9 +127,9 @@ describe('a proof of delivery', () => {
     // Members out of order and a tricky name: written in the document's order, escaped as JSON.stringify does.
     await write({ documentUrl: null, signatureAvailable: true, location: 'Front Door', signedBy: tricky })
     const shown = JSON.stringify({ signedBy: tricky, location: 'Front Door', signatureAvailable: true, documentUrl: null })
-    expect(await t.services.tasks.get(userId, taskId)).toContain(`"proofOfDelivery":${shown},"active":`)
+    expect(await t.services.tasks.get(userId, taskId)).toContain(`"proofOfDelivery":${shown},"trackingPageUrl":`)
     await write(undefined)
-    expect(await t.services.tasks.get(userId, taskId)).toContain(`"proofOfDelivery":${shown},"active":`)
+    expect(await t.services.tasks.get(userId, taskId)).toContain(`"proofOfDelivery":${shown},"trackingPageUrl":`)
     // The query answer is the interface's: no such member.
     expect(await t.services.subscriptions.find(userId, { taskId: String(taskId) })).not.toContain('proofOfDelivery')
   })

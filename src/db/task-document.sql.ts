@@ -17,6 +17,9 @@ import { fullEventsOf } from './events-view'
  * the list, a query's answer, a webhook's task, with nothing for Node to parse or serialise.
  */
 
+/** The task `t`'s public tracking page: PUBLIC_BASE_URL, set on every connection (database.ts), and its token. */
+export const PAGE_URL_OF_TASK = `current_setting('app.public_base_url') || '/t/' || t.page_token`
+
 /** An SQL expression written as JavaScript's toISOString writes a Date. */
 export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
@@ -43,6 +46,8 @@ const TASK_SOURCES: Record<QueryTaskMember | FullTaskMember, string> = {
   destinationAddress: 't.destination_address',
   // Stored as the text the documents write, as the addresses (migration 0021).
   proofOfDelivery: 't.proof_of_delivery',
+  // The page's base URL (PUBLIC_BASE_URL) is each connection's setting (database.ts).
+  trackingPageUrl: PAGE_URL_OF_TASK,
   active: 't.inactive_since IS NULL',
   stoppedAt: 't.stopped_at',
   createdAt: 't.created_at',

@@ -1,3 +1,4 @@
+import './tracking-page.repository'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import type { TaskListFilters, TaskListQuery } from '../domain/task-list'
@@ -279,10 +280,12 @@ describe('the list reads an index of the user’s tasks', () => {
 })
 
 describe('the indexes of tracking_tasks', () => {
-  it('are each read by a plan of a list page, a query, a subscribe or retention, or gone', async () => {
+  it('are each read by a plan of a list page, a query, a tracking page, a subscribe or retention, or gone', async () => {
     // The query endpoint's lookups and the subscribe's conflict target, beside the list's plans above.
     expect(await explain(statement('task_by_id'), [USER, 1])).toMatch(/tracking_tasks_pkey/)
     expect(await explain(statement('task_by_number'), [USER, 'PLAN12345'])).toMatch(/tracking_tasks_user_number_carrier_key/)
+    // The public tracking page, by its token.
+    plans.push(await explain(statement('page_by_token'), ['QIrT0inzR7-2ETR-Y27KtL15QbIyxUgv']))
     const { rows } = await database.db.pool.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'tracking_tasks' ORDER BY 1`)
     const read = plans.join('\n')
     expect(rows.map((r) => r.indexname).filter((index) => !new RegExp(`\\b${index}\\b`).test(read))).toEqual([])

@@ -75,6 +75,7 @@ export const FULL_TASK = {
   originAddress: 'address',
   destinationAddress: 'address',
   proofOfDelivery: 'proofOfDelivery',
+  trackingPageUrl: 'text',
   active: 'boolean',
   stoppedAt: 'timeOrNull',
   createdAt: 'time',

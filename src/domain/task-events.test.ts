@@ -43,6 +43,7 @@ const full = {
   originAddress: { country: 'US', state: '', city: '', postalCode: '', address: '' },
   destinationAddress: { country: 'SG', state: '', city: '', postalCode: '', address: '' },
   proofOfDelivery: { signedBy: 'J. TAN', location: 'Front Door', signatureAvailable: false, documentUrl: null },
+  trackingPageUrl: 'https://track.shop.example/t/QIrT0inzR7-2ETR-Y27KtL15QbIyxUgv',
   active: false,
   stoppedAt: null,
   createdAt: '2026-11-20T10:00:00.000Z',

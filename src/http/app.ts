@@ -14,6 +14,8 @@ import type { SubscriptionService } from '../services/subscription.service'
 import type { TaskService } from '../services/task.service'
 import type { CarrierCatalogService } from '../services/carrier-catalog.service'
 import type { TransitService } from '../services/transit.service'
+import type { TrackingPageService } from '../services/tracking-page.service'
+import { trackingPageRoutes } from './routes/tracking-page.routes'
 import type { ConsoleSessionService } from '../services/console-session.service'
 import type { ConsoleService } from '../services/console.service'
 import type { DeliveryLogService } from '../services/delivery-log.service'
@@ -46,6 +48,7 @@ export interface AppServices {
   consoleSessions: ConsoleSessionService
   console: ConsoleService
   transit: TransitService
+  pages: TrackingPageService
 }
 
 export interface AppOptions {
@@ -158,7 +161,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     deliveryLog: services.deliveryLog,
     carriers: services.carriers,
     transit: services.transit,
+    pages: services.pages,
   })
+  await app.register(trackingPageRoutes, { pages: services.pages })
   if (options.adminToken) {
     await app.register(adminRoutes, { adminToken: options.adminToken, users: services.users, settings: services.settings })
     await app.register(consoleRoutes, {

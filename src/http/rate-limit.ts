@@ -47,7 +47,8 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
 
   app.addHook('onRequest', async (request) => {
     const path = request.url
-    if (!path.startsWith('/openapi/') && !path.startsWith('/admin/')) return
+    // The public tracking pages (/t/) are limited per address like the API.
+    if (!path.startsWith('/openapi/') && !path.startsWith('/admin/') && !path.startsWith('/t/')) return
     const at = now()
     let wait = byAddress?.take(`ip:${request.ip}`, at)
     const authorization = request.headers.authorization

@@ -46,7 +46,14 @@ async function run(args: string[]): Promise<unknown> {
   // Said on stderr, so that stdout stays the command's JSON: a service on another DATA_DIR or
   // DATABASE_URL does not see what this writes.
   console.error(`admin: using ${describeDatabase(config)}`)
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, role: 'tool', log: toolLog })
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    publicBaseUrl: config.publicBaseUrl,
+    role: 'tool',
+    log: toolLog,
+  })
   try {
     await migrate(db)
     const { users, settings, tasks } = createServices(db, config)

@@ -31,6 +31,8 @@ import { WebhookHistoryService } from '../services/webhook-history.service'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { TransitRepository } from '../db/transit.repository'
 import { TransitService } from '../services/transit.service'
+import { TrackingPageRepository } from '../db/tracking-page.repository'
+import { TrackingPageService } from '../services/tracking-page.service'
 
 /** What the services tell the workers (in this process, and in others through NOTIFY). */
 export interface Wakeups {
@@ -98,5 +100,6 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     ),
     deliveryLog: new DeliveryLogService(new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue()),
     transit: new TransitService(new TransitRepository(db)),
+    pages: new TrackingPageService(new TrackingPageRepository(db)),
   }
 }

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     timeouts: config.databaseTimeouts,
+    publicBaseUrl: config.publicBaseUrl,
     role: 'service',
     log: { info: (message) => log.info(message), warn: (message) => log.warn(message) },
     onLost: (error) => {

@@ -7,6 +7,7 @@ import { dhlSimulator } from './dhl.simulator'
 export const DHL: CarrierPlugin = {
   code: 'DHL',
   name: 'DHL',
+  trackingPageUrl: (n) => `https://www.dhl.com/global-en/home/tracking/tracking-express.html?submit=1&tracking-id=${encodeURIComponent(n)}`,
   numbersPerRequest: DhlClient.maxBatchSize,
   usesToken: false,
   formats: DHL_FORMATS,

@@ -8,6 +8,7 @@ import { fedexSimulator } from './fedex.simulator'
 export const FEDEX: CarrierPlugin = {
   code: 'FEDEX',
   name: 'FedEx',
+  trackingPageUrl: (n) => `https://www.fedex.com/fedextrack/?trknbr=${encodeURIComponent(n)}`,
   numbersPerRequest: FedexClient.maxBatchSize,
   usesToken: true,
   formats: [

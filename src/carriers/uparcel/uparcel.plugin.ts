@@ -6,6 +6,7 @@ import { uparcelSimulator } from './uparcel.simulator'
 export const UPARCEL: CarrierPlugin = {
   code: 'UPARCEL',
   name: 'uParcel',
+  trackingPageUrl: (n) => `https://www.uparcel.sg/track/?trackingNumber=${encodeURIComponent(n)}`,
   numbersPerRequest: UPARCEL_MAX_BATCH,
   usesToken: true,
   // ASSUMED (uparcel.format.ts): UP + 10 digits, no check digit, so a match is never certain.

@@ -8,6 +8,7 @@ import { upsSimulator } from './ups.simulator'
 export const UPS: CarrierPlugin = {
   code: 'UPS',
   name: 'UPS',
+  trackingPageUrl: (n) => `https://www.ups.com/track?tracknum=${encodeURIComponent(n)}`,
   numbersPerRequest: UpsClient.maxBatchSize,
   usesToken: true,
   formats: [

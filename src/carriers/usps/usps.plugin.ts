@@ -11,6 +11,7 @@ const routedCheck = (number: string) => impbReadings(number).some(impbCheck)
 export const USPS: CarrierPlugin = {
   code: 'USPS',
   name: 'USPS',
+  trackingPageUrl: (n) => `https://tools.usps.com/go/TrackConfirmAction?tLabels=${encodeURIComponent(n)}`,
   numbersPerRequest: UspsClient.maxBatchSize,
   usesToken: true,
   formats: [

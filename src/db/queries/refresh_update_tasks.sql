@@ -282,6 +282,7 @@ SELECT
             t.origin_address AS "originAddress",
             t.destination_address AS "destinationAddress",
             t.proof_of_delivery AS "proofOfDelivery",
+            current_setting('app.public_base_url') || '/t/' || t.page_token AS "trackingPageUrl",
             t.inactive_since IS NULL AS "active",
             to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
             to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",

@@ -7,6 +7,8 @@ import type { DeliveryLogService } from '../../services/delivery-log.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import type { WebhookHistoryService } from '../../services/webhook-history.service'
 import type { TransitService } from '../../services/transit.service'
+import type { TrackingPageService } from '../../services/tracking-page.service'
+import { trackingPageApiRoutes } from './tracking-page.routes'
 import { analyticsRoutes } from './analytics.routes'
 import { carrierRoutes } from './carrier.routes'
 import { subscriptionRoutes } from './subscription.routes'
@@ -31,6 +33,7 @@ export const apiRoutes: FastifyPluginAsync<{
   deliveryLog: DeliveryLogService
   carriers: CarrierCatalogService
   transit: TransitService
+  pages: TrackingPageService
 }> = async (app, options) => {
   app.decorateRequest('userId', 0)
   // Authenticate before the body is even parsed: a stranger's payload is not worth reading.
@@ -43,4 +46,5 @@ export const apiRoutes: FastifyPluginAsync<{
   await app.register(webhookRoutes, { webhooks: options.webhooks })
   await app.register(webhookEndpointRoutes, { endpoints: options.endpoints, log: options.deliveryLog })
   await app.register(analyticsRoutes, { transit: options.transit })
+  await app.register(trackingPageApiRoutes, { pages: options.pages })
 }

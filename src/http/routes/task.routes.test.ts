@@ -44,6 +44,7 @@ describe('GET /openapi/tracking-subscriptions/{taskId}', () => {
       'originAddress',
       'destinationAddress',
       'proofOfDelivery',
+      'trackingPageUrl',
       'active',
       'stoppedAt',
       'createdAt',

@@ -20,7 +20,7 @@ const Prediction = component(
   }),
 )
 
-const ProofOfDelivery = component(
+export const ProofOfDelivery = component(
   'ProofOfDelivery',
   Type.Object({
     signedBy: Type.String({ description: 'who signed or received it; "" when the carrier does not say' }),
@@ -59,6 +59,11 @@ export const FullTask = component(
       destinationAddress: ref(Address),
       proofOfDelivery: Type.Union([ref(ProofOfDelivery), Type.Null()], {
         description: 'what the carrier says of the delivery (FedEx, UPS, DHL); null until a fetch returns one, then kept until another does',
+      }),
+      trackingPageUrl: Type.String({
+        format: 'uri',
+        description:
+          'the public tracking page for the shop\'s customer (docs/api.md, "The tracking page"): PUBLIC_BASE_URL/t/{token}, a random token replaced by POST …/tracking-page/rotate',
       }),
       active: Type.Boolean({ description: 'still fetched: false once terminal, stopped or expired' }),
       stoppedAt: { ...NullableDateTime, description: 'when the user stopped it' },

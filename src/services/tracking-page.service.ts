@@ -1,0 +1,40 @@
+import { carrierOf } from '../carriers/registry'
+import type { TrackingPageRepository } from '../db/tracking-page.repository'
+import { AppError, invalid } from '../domain/errors'
+import { brandProblems, chooseLanguage, trackingPageOf, type Language, type TrackingPage, type TrackingPageBrand } from '../domain/tracking-page'
+
+const notFound = () => new AppError('not_found', 'subscription not found')
+
+/** The public tracking pages: a page by its token, the branding of a user's pages, a page's new token. */
+export class TrackingPageService {
+  constructor(private readonly pages: TrackingPageRepository) {}
+
+  /** The page of a token in the language asked for; undefined for a token that is not (or no longer) a page's. */
+  async page(token: string, asked: { lang?: string; acceptLanguage?: string }): Promise<TrackingPage | undefined> {
+    const found = await this.pages.findByToken(token)
+    if (!found) return undefined
+    const { source, brand } = found
+    const language: Language = chooseLanguage(asked.lang, asked.acceptLanguage, brand.defaultLanguage)
+    const carrier = carrierOf(source.carrierCode)
+    const name = carrier?.name ?? source.carrierCode
+    return trackingPageOf(source, brand, { name, trackingUrl: carrier?.trackingPageUrl(source.trackingNumber) ?? '' }, language)
+  }
+
+  brand(userId: number): Promise<TrackingPageBrand> {
+    return this.pages.brand(userId)
+  }
+
+  /** Replaces the user's branding (the HTTP schema has checked the members' types). */
+  async saveBrand(userId: number, brand: TrackingPageBrand): Promise<TrackingPageBrand> {
+    const problems = brandProblems(brand)
+    if (problems.length > 0) throw invalid(problems)
+    return this.pages.saveBrand(userId, brand)
+  }
+
+  /** The task's page under a new token (the old URL answers 404 at once). */
+  async rotate(userId: number, taskId: number): Promise<string> {
+    const url = await this.pages.rotate(userId, taskId)
+    if (url === undefined) throw notFound()
+    return url
+  }
+}
