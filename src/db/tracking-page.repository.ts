@@ -22,7 +22,7 @@ interface PageDbRow {
   destination_address: { city?: string; state?: string; country?: string }
   proof_of_delivery: ProofOfDelivery | null
   updated_at: Date
-  events: { eventTime: string; utcOffset: string | null; description: string; city: string; state: string; country: string; milestone: Milestone }[]
+  events: { eventTime: string; utcOffset: string | null; description: string; city: string; state: string; country: string; milestone: Milestone | null }[]
   display_name: string | null
   logo_url: string | null
   accent_color: string | null
@@ -108,7 +108,7 @@ const PAGE_BY_TOKEN = sql(
   `SELECT t.carrier_code, t.tracking_number, t.external_reference_no, t.milestone, t.estimated_delivery_at, t.prediction,
           t.origin_address, t.destination_address, t.proof_of_delivery, t.updated_at,
           COALESCE((SELECT json_agg(json_build_object('eventTime', e.event_time, 'utcOffset', e.utc_offset, 'description', e.description,
-                                                      'city', e.city, 'state', e.state, 'country', e.country, 'milestone', e.milestone)
+                                                      'city', e.city, 'state', e.state, 'country', e.country, 'milestone', NULLIF(e.milestone, ''))
                                     ORDER BY e.event_time DESC, e.id DESC)
                       FROM tracking_events e
                      WHERE e.task_id = t.id), '[]') AS events,

@@ -138,11 +138,15 @@ export interface TrackingPage {
   trouble: boolean
   /** The carrier's ETA, else the predicted window; null when neither. */
   expected: { source: 'carrier'; at: string } | { source: 'prediction'; earliest: string; latest: string } | null
+  /** When a delivered parcel was delivered (its first delivered event); null otherwise. */
+  deliveredAt: string | null
+  /** Whether the parcel's journey has ended (delivered, returned, cancelled, expired): no expected delivery is shown. */
+  ended: boolean
   proofOfDelivery: ProofOfDelivery | null
   origin: Place | null
   destination: Place | null
   /** Newest first; `localTime` the event's wall-clock time where it happened, when the carrier said. */
-  events: { at: string; localTime: string | null; description: string; place: Place | null; milestone: Milestone }[]
+  events: { at: string; localTime: string | null; description: string; place: Place | null; milestone: Milestone | null }[]
   updatedAt: string
 }
 
@@ -158,7 +162,7 @@ export interface TrackingPageSource {
   destinationAddress: { city?: string; state?: string; country?: string }
   proofOfDelivery: ProofOfDelivery | null
   updatedAt: Date
-  events: { eventTime: Date; utcOffset: string | null; description: string; city: string; state: string; country: string; milestone: Milestone }[]
+  events: { eventTime: Date; utcOffset: string | null; description: string; city: string; state: string; country: string; milestone: Milestone | null }[]
 }
 
 const placeOf = (a: { city?: string; state?: string; country?: string }): Place | null =>
@@ -193,6 +197,15 @@ export function trackingPageOf(
         : source.prediction
           ? { source: 'prediction', earliest: source.prediction.earliest, latest: source.prediction.latest }
           : null,
+    deliveredAt:
+      source.milestone === 'delivered'
+        ? (source.events
+            .filter((e) => e.milestone === 'delivered')
+            .map((e) => e.eventTime)
+            .sort((a, b) => a.getTime() - b.getTime())[0]
+            ?.toISOString() ?? null)
+        : null,
+    ended: terminal,
     proofOfDelivery: source.milestone === 'delivered' ? source.proofOfDelivery : null,
     origin: placeOf(source.originAddress),
     destination: placeOf(source.destinationAddress),

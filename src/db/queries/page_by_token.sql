@@ -29,7 +29,7 @@ SELECT
             'country',
             e.country,
             'milestone',
-            e.milestone
+            NULLIF(e.milestone, '')
           )
           ORDER BY
             e.event_time DESC,

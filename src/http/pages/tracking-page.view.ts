@@ -23,12 +23,18 @@ const format = (language: Language, date: Date, options: Intl.DateTimeFormatOpti
 
 const placeText = (place: Place | null) => (place ? [place.city, place.state, place.country].filter((p) => p !== '').join(', ') : '')
 
-function expected(page: TrackingPage): Html {
+function expected(page: TrackingPage): Html | undefined {
   const { language } = page
   const l = (key: Parameters<typeof label>[1], values?: Record<string, string>) => label(language, key, values)
   // Dates as the parcel's newest scan's place keeps time; UTC when no scan said.
   const offset = page.events.find((e) => e.localTime !== null)?.localTime?.slice(19) ?? null
   const day = (iso: string) => format(language, wallClock(iso, offset), { dateStyle: 'full' })
+  if (page.deliveredAt !== null) {
+    const at = page.deliveredAt
+    return html`<section class="card" aria-labelledby="delivered"><h2 id="delivered">${MILESTONE_LABELS[language].delivered}</h2>
+      <p class="big"><time datetime="${at}">${day(at)}, ${format(language, wallClock(at, offset), { timeStyle: 'short' })}</time></p></section>`
+  }
+  if (page.ended) return undefined
   let body: Html
   if (page.expected === null) body = html`<p class="big">${l('noEstimate')}</p>`
   else if (page.expected.source === 'carrier') {
@@ -68,8 +74,8 @@ function timeline(page: TrackingPage): Html {
       ? `${format(language, wallClock(event.at, event.localTime.slice(19)), { dateStyle: 'medium', timeStyle: 'short' })} (${label(language, 'localTime')})`
       : `${format(language, new Date(event.at), { dateStyle: 'medium', timeStyle: 'short' })} UTC`
     const where = placeText(event.place)
-    return html`<li class="${event.milestone}">
-      <p class="what">${event.description || MILESTONE_LABELS[language][event.milestone]}</p>
+    return html`<li class="${event.milestone ?? ''}">
+      <p class="what">${event.description || (event.milestone ? MILESTONE_LABELS[language][event.milestone] : '')}</p>
       <p class="muted"><time datetime="${event.at}">${when}</time>${where ? html` · ${where}` : ''}</p>
     </li>`
   })
@@ -138,8 +144,9 @@ export function trackingPageHtml(page: TrackingPage): Html {
     <p class="muted">${l('updated', { time: format(language, new Date(page.updatedAt), { dateStyle: 'medium', timeStyle: 'short' }) + ' UTC' })}</p>
     <section aria-label="${l('progress')}"><ol class="progress ${page.trouble ? 'trouble' : ''}">${steps}</ol></section>
     <div class="grid">
-      <div>${expected(page)}${proof(page)}${shipment}${support}</div>
-      <div>${timeline(page)}</div>
+      <div class="summary">${expected(page)}${proof(page)}</div>
+      <div class="history">${timeline(page)}</div>
+      <div class="details">${shipment}${support}</div>
     </div>`
   const title = page.shop.name ? `${l('title')} · ${page.shop.name}` : l('title')
   return document(language, title, page.shop, main, languageLinks(language))
@@ -162,7 +169,7 @@ export const TRACKING_PAGE_CSS = `
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); overflow-wrap: anywhere; }
 a { color: var(--accent); }
 a:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
-header.shop { background: var(--card); border-bottom: 4px solid var(--accent); padding: 12px 16px; min-height: 76px; display: flex; align-items: center; }
+header.shop { background: var(--card); border-bottom: 4px solid var(--accent); padding: 12px max(16px, calc((100% - 1100px) / 2 + 16px)); min-height: 76px; display: flex; align-items: center; }
 header.shop img { height: 48px; width: auto; max-width: 100%; object-fit: contain; }
 header.shop .name { font-size: 1.3rem; font-weight: 700; }
 main { max-width: 1100px; margin: 0 auto; padding: 16px; }
@@ -171,8 +178,12 @@ h1.trouble { color: var(--trouble); }
 h2 { font-size: 1.05rem; margin: 0 0 8px; }
 .muted { color: var(--muted); margin: 4px 0; }
 .big { font-size: 1.25rem; font-weight: 600; margin: 0; }
-.grid { display: grid; grid-template-columns: minmax(0, 1fr); gap: 16px; }
-@media (min-width: 900px) { .grid { grid-template-columns: minmax(0, 5fr) minmax(0, 6fr); } }
+/* A phone reads the parcel's news first: when, then what happened, then the details. */
+.grid { display: grid; grid-template-columns: minmax(0, 1fr); grid-template-areas: "summary" "history" "details"; column-gap: 16px; }
+.summary { grid-area: summary; } .history { grid-area: history; } .details { grid-area: details; }
+@media (min-width: 900px) {
+  .grid { grid-template-columns: minmax(0, 5fr) minmax(0, 6fr); grid-template-areas: "summary history" "details history"; align-items: start; }
+}
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 16px; margin-bottom: 16px; }
 dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 16px; margin: 0 0 8px; }
 dt { color: var(--muted); } dd { margin: 0; }
