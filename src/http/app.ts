@@ -176,6 +176,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       tasks: services.tasks,
       endpoints: services.endpoints,
       transit: services.transit,
+      pages: services.pages,
     })
   }
   return app

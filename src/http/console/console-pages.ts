@@ -1,6 +1,7 @@
 import { SETTING_SPECS } from '../../domain/settings'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../../domain/errors'
+import type { TrackingPageBrand } from '../../domain/tracking-page'
 import { STANDARD_STATUSES } from '../../domain/statuses'
 import type { FastifyReply } from 'fastify'
 import { formOf, sendPage, type ConsoleOptions } from './console-http'
@@ -8,7 +9,8 @@ import { cookieOf } from './console-session'
 import { overviewView } from './overview.view'
 import { carriersView, deliveriesView, settingsView } from './operations.view'
 import { transitView } from './transit.view'
-import type { Html } from './html'
+import { html, type Html } from './html'
+import { brandForm, brandOfForm } from './brand.view'
 import { page, type PageContext, type Section } from './layout'
 import { taskView, tasksView, type TaskSearch } from './tasks.view'
 import { userView, usersView, type ShownSecrets } from './users.view'
@@ -22,6 +24,7 @@ const NOTICES = {
   redelivered: { kind: 'ok', text: 'The webhook is queued again: a new cycle of the retry schedule, the same webhook-id.' },
   revoked: { kind: 'ok', text: 'The token is revoked: requests with it are refused within seconds.' },
   saved: { kind: 'ok', text: 'Settings saved.' },
+  page_saved: { kind: 'ok', text: "The tracking page's branding is saved: every page of this user's tasks shows it now." },
 } as const satisfies Record<string, NonNullable<PageContext['notice']>>
 
 const PAGE_SIZE = 50
@@ -91,14 +94,27 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       return sendPage(reply, await usersPage(request, {}, { kind: 'error', text: `Not created: ${error.message}` }), 400)
     }
   })
-  const userPage = async (request: FastifyRequest, userId: number, secrets: ShownSecrets = {}, notice?: PageContext['notice']) => {
-    const [user, tokens, endpoints, tasks] = await Promise.all([
+  const userPage = async (
+    request: FastifyRequest,
+    userId: number,
+    secrets: ShownSecrets = {},
+    notice?: PageContext['notice'],
+    submitted?: TrackingPageBrand,
+  ) => {
+    const [user, tokens, endpoints, tasks, brand] = await Promise.all([
       o.users.get(userId),
       o.users.listTokens(userId),
       o.endpoints.list(userId),
       o.console.userTasks(userId),
+      o.pages.brand(userId),
     ])
-    return show(request, 'users', `API user: ${user.name}`, (ctx) => userView(user, tokens, endpoints, tasks, ctx, secrets), notice)
+    return show(
+      request,
+      'users',
+      `API user: ${user.name}`,
+      (ctx) => html`${userView(user, tokens, endpoints, tasks, ctx, secrets)}${brandForm(userId, submitted ?? brand, ctx)}`,
+      notice,
+    )
   }
   app.get('/users/:userId', hide, async (request, reply) => {
     const userId = id((request.params as Record<string, string>).userId)
@@ -125,6 +141,20 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       webhookSecret,
       notice: 'Webhook secret rotated; the previous one keeps signing for 24 hours.',
     })
+  })
+
+  app.post('/users/:userId/tracking-page', hide, async (request, reply) => {
+    const userId = id((request.params as Record<string, string>).userId)
+    await o.users.get(userId)
+    const submitted = brandOfForm(formOf(request))
+    try {
+      await o.pages.saveBrand(userId, submitted)
+      return reply.code(303).header('location', `/console/users/${userId}?notice=page_saved#tracking-page`).send()
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
+      // The form again as it was sent, with what is wrong.
+      return sendPage(reply, await userPage(request, userId, {}, { kind: 'error', text: `Tracking page not saved: ${error.message}` }, submitted), 400)
+    }
   })
 
   // Tasks across users.

@@ -158,3 +158,28 @@ describe('refresh now, twice', () => {
     expect(page.body).toContain('123456789012')
   })
 })
+
+describe('the tracking page’s branding in the console', () => {
+  it('is saved from the user’s page, and a wrong field keeps what was typed and says what is wrong', async () => {
+    const { userId } = await t.createUser('Shop branding')
+    const fields = {
+      displayName: 'Nordlicht Kaffee',
+      logoUrl: 'https://cdn.nordlicht.example/logo.svg',
+      accentColor: '#7a3e00',
+      supportUrl: '',
+      supportEmail: 'hilfe@nordlicht.example',
+      defaultLanguage: 'de',
+      showReference: 'true',
+    }
+    const saved = await post(`/console/users/${userId}/tracking-page`, form(fields))
+    expect(saved.statusCode).toBe(303)
+    expect(saved.headers.location).toBe(`/console/users/${userId}?notice=page_saved#tracking-page`)
+    expect(await t.services.pages.brand(userId)).toEqual({ ...fields, supportUrl: null, showReference: true })
+
+    const wrong = await post(`/console/users/${userId}/tracking-page`, form({ ...fields, logoUrl: 'http://insecure.example/logo.png', displayName: 'Typed again' }))
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.body).toContain('Tracking page not saved: logoUrl must be an absolute https URL')
+    expect(wrong.body).toContain('value="Typed again"')
+    expect((await t.services.pages.brand(userId)).displayName).toBe('Nordlicht Kaffee')
+  })
+})
