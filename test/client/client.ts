@@ -58,6 +58,31 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   void active
   const basis: 'states' | 'countries' | 'carrier' | undefined = full.data?.data.prediction?.basis
   void basis
+  const pageUrl: string = full.data?.data.trackingPageUrl ?? 'http://127.0.0.1/t/none'
+  const branded = await api.PUT('/openapi/tracking-page', {
+    body: {
+      displayName: 'Client shop',
+      logoUrl: null,
+      accentColor: '#0b5cad',
+      supportUrl: 'https://shop.example/help',
+      supportEmail: null,
+      showReference: false,
+      defaultLanguage: 'de',
+    },
+  })
+  note('putTrackingPageBrand', branded.response)
+  note('getTrackingPageBrand', (await api.GET('/openapi/tracking-page')).response)
+  const shown = await open.GET('/t/{token}', {
+    params: { path: { token: new URL(pageUrl).pathname.split('/').at(-1)! } },
+    headers: { accept: 'application/json' },
+  })
+  note('trackingPage', shown.response)
+  const language: 'en' | 'de' | 'fr' | 'es' | undefined = shown.data?.data.language
+  void language
+  const rotated = await api.POST('/openapi/tracking-subscriptions/{taskId}/tracking-page/rotate', { params: { path: { taskId } } })
+  note('rotateTrackingPage', rotated.response)
+  const newPage: string | undefined = rotated.data?.data.trackingPageUrl
+  void newPage
   const transit = await api.GET('/openapi/analytics/transit-times', {
     params: { query: { groupBy: 'carrier', deliveredFrom: '2026-01-01', deliveredTo: '2026-12-31' } },
   })

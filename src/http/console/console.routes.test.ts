@@ -176,7 +176,10 @@ describe('the tracking page’s branding in the console', () => {
     expect(saved.headers.location).toBe(`/console/users/${userId}?notice=page_saved#tracking-page`)
     expect(await t.services.pages.brand(userId)).toEqual({ ...fields, supportUrl: null, showReference: true })
 
-    const wrong = await post(`/console/users/${userId}/tracking-page`, form({ ...fields, logoUrl: 'http://insecure.example/logo.png', displayName: 'Typed again' }))
+    const wrong = await post(
+      `/console/users/${userId}/tracking-page`,
+      form({ ...fields, logoUrl: 'http://insecure.example/logo.png', displayName: 'Typed again' }),
+    )
     expect(wrong.statusCode).toBe(400)
     expect(wrong.body).toContain('Tracking page not saved: logoUrl must be an absolute https URL')
     expect(wrong.body).toContain('value="Typed again"')
