@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs'
 import Fastify from 'fastify'
 import pg from 'pg'
 
 /**
  * The ceilings of the API benchmarks: a bare Fastify route doing one pg upsert, one doing one
- * primary-key read, and one reading a user's newest 20 tasks (the list's first page: the same
+ * primary-key read, one reading a tracking page's rows by its token, and one reading a user's newest 20 tasks (the list's first page: the same
  * indexes, the active and the inactive tasks' merged, the same rows, the full task's columns and
  * each one's newest callback delivery as pg parses them), on the same database as the
  * service. No validation, no auth, no envelope:
@@ -48,6 +49,13 @@ app.get('/page', async (request) => {
     [Number((request.query as { user: string }).user)],
   )
   return { items: rows.slice(0, 20) }
+})
+// The tracking page's bare query: the service's own statement (the task by its page token, its
+// events newest first, its shop's branding), its row answered as pg parses it.
+const PAGE_BY_TOKEN = readFileSync(new URL('../src/db/queries/page_by_token.sql', import.meta.url), 'utf8')
+app.get('/tracking-page', async (request) => {
+  const { rows } = await pool.query({ name: 'page_by_token', text: PAGE_BY_TOKEN, values: [(request.query as { token: string }).token] })
+  return rows[0] ?? null
 })
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })
 process.on(

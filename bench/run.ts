@@ -14,6 +14,7 @@ import { consoleFigures } from './console-figures'
 import { endpointFigures } from './endpoint-figures'
 import { finishedAt, makeDue, makeDueInTurn, newest, SCHEDULED } from './finished'
 import { listFigures } from './list-figures'
+import { pageFigures } from './page-figures'
 import { load, warmLoad } from './load'
 import { pss, serverPids } from './memory'
 import { fmt } from './report'
@@ -30,7 +31,7 @@ import { predictionFigures } from './prediction-figures'
  *
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
  *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x | --wal-only x | --memory-only x]
- *                    [--only subscribe,batch,query,list,console] [--wal-seconds 30]
+ *                    [--only subscribe,batch,query,page,list,console] [--wal-seconds 30]
  *                    [--outage-tasks 500000]
  */
 
@@ -40,7 +41,7 @@ const DBS = (args.get('db') ?? 'both') === 'both' ? ['postgres', 'embedded'] : [
 const LARGE = Number(args.get('large') ?? 1_000_000)
 // The API figures to measure (all by default): for a quick look at one of them.
 const ONLY = args.get('only')?.split(',')
-const measures = (figure: 'subscribe' | 'batch' | 'query' | 'list' | 'console') => !ONLY || ONLY.includes(figure)
+const measures = (figure: 'subscribe' | 'batch' | 'query' | 'page' | 'list' | 'console') => !ONLY || ONLY.includes(figure)
 const ADMIN_TOKEN = 'bench-admin-token-0000'
 const rows: string[][] = []
 
@@ -154,7 +155,7 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
     if (measures('batch')) await batchFigures(kind, service, headers, dbUrl)
     sample()
     // 3. Query, at 10,000 tasks and at the large size.
-    if (measures('query') || measures('list') || measures('console')) await queryFigures(kind, service, dbUrl, ceilingPort)
+    if (measures('query') || measures('page') || measures('list') || measures('console')) await queryFigures(kind, service, dbUrl, ceilingPort)
     sample()
     row(kind, `PSS idle / after every load (service${embedded ? ' + server' : ''})`, `${fmt(idle)} / ${fmt(peak)} MiB`, '', '', '')
   } finally {
@@ -275,6 +276,7 @@ async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => 
     )
     row(kind, `query by trackingNumber, ${label}`, `${fmt(byNumber.requestsPerSecond)} req/s, p99 ${byNumber.p99Ms} ms`, '', '', 'p99 < 20 ms')
   }
+  if (measures('page')) await pageFigures(kind, service, client, seedUser, seeded, ceilingPort, row, SECONDS)
   if (measures('list')) await listFigures(kind, service, token, seeded, seedUser, ceilingPort, row, SECONDS)
   if (measures('console')) await consoleFigures(kind, service, ADMIN_TOKEN, seeded, row)
   // The tasks the API figures made are not the refresh benchmark's: park them so the worker leaves

@@ -18,8 +18,15 @@ function wallClock(iso: string, offset: string | null): Date {
   return new Date(Date.parse(iso) + minutes * 60_000)
 }
 
-const format = (language: Language, date: Date, options: Intl.DateTimeFormatOptions) =>
-  new Intl.DateTimeFormat(LOCALES[language], { ...options, timeZone: 'UTC' }).format(date)
+// Made once per language and style: constructing a DateTimeFormat costs far more than formatting.
+const FORMATS = new Map<string, Intl.DateTimeFormat>()
+type Style = Pick<Intl.DateTimeFormatOptions, 'dateStyle' | 'timeStyle'>
+function format(language: Language, date: Date, style: Style): string {
+  const key = `${language} ${style.dateStyle ?? ''} ${style.timeStyle ?? ''}`
+  let formatter = FORMATS.get(key)
+  if (!formatter) FORMATS.set(key, (formatter = new Intl.DateTimeFormat(LOCALES[language], { ...style, timeZone: 'UTC' })))
+  return formatter.format(date)
+}
 
 const placeText = (place: Place | null) => (place ? [place.city, place.state, place.country].filter((p) => p !== '').join(', ') : '')
 
