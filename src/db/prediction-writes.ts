@@ -1,17 +1,26 @@
 import { TERMINAL_STATUSES } from '../domain/tracking-update'
-import type { Database } from './database'
+import type { Queryable } from './database'
 import { PREDICTION_OF_TASK } from './prediction.sql'
 import { statementsOf } from './statements'
 
+/** Tasks whose predictions are made again in one transaction. */
+const REMAKE_BATCH = 5_000
+
 /**
- * Makes again the predictions of up to `limit` tasks in transit (past their first scan, not
- * terminal) after task `afterId`, in id order, locked in that order as a refresh locks its tasks (each batch its own transaction):
- * the last task id remade, or null when none was left. Run in batches when predictionSharing
- * changes, so that no prediction rests on deliveries the setting no longer lets it use.
+ * Makes again the prediction of every task in transit (past its first scan, not terminal), in
+ * batches of REMAKE_BATCH in id order, each in a transaction of its own (`inTransaction`) and
+ * locked in that order as a refresh locks its tasks. Run when predictionSharing changes, so that
+ * no prediction rests on deliveries the setting no longer lets it use.
  */
-export async function remakePredictions(db: Database, afterId: number, limit: number): Promise<number | null> {
-  const [row] = await db.query<{ last: string | null }>(PREDICTIONS_REMAKE, [afterId, limit], 'predictions_remake')
-  return row!.last === null ? null : Number(row!.last)
+export async function remakeAllPredictions(inTransaction: <T>(work: (tx: Queryable) => Promise<T>) => Promise<T>): Promise<void> {
+  let last: number | null = 0
+  while (last !== null) {
+    const after: number = last
+    last = await inTransaction(async (tx) => {
+      const { rows } = await tx.query<{ last: string | null }>(PREDICTIONS_REMAKE, [after, REMAKE_BATCH], 'predictions_remake')
+      return rows[0]!.last === null ? null : Number(rows[0]!.last)
+    })
+  }
 }
 
 // The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).

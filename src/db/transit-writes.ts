@@ -43,7 +43,7 @@ export async function recordDeliveries(tx: Queryable, deliveries: readonly Deliv
     'transit_add_to_days_and_months',
   )
   // The touched lanes, each once (in key order, as the rows were): their whole histograms, then their percentiles.
-  const lanes = new Map(rows.map((r) => [JSON.stringify([r.scope, ...laneKey(r.lane)]), r]))
+  const lanes = new Map(rows.map((r) => [scopedLaneKey(r.scope, r.lane), r]))
   const touched = [...lanes.values()]
   const { rows: histogram } = await tx.query<{
     scope_user_id: string
@@ -57,13 +57,20 @@ export async function recordDeliveries(tx: Queryable, deliveries: readonly Deliv
   }>(TRANSIT_LANE_HISTOGRAMS, [touched.map((r) => r.scope), ...laneColumns(touched.map((r) => r.lane))], 'transit_lane_histograms')
   const byLane = new Map<string, { bucket: number; deliveries: number }[]>()
   for (const h of histogram) {
-    const key = JSON.stringify([Number(h.scope_user_id), h.carrier_code, h.origin_country, h.origin_state, h.destination_country, h.destination_state])
+    const lane = {
+      carrierCode: h.carrier_code,
+      originCountry: h.origin_country,
+      originState: h.origin_state,
+      destinationCountry: h.destination_country,
+      destinationState: h.destination_state,
+    }
+    const key = scopedLaneKey(Number(h.scope_user_id), lane)
     const list = byLane.get(key)
     const bucket = { bucket: h.transit_bucket, deliveries: h.deliveries }
     if (list) list.push(bucket)
     else byLane.set(key, [bucket])
   }
-  const summaries = inKeyOrder(lanes).map((r) => ({ ...r, p: percentiles(byLane.get(JSON.stringify([r.scope, ...laneKey(r.lane)])) ?? [])! }))
+  const summaries = inKeyOrder(lanes).map((r) => ({ ...r, p: percentiles(byLane.get(scopedLaneKey(r.scope, r.lane)) ?? [])! }))
   await tx.query(
     TRANSIT_LANE_SUMMARIES,
     [
@@ -84,6 +91,8 @@ function inKeyOrder<T>(map: ReadonlyMap<string, T>): T[] {
 }
 
 const laneKey = (lane: Lane) => [lane.carrierCode, lane.originCountry, lane.originState, lane.destinationCountry, lane.destinationState]
+/** A lane of a scope (0: every user's; else a user's own) as a map key. */
+const scopedLaneKey = (scope: number, lane: Lane) => JSON.stringify([scope, ...laneKey(lane)])
 
 function laneColumns(lanes: readonly Lane[]): string[][] {
   return [0, 1, 2, 3, 4].map((i) => lanes.map((lane) => laneKey(lane)[i]!))

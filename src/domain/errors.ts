@@ -39,6 +39,9 @@ export class AppError extends Error {
   }
 }
 
+/** A task the caller asked for that is not theirs or not there: the one answer for both. */
+export const subscriptionNotFound = () => new AppError('not_found', 'subscription not found')
+
 /** A validation_error whose message is the summary of its field problems. */
 export function invalid(details: FieldError[]): AppError {
   return new AppError('validation_error', describeFieldErrors(details), details)

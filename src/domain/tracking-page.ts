@@ -82,21 +82,34 @@ function isHttpsUrl(value: string): boolean {
   }
 }
 
+/**
+ * A header's weighted list (Accept, Accept-Language: `fr-CH, fr;q=0.9, *;q=0.1`): its values,
+ * lower-cased, with their q (1 when unsaid), the highest first, ties in the header's order; q=0
+ * (refused) left out.
+ */
+export function byQuality(header: string | undefined): { value: string; q: number }[] {
+  return (header ?? '')
+    .split(',')
+    .map((part, i) => {
+      const [value, ...params] = part.split(';')
+      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined)
+      return { value: value!.trim().toLowerCase(), q: q === undefined ? 1 : Number(q), i }
+    })
+    .filter((r) => r.value !== '' && r.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i)
+    .map(({ value, q }) => ({ value, q }))
+}
+
 /** The page's language: `?lang=`, else the best of Accept-Language, else the shop's default. */
 export function chooseLanguage(query: string | undefined, acceptLanguage: string | undefined, fallback: Language): Language {
   const known = (tag: string) => LANGUAGES.find((l) => l === tag.trim().toLowerCase().split('-')[0])
   const asked = query === undefined ? undefined : known(query)
   if (asked) return asked
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.split(';')
-      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find(Boolean)
-      return { language: known(tag ?? ''), q: q ? Number(q[1]) : 1, i }
-    })
-    .filter((r) => r.language !== undefined && r.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i)
-  return ranked[0]?.language ?? fallback
+  for (const { value } of byQuality(acceptLanguage)) {
+    const language = known(value)
+    if (language) return language
+  }
+  return fallback
 }
 
 /** The steps of the progress line, in order. */

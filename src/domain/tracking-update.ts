@@ -22,10 +22,15 @@ export interface CarrierEvent extends TrackingEvent {
  * and the offset the carrier gave; null without one (an offset is never guessed).
  */
 export function localTimeOf(eventTime: Date, utcOffset: string | null): string | null {
-  const match = utcOffset === null ? null : /^([+-])(\d{2}):(\d{2})$/.exec(utcOffset)
-  if (!match) return null
-  const minutes = (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]))
+  const minutes = offsetMinutes(utcOffset)
+  if (minutes === null) return null
   return `${new Date(eventTime.getTime() + minutes * 60_000).toISOString().slice(0, 19)}${utcOffset}`
+}
+
+/** A UTC offset ("-08:00") in minutes; null when there is none or it is not one. */
+export function offsetMinutes(utcOffset: string | null): number | null {
+  const match = utcOffset === null ? null : /^([+-])(\d{2}):(\d{2})$/.exec(utcOffset)
+  return match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : null
 }
 
 /** What one successful fetch told about one tracking number. */

@@ -1,11 +1,8 @@
 import { invalid, MUST, type FieldError } from '../domain/errors'
 import { SETTINGS, validSetting, type SettingName, type Settings, type SettingSpec } from '../domain/settings'
 import type { Database } from '../db/database'
-import { remakePredictions } from '../db/prediction-writes'
+import { remakeAllPredictions } from '../db/prediction-writes'
 import type { SettingsRepository } from '../db/settings.repository'
-
-/** Tasks whose predictions are made again in one transaction when predictionSharing changes. */
-const REMAKE_BATCH = 5_000
 
 /** Back-office settings. Never cached: a change applies to the next request on every process. */
 export class SettingsService {
@@ -39,7 +36,7 @@ export class SettingsService {
     // Predictions are kept on the tasks: those made under the other sharing are made again now,
     // in batches after the setting's change (a refresh meanwhile makes its tasks' with the new one).
     if (before !== undefined && before.predictionSharing !== after.predictionSharing) {
-      for (let last: number | null = 0; last !== null;) last = await remakePredictions(this.db, last, REMAKE_BATCH)
+      await remakeAllPredictions((work) => this.db.transaction(work))
     }
     return after
   }

@@ -1,6 +1,6 @@
 import type { CarrierCandidate } from '../domain/carriers'
 import type { CarrierCatalogService } from './carrier-catalog.service'
-import { AppError, BODY_FIELD, describeFieldErrors, invalid, MUST } from '../domain/errors'
+import { AppError, BODY_FIELD, subscriptionNotFound, describeFieldErrors, invalid, MUST } from '../domain/errors'
 import { SETTINGS } from '../domain/settings'
 import type { BatchResultKind, SubscribeResultKind } from '../domain/subscription-outcomes'
 import type { StandardStatus } from '../domain/statuses'
@@ -135,7 +135,7 @@ export class SubscriptionService {
           ? await this.tasks.findNewestByTrackingNumber(userId, lookup.trackingNumber)
           : undefined
     // Another user's task is as absent as a task that never existed.
-    if (!task) throw new AppError('not_found', 'subscription not found')
+    if (!task) throw subscriptionNotFound()
     return task
   }
 }

@@ -4,7 +4,7 @@ import { lockUserTask } from '../db/task-deletes'
 import type { FullTaskDocument, ListedTask, TaskLifecycleRepository } from '../db/task-lifecycle.repository'
 import { CARRIER_CODES } from '../carriers/registry'
 import { normalizeCarrierCode, unsupportedCarrierMessage } from '../domain/carriers'
-import { AppError, invalid, type FieldError } from '../domain/errors'
+import { AppError, invalid, subscriptionNotFound, type FieldError } from '../domain/errors'
 import { externalReferenceProblem, parseTrackingNumber } from '../domain/subscription-input'
 import { decodeCursor, encodeCursor } from '../domain/list-cursor'
 import { filterProblems, LIST_LIMIT, type ListSort, type TaskListFilters, type TaskListQuery } from '../domain/task-list'
@@ -24,7 +24,6 @@ export interface TaskPage {
   nextCursor: string | null
 }
 
-const notFound = () => new AppError('not_found', 'subscription not found')
 const CURSOR_KEY = 'list-cursor'
 
 /** The task beyond the interface: the full task, the list, stop, refresh now, delete. */
@@ -77,7 +76,7 @@ export class TaskService {
     const request = await this.tasks.requestRefresh(userId, taskId)
     switch (request.outcome) {
       case 'not_found':
-        throw notFound()
+        throw subscriptionNotFound()
       case 'too_soon':
         throw new AppError(
           'rate_limited',
@@ -97,14 +96,14 @@ export class TaskService {
       const task = await lockUserTask(tx, userId, taskId)
       return task && deleteAndTell(tx, [task], this.now())
     })
-    if (told === undefined) throw notFound()
+    if (told === undefined) throw subscriptionNotFound()
     if (told > 0) this.onDeliveriesDue()
     return { taskId, deleted: true }
   }
 }
 
 function throwNotFound(): never {
-  throw notFound()
+  throw subscriptionNotFound()
 }
 
 /** The list's filters, each judged as the domain judges it elsewhere (a number trimmed, a carrier upper-cased). */

@@ -1,9 +1,7 @@
 import { carrierOf } from '../carriers/registry'
 import type { TrackingPageRepository } from '../db/tracking-page.repository'
-import { AppError, invalid } from '../domain/errors'
+import { invalid, subscriptionNotFound } from '../domain/errors'
 import { brandProblems, chooseLanguage, trackingPageOf, type Language, type TrackingPage, type TrackingPageBrand } from '../domain/tracking-page'
-
-const notFound = () => new AppError('not_found', 'subscription not found')
 
 /** The public tracking pages: a page by its token, the branding of a user's pages, a page's new token. */
 export class TrackingPageService {
@@ -34,7 +32,7 @@ export class TrackingPageService {
   /** The task's page under a new token (the old URL answers 404 at once). */
   async rotate(userId: number, taskId: number): Promise<string> {
     const url = await this.pages.rotate(userId, taskId)
-    if (url === undefined) throw notFound()
+    if (url === undefined) throw subscriptionNotFound()
     return url
   }
 }

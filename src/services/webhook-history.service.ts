@@ -1,4 +1,4 @@
-import { AppError } from '../domain/errors'
+import { AppError, subscriptionNotFound } from '../domain/errors'
 import type { WebhookHistoryRepository } from '../db/webhook-history.repository'
 import type { WebhookStatus } from '../domain/statuses'
 import type { DeliveryRecord } from '../domain/webhook-record'
@@ -16,7 +16,7 @@ export class WebhookHistoryService {
 
   async list(userId: number, taskId: number): Promise<DeliveryRecord[]> {
     const history = await this.deliveries.history(userId, taskId, HISTORY_LIMIT)
-    if (!history) throw new AppError('not_found', 'subscription not found')
+    if (!history) throw subscriptionNotFound()
     return history
   }
 

@@ -1,5 +1,5 @@
 import { LANGUAGES, type TrackingPageBrand } from '../../domain/tracking-page'
-import { html, type Html } from './html'
+import { html, type Html } from '../html'
 import type { PageContext } from './layout'
 
 /** The user's tracking page branding as a form (the same rules as PUT /openapi/tracking-page; empty fields are none). */

@@ -1,4 +1,4 @@
-import { html, type Html } from './html'
+import { html, type Html } from '../html'
 
 /**
  * Charts drawn on the server (no script, no build, nothing inline for the CSP to refuse): the

@@ -7,7 +7,7 @@ import type { TaskService } from '../../services/task.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import type { TransitService } from '../../services/transit.service'
 import type { TrackingPageService } from '../../services/tracking-page.service'
-import type { Html } from './html'
+import type { Html } from '../html'
 
 /** What the console's routes and pages share: the services they call, and how a page is answered. */
 

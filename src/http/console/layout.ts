@@ -1,4 +1,4 @@
-import { html, type Html } from './html'
+import { html, type Html } from '../html'
 
 export const NAV = [
   ['overview', 'Overview', '/console'],

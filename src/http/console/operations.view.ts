@@ -2,7 +2,7 @@ import { SETTING_SPECS, type Settings } from '../../domain/settings'
 import type { CarrierPacing } from '../../services/carrier-catalog.service'
 import type { ConsoleCarrier, ConsoleService } from '../../services/console.service'
 import type { HostView } from '../../services/webhook-delivery.service'
-import { html, type Html } from './html'
+import { html, type Html } from '../html'
 import { actionButton, badge, when, type PageContext } from './layout'
 
 type FailingDeliveryRow = Awaited<ReturnType<ConsoleService['failingDeliveries']>>[number]

@@ -1,6 +1,6 @@
 import type { ConsoleCarrier, Overview } from '../../services/console.service'
 import { barChart, hourlyChart } from './charts'
-import { html, type Html } from './html'
+import { html, type Html } from '../html'
 import { when } from './layout'
 
 export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {

@@ -2,7 +2,7 @@ import type { ConsoleService } from '../../services/console.service'
 import type { FullTaskJson } from '../../domain/task-document'
 import type { Address } from '../../domain/tracking-task'
 import type { DeliveryRecord } from '../../domain/webhook-record'
-import { html, type Html } from './html'
+import { html, type Html } from '../html'
 import { actionButton, badge, when, type PageContext } from './layout'
 
 type ConsoleTaskRow = Awaited<ReturnType<ConsoleService['searchTasks']>>[number]

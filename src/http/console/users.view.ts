@@ -1,7 +1,7 @@
 import type { ApiUserService } from '../../services/api-user.service'
 import type { FullTaskJson } from '../../domain/task-document'
 import type { EndpointRecord } from '../../domain/webhook-endpoint'
-import { html, type Html } from './html'
+import { html, type Html } from '../html'
 import { actionButton, badge, secretBlock, when, type PageContext } from './layout'
 
 type ApiUserRow = Awaited<ReturnType<ApiUserService['list']>>[number]

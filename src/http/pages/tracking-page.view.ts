@@ -1,6 +1,7 @@
 import { LANGUAGES, type Language, type Place, type TrackingPage } from '../../domain/tracking-page'
-import { html, type Html } from '../console/html'
-import { label, LANGUAGE_NAMES, LOCALES, MILESTONE_LABELS } from './tracking-page.labels'
+import { html, type Html } from '../html'
+import { offsetMinutes } from '../../domain/tracking-update'
+import { label, LANGUAGE_NAMES, LOCALES, MILESTONE_LABELS, type LabelKey } from './tracking-page.labels'
 
 /**
  * The public tracking page as HTML: server-rendered, readable without JavaScript (it has none),
@@ -11,12 +12,14 @@ import { label, LANGUAGE_NAMES, LOCALES, MILESTONE_LABELS } from './tracking-pag
 /** The inline style that gives the page its shop's colour. */
 export const accentStyle = (page: { shop: { accentColor: string } }) => `:root{--accent:${page.shop.accentColor}}`
 
-/** A wall-clock time: the instant shifted by its UTC offset, formatted as if in UTC. */
-function wallClock(iso: string, offset: string | null): Date {
-  const match = offset === null ? null : /^([+-])(\d{2}):(\d{2})$/.exec(offset)
-  const minutes = match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : 0
-  return new Date(Date.parse(iso) + minutes * 60_000)
-}
+/** A wall-clock time: the instant shifted by its UTC offset (none: UTC), formatted as if in UTC. */
+const wallClock = (iso: string, offset: string | null): Date => new Date(Date.parse(iso) + (offsetMinutes(offset) ?? 0) * 60_000)
+
+/** The page's labels in its language. */
+const labelsOf =
+  (language: Language) =>
+  (key: LabelKey, values?: Record<string, string>): string =>
+    label(language, key, values)
 
 // Made once per language and style: constructing a DateTimeFormat costs far more than formatting.
 const FORMATS = new Map<string, Intl.DateTimeFormat>()
@@ -32,7 +35,7 @@ const placeText = (place: Place | null) => (place ? [place.city, place.state, pl
 
 function expected(page: TrackingPage): Html | undefined {
   const { language } = page
-  const l = (key: Parameters<typeof label>[1], values?: Record<string, string>) => label(language, key, values)
+  const l = labelsOf(language)
   // Dates as the parcel's newest scan's place keeps time; UTC when no scan said.
   const offset = page.events.find((e) => e.localTime !== null)?.localTime?.slice(19) ?? null
   const day = (iso: string) => format(language, wallClock(iso, offset), { dateStyle: 'full' })
@@ -63,7 +66,7 @@ function expected(page: TrackingPage): Html | undefined {
 function proof(page: TrackingPage): Html | undefined {
   const pod = page.proofOfDelivery
   if (!pod) return undefined
-  const l = (key: Parameters<typeof label>[1]) => label(page.language, key)
+  const l = labelsOf(page.language)
   return html`<section class="card" aria-labelledby="pod"><h2 id="pod">${l('proofOfDelivery')}</h2>
     <dl>
       ${pod.signedBy ? html`<dt>${l('signedBy')}</dt><dd>${pod.signedBy}</dd>` : ''}
@@ -91,7 +94,7 @@ function timeline(page: TrackingPage): Html {
   </section>`
 }
 
-function document(language: Language, title: string, shop: TrackingPage['shop'] | undefined, main: Html, footer: Html): Html {
+function pageDocument(language: Language, title: string, shop: TrackingPage['shop'] | undefined, main: Html, footer: Html): Html {
   return html`<!doctype html>
 <html lang="${language}">
 <head>
@@ -124,7 +127,7 @@ const languageLinks = (language: Language) =>
 
 export function trackingPageHtml(page: TrackingPage): Html {
   const { language } = page
-  const l = (key: Parameters<typeof label>[1], values?: Record<string, string>) => label(language, key, values)
+  const l = labelsOf(language)
   const headline = MILESTONE_LABELS[language][page.milestone]
   const steps = page.progress.map(
     (p) =>
@@ -156,12 +159,12 @@ export function trackingPageHtml(page: TrackingPage): Html {
       <div class="details">${shipment}${support}</div>
     </div>`
   const title = page.shop.name ? `${l('title')} · ${page.shop.name}` : l('title')
-  return document(language, title, page.shop, main, languageLinks(language))
+  return pageDocument(language, title, page.shop, main, languageLinks(language))
 }
 
 /** The one answer to a token that is not a page's (never one, replaced, or its task deleted). */
 export function notFoundHtml(language: Language): Html {
-  return document(
+  return pageDocument(
     language,
     label(language, 'notFoundTitle'),
     undefined,

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { chooseLanguage, DEFAULT_BRAND } from '../../domain/tracking-page'
+import { byQuality, chooseLanguage, DEFAULT_BRAND } from '../../domain/tracking-page'
 import type { TrackingPageService } from '../../services/tracking-page.service'
 import { AppError } from '../../domain/errors'
 import { success } from '../envelope'
-import { errorEnvelope } from '../error-handler'
+import { sendError } from '../error-handler'
 import { accentStyle, notFoundHtml, trackingPageHtml, TRACKING_PAGE_CSS } from '../pages/tracking-page.view'
 import { API_ERRORS, BODY_ERRORS, errors } from '../schemas/common.schema'
 import { TaskParams } from '../schemas/task-lifecycle.schema'
@@ -70,15 +70,9 @@ function pageHeaders(reply: FastifyReply, styleHash?: string): void {
 
 /** Whether the caller asks for the JSON twin: application/json preferred to text/html (by q, then order). */
 export function prefersJson(accept: string | undefined): boolean {
-  let json = -1
-  let htmlQ = -1
-  for (const part of (accept ?? '').split(',')) {
-    const [type, ...params] = part.trim().toLowerCase().split(';')
-    const q = Number(params.map((p) => /^\s*q=([0-9.]+)$/.exec(p)?.[1]).find((v) => v !== undefined) ?? 1)
-    if (type === 'application/json' && q > json) json = q
-    if (type === 'text/html' && q > htmlQ) htmlQ = q
-  }
-  return json > 0 && json > htmlQ
+  const types = byQuality(accept)
+  const q = (type: string) => types.find((r) => r.value === type)?.q ?? 0
+  return q('application/json') > q('text/html')
 }
 
 const etagOf = (body: string) => `W/"${createHash('sha1').update(body).digest('base64url')}"`
@@ -111,9 +105,12 @@ export const trackingPageRoutes: FastifyPluginAsyncTypebox<{ pages: TrackingPage
       if (json) reply.header('access-control-allow-origin', '*')
       if (!page) {
         pageHeaders(reply)
-        reply.code(404).header('cache-control', 'no-store')
-        if (json) return reply.type('application/json; charset=utf-8').send(JSON.stringify(errorEnvelope(new AppError('not_found', 'tracking page not found'))))
-        return reply.type('text/html; charset=utf-8').send(notFoundHtml(chooseLanguage(lang, acceptLanguage, DEFAULT_BRAND.defaultLanguage)).text)
+        reply.header('cache-control', 'no-store')
+        if (json) return sendError(reply, new AppError('not_found', 'tracking page not found'))
+        return reply
+          .code(404)
+          .type('text/html; charset=utf-8')
+          .send(notFoundHtml(chooseLanguage(lang, acceptLanguage, DEFAULT_BRAND.defaultLanguage)).text)
       }
       const body = json ? JSON.stringify(success(page)) : trackingPageHtml(page).text
       const styleHash = json ? undefined : `sha256-${createHash('sha256').update(accentStyle(page)).digest('base64')}`

@@ -1,6 +1,6 @@
 /**
  * HTML by tagged template: every interpolated value is escaped unless it is already `Html` (made
- * by this tag or `raw`); arrays are joined. The console builds every page with it, so no value
+ * by this tag or `raw`); arrays are joined. The console and the tracking page build every page with it, so no value
  * from the database reaches a page unescaped.
  */
 export class Html {
