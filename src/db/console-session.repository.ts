@@ -1,21 +1,26 @@
+import type { Role } from '../domain/operators'
 import type { Database } from './database'
 import { statementsOf } from './statements'
 
 export interface ConsoleSessionRow {
   csrf_token: string
   expires_at: Date
+  /** The operator's; NULL for a session of the admin token. */
+  operator_id: number | null
+  email: string | null
+  role: Role | null
 }
 
 /** The operator console's sessions, by the SHA-256 of their cookie's id. */
 export class ConsoleSessionRepository {
   constructor(private readonly db: Database) {}
 
-  /** Stores a new session, and forgets the expired ones (a handful at most: one operator's). */
-  async create(idHash: Buffer, csrfToken: string, lifetimeMs: number): Promise<void> {
-    await this.db.query(CONSOLE_SESSION_CREATE, [idHash, csrfToken, lifetimeMs])
+  /** Stores a new session (an operator's, or the admin token's: null), and forgets the expired ones. */
+  async create(idHash: Buffer, csrfToken: string, lifetimeMs: number, operatorId: number | null, address: string): Promise<void> {
+    await this.db.query(CONSOLE_SESSION_CREATE, [idHash, csrfToken, lifetimeMs, operatorId, address])
   }
 
-  /** The session if it exists and has not expired. */
+  /** The session if it exists, has not expired and its operator is not disabled; with the operator's role now. */
   async find(idHash: Buffer): Promise<ConsoleSessionRow | undefined> {
     const [row] = await this.db.query<ConsoleSessionRow>(CONSOLE_SESSION_FIND, [idHash])
     return row
@@ -42,9 +47,16 @@ const sql = statementsOf(import.meta.url)
 const CONSOLE_SESSION_CREATE = sql(
   'console_session_create',
   `WITH expired AS (DELETE FROM console_sessions WHERE expires_at < now())
-   INSERT INTO console_sessions (id_hash, csrf_token, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3::float8 / 1000))`,
+   INSERT INTO console_sessions (id_hash, csrf_token, expires_at, operator_id, address)
+   VALUES ($1, $2, now() + make_interval(secs => $3::float8 / 1000), $4, $5)`,
 )
-const CONSOLE_SESSION_FIND = sql('console_session_find', 'SELECT csrf_token, expires_at FROM console_sessions WHERE id_hash = $1 AND expires_at > now()')
+const CONSOLE_SESSION_FIND = sql(
+  'console_session_find',
+  `SELECT s.csrf_token, s.expires_at, s.operator_id, o.email, o.role
+     FROM console_sessions s LEFT JOIN operators o ON o.id = s.operator_id
+    WHERE s.id_hash = $1 AND s.expires_at > now()
+      AND (s.operator_id IS NULL OR o.disabled_at IS NULL)`,
+)
 const CONSOLE_SESSION_KEEP_ONCE = sql(
   'console_session_keep_once',
   `UPDATE console_sessions

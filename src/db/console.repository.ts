@@ -75,7 +75,10 @@ export class ConsoleRepository {
     return this.db.queryWithin<HourRow>(REPORT_DEADLINE_MS, CONSOLE_LAST_DAY)
   }
 
-  /** Due tasks per carrier (each through the refresh index), and the oldest one's wait. */
+  /**
+   * Waiting tasks per carrier: those due now (the due index) and those backing off after a failed
+   * fetch (the failing index); the oldest one's wait runs from the due time it first missed.
+   */
   refreshBacklog(carrierCodes: readonly string[]): Promise<{ carrier_code: string; due: number; oldest_seconds: number | null }[]> {
     return this.db.queryWithin(REPORT_DEADLINE_MS, CONSOLE_REFRESH_BACKLOG, [carrierCodes])
   }
@@ -87,6 +90,17 @@ export class ConsoleRepository {
   searchTasks(filters: ConsoleSearch): Promise<ConsoleTaskRow[]> {
     const { text, values } = searchStatement(filters)
     return this.db.query<ConsoleTaskRow>(text, values)
+  }
+
+  async endpointOwner(endpointId: number): Promise<number | undefined> {
+    const [row] = await this.db.query<{ user_id: number }>(CONSOLE_ENDPOINT_OWNER, [endpointId])
+    return row?.user_id
+  }
+
+  /** The users with a delivery failed for good created in the window (each user's failed index). */
+  async usersWithFailed(createdFrom: Date, createdTo: Date): Promise<number[]> {
+    const rows = await this.db.query<{ id: number }>(CONSOLE_USERS_WITH_FAILED, [createdFrom, createdTo])
+    return rows.map((r) => r.id)
   }
 
   async ownerOf(taskId: number): Promise<TaskOwner | undefined> {
@@ -107,6 +121,7 @@ export class ConsoleRepository {
 export interface ConsoleSearch {
   search?: string
   standardStatus?: string
+  milestone?: string
   carrierCode?: string
   userId?: number
   beforeId?: number
@@ -119,6 +134,7 @@ function searchStatement(filters: ConsoleSearch): { text: string; values: unknow
   const where: string[] = []
   const add = (value: unknown) => `$${values.push(value)}`
   if (filters.standardStatus) where.push(`t.standard_status = ${add(filters.standardStatus)}`)
+  if (filters.milestone) where.push(`t.milestone = ${add(filters.milestone)}`)
   if (filters.carrierCode) where.push(`t.carrier_code = ${add(filters.carrierCode)}`)
   if (filters.userId) where.push(`t.user_id = ${add(filters.userId)}`)
   if (filters.beforeId) where.push(`t.id < ${add(filters.beforeId)}`)
@@ -173,12 +189,24 @@ const CONSOLE_LAST_DAY = sql(
 )
 const CONSOLE_REFRESH_BACKLOG = sql(
   'console_refresh_backlog',
-  `SELECT c.carrier_code, due.due, due.oldest_seconds
+  `SELECT c.carrier_code, due.due + failing.backing_off AS due,
+          EXTRACT(EPOCH FROM now() - LEAST(due.oldest, failing.oldest))::float8 AS oldest_seconds
      FROM unnest($1::text[]) AS c (carrier_code)
      CROSS JOIN LATERAL (
-       SELECT count(*)::int AS due, EXTRACT(EPOCH FROM now() - min(s.next_refresh_at))::float8 AS oldest_seconds
+       SELECT count(*)::int AS due, min(s.next_refresh_at) AS oldest
          FROM task_schedule s
-        WHERE s.carrier_code = c.carrier_code AND s.next_refresh_at <= now()) AS due`,
+        WHERE s.carrier_code = c.carrier_code AND s.next_refresh_at <= now()) AS due
+     CROSS JOIN LATERAL (
+       SELECT count(*) FILTER (WHERE s.next_refresh_at > now())::int AS backing_off, min(s.due_since) AS oldest
+         FROM task_schedule s
+        WHERE s.carrier_code = c.carrier_code AND s.due_since IS NOT NULL) AS failing`,
+)
+const CONSOLE_ENDPOINT_OWNER = sql('console_endpoint_owner', 'SELECT user_id FROM webhook_endpoints WHERE id = $1')
+const CONSOLE_USERS_WITH_FAILED = sql(
+  'console_users_with_failed',
+  `SELECT u.id FROM api_users u
+    WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.user_id = u.id AND d.status = 'failed' AND d.created_at >= $1 AND d.created_at < $2)
+    ORDER BY u.id`,
 )
 const CONSOLE_TASK_OWNER = sql('console_task_owner', 'SELECT u.id, u.name FROM tracking_tasks t JOIN api_users u ON u.id = t.user_id WHERE t.id = $1')
 const CONSOLE_FAILING_DELIVERIES = sql(
@@ -199,6 +227,7 @@ const CONSOLE_FAILING_DELIVERIES = sql(
 sql.family('console_task_search', () => [
   { label: 'a tracking number or reference across users', text: searchStatement({ search: 'x', limit: 51 }).text },
   { label: 'a status and a carrier, after a task id', text: searchStatement({ standardStatus: 'x', carrierCode: 'x', beforeId: 1, limit: 51 }).text },
+  { label: 'a milestone (the overview links to it)', text: searchStatement({ milestone: 'x', limit: 51 }).text },
   { label: "one user's tasks", text: searchStatement({ userId: 1, limit: 51 }).text },
   { label: 'every task, newest first', text: searchStatement({ limit: 51 }).text },
 ])

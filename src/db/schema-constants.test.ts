@@ -19,7 +19,7 @@ async function checks(table: string, column: string): Promise<string[]> {
     `SELECT pg_get_constraintdef(c.oid) AS def FROM pg_constraint c WHERE c.conrelid = $1::regclass AND c.contype = 'c'`,
     [table],
   )
-  return rows.map((r) => r.def).filter((def) => def.includes(column))
+  return rows.map((r) => r.def).filter((def) => new RegExp(`\\b${column}\\b`).test(def))
 }
 
 const quoted = (def: string) => [...def.matchAll(/'([^']+)'::text/g)].map((m) => m[1])

@@ -14,7 +14,7 @@ describe('SettingsRepository', () => {
     const repository = new SettingsRepository(t.db)
     let answers: unknown[] = []
     const statements = await countStatements(t.db, async () => (answers = await Promise.all(Array.from({ length: 20 }, () => repository.get()))))
-    expect(answers).toEqual(Array(20).fill({ batchMaxItems: 100, retentionDays: 0, predictionSharing: 'all' }))
+    expect(answers).toEqual(Array(20).fill({ batchMaxItems: 100, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 }))
     expect(statements).toBe(2)
   })
 
@@ -22,7 +22,7 @@ describe('SettingsRepository', () => {
     const repository = new SettingsRepository(t.db)
     const earlier = repository.get()
     await repository.update({ batchMaxItems: 77 })
-    expect(await repository.get()).toEqual({ batchMaxItems: 77, retentionDays: 0, predictionSharing: 'all' })
+    expect(await repository.get()).toEqual({ batchMaxItems: 77, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 })
     expect([100, 77]).toContain((await earlier).batchMaxItems)
     await repository.update({ batchMaxItems: 100 })
   })

@@ -116,7 +116,7 @@ const TASK_STOP = sql(
    ),
    -- After the task's row (locked by the update above), as a refresh locks them.
    unscheduled AS (
-     UPDATE task_schedule s SET next_refresh_at = NULL FROM stopped WHERE s.task_id = stopped.id
+     UPDATE task_schedule s SET next_refresh_at = NULL, due_since = NULL FROM stopped WHERE s.task_id = stopped.id
      RETURNING s.*
    )
    SELECT ${taskDocumentOf('full', { schedule: 'unscheduled' })} AS document FROM stopped t`,

@@ -14,6 +14,7 @@ export const heldTaskIds = (carrier: string) =>
 /** The assignments of a successful fetch to a schedule row, due again at `due` (an SQL expression; NULL: never). */
 export const fetchedSchedule = (due: string) => `next_refresh_at = ${due},
           refresh_failures = 0,
+          due_since = NULL,
           last_fetched_at = now()`
 
 /**

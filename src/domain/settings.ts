@@ -13,6 +13,8 @@ export const SETTINGS = {
     default: 'all',
     description: "whose delivered tasks a user's predicted deliveries rest on: every user's (all) or the user's own (own)",
   },
+  consoleSessionHours: { kind: 'integer', min: 1, max: 720, default: 8, description: 'how long a console sign-in lasts, in hours' },
+  auditRetentionDays: { kind: 'integer', min: 1, max: 3650, default: 365, description: 'audit-log entries are deleted after this many days' },
 } as const satisfies Record<string, SettingSpec>
 
 export type SettingSpec =

@@ -7,6 +7,8 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Registry } from 'prom-client'
 import type { ApiUserService } from '../services/api-user.service'
+import type { AuditTrail } from '../services/audit-trail'
+import type { OperatorService } from '../services/operator.service'
 import type { AuthService } from '../services/auth.service'
 import type { HealthService } from '../services/health.service'
 import type { SettingsService } from '../services/settings.service'
@@ -49,6 +51,8 @@ export interface AppServices {
   console: ConsoleService
   transit: TransitService
   pages: TrackingPageService
+  audit: AuditTrail
+  operators: OperatorService
 }
 
 export interface AppOptions {
@@ -165,7 +169,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(trackingPageRoutes, { pages: services.pages })
   if (options.adminToken) {
-    await app.register(adminRoutes, { adminToken: options.adminToken, users: services.users, settings: services.settings })
+    await app.register(adminRoutes, {
+      adminToken: options.adminToken,
+      users: services.users,
+      settings: services.settings,
+      operators: services.operators,
+      audit: services.audit,
+    })
     await app.register(consoleRoutes, {
       prefix: '/console',
       adminToken: options.adminToken,
@@ -177,6 +187,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       endpoints: services.endpoints,
       transit: services.transit,
       pages: services.pages,
+      operators: services.operators,
+      audit: services.audit,
     })
   }
   return app

@@ -33,6 +33,10 @@ import { TransitRepository } from '../db/transit.repository'
 import { TransitService } from '../services/transit.service'
 import { TrackingPageRepository } from '../db/tracking-page.repository'
 import { TrackingPageService } from '../services/tracking-page.service'
+import { AuditRepository } from '../db/audit.repository'
+import { OperatorRepository } from '../db/operator.repository'
+import { AuditTrail } from '../services/audit-trail'
+import { OperatorService } from '../services/operator.service'
 
 /** What the services tell the workers (in this process, and in others through NOTIFY). */
 export interface Wakeups {
@@ -76,19 +80,26 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
   )
   const webhooks = new WebhookHistoryService(new WebhookHistoryRepository(db), () => wakeups.deliveriesDue())
   const carrierCircuits = deps.carrierCircuits ?? (() => ({}))
+  const audit = new AuditTrail(db, new AuditRepository(db))
+  const operators = new OperatorRepository(db)
+  const deliveryLog = new DeliveryLogService(new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue())
   return {
     auth: new AuthService(users, config.tokenCacheTtlMs),
     subscriptions: new SubscriptionService(new TaskRepository(db), settings, carriers, () => wakeups.tasksDue()),
     tasks,
-    users: new ApiUserService(users),
-    settings: new SettingsService(settings, db),
+    users: new ApiUserService(users, audit),
+    settings: new SettingsService(settings, db, audit),
+    audit,
+    operators: new OperatorService(operators, audit),
     health: new HealthService(db, carrierModes, carrierCircuits),
-    consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db)),
+    consoleSessions: new ConsoleSessionService(new ConsoleSessionRepository(db), operators, settings, audit),
     console: new ConsoleService(
       new ConsoleRepository(db),
       tasks,
       webhooks,
       carriers,
+      deliveryLog,
+      audit,
       { circuits: carrierCircuits, webhookHosts: deps.webhookHosts ?? (() => []) },
       deps.consoleOverviewTtlMs,
     ),
@@ -98,8 +109,8 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
       new WebhookEndpointRepository(db),
       deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false }),
     ),
-    deliveryLog: new DeliveryLogService(new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue()),
+    deliveryLog,
     transit: new TransitService(new TransitRepository(db)),
-    pages: new TrackingPageService(new TrackingPageRepository(db)),
+    pages: new TrackingPageService(new TrackingPageRepository(db), audit),
   }
 }

@@ -1,3 +1,4 @@
+import { AuditRepository } from '../db/audit.repository'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config/config'
 import type { Database } from '../db/database'
@@ -104,7 +105,7 @@ export function createWorkers(
 
   // Retention: a full batch means more may be waiting (the loop goes on at once); otherwise a look
   // a minute is soon enough for a rule counted in days.
-  const retention = new RetentionService(db, new SettingsRepository(db), () => {
+  const retention = new RetentionService(db, new SettingsRepository(db), new AuditRepository(db), () => {
     webhookLoop.wake()
     notifyDeliveriesDue()
   })

@@ -1,6 +1,9 @@
 import type { ConsoleRepository, ConsoleTaskRow, FailingDeliveryRow, HourRow, TaskOwner } from '../db/console.repository'
 import type { CircuitView } from '../domain/circuit-breaker'
-import { AppError } from '../domain/errors'
+import type { Actor } from '../domain/audit'
+import { AppError, invalid } from '../domain/errors'
+import type { AuditTrail } from './audit-trail'
+import type { DeliveryLogService } from './delivery-log.service'
 import { parseDocument, type FullTaskJson } from '../domain/task-document'
 import type { CarrierCatalogService, CarrierInfo, CarrierMode, CarrierPacing } from './carrier-catalog.service'
 import type { TaskService } from './task.service'
@@ -39,6 +42,8 @@ export class ConsoleService {
     private readonly tasks: TaskService,
     private readonly webhooks: WebhookHistoryService,
     private readonly carriers: CarrierCatalogService,
+    private readonly deliveryLog: DeliveryLogService,
+    private readonly audit: AuditTrail,
     private readonly carrierState: {
       circuits: () => Record<string, CircuitView>
       webhookHosts: () => HostView[]
@@ -72,7 +77,7 @@ export class ConsoleService {
   }
 
   searchTasks(
-    filters: { search?: string; standardStatus?: string; carrierCode?: string; userId?: number; beforeId?: number },
+    filters: { search?: string; standardStatus?: string; milestone?: string; carrierCode?: string; userId?: number; beforeId?: number },
     limit = 50,
   ): Promise<ConsoleTaskRow[]> {
     return this.console.searchTasks({ ...filters, limit })
@@ -90,16 +95,45 @@ export class ConsoleService {
     return (await this.tasks.list(userId, { limit })).items.map((document) => parseDocument(document))
   }
 
-  async refreshTask(taskId: number) {
-    return this.tasks.refresh((await this.ownerOf(taskId)).id, taskId)
+  async refreshTask(taskId: number, actor: Actor) {
+    return this.audit.record(actor, { action: 'task.refresh', target: { kind: 'task', id: taskId } }, async () =>
+      this.tasks.refresh((await this.ownerOf(taskId)).id, taskId),
+    )
   }
 
-  async stopTask(taskId: number) {
-    return this.tasks.stop((await this.ownerOf(taskId)).id, taskId)
+  async stopTask(taskId: number, actor: Actor) {
+    return this.audit.record(actor, { action: 'task.stop', target: { kind: 'task', id: taskId } }, async () =>
+      this.tasks.stop((await this.ownerOf(taskId)).id, taskId),
+    )
   }
 
-  async redeliver(taskId: number, webhookId: string) {
-    return this.webhooks.redeliver((await this.ownerOf(taskId)).id, taskId, webhookId)
+  async redeliver(taskId: number, webhookId: string, actor: Actor) {
+    return this.audit.record(actor, { action: 'webhook.redeliver', target: { kind: 'webhook', id: webhookId.slice(0, 100) }, detail: { taskId } }, async () =>
+      this.webhooks.redeliver((await this.ownerOf(taskId)).id, taskId, webhookId),
+    )
+  }
+
+  /**
+   * Queues again the deliveries that failed for good in a window, of one user, one endpoint (its
+   * user's) or every user, through each user's bulk replay (its limit per call in all).
+   */
+  async replay(filter: { createdFrom: string; createdTo: string; userId?: number; endpointId?: number }, actor: Actor): Promise<{ queued: number }> {
+    const { createdFrom, createdTo, endpointId } = filter
+    return this.audit.record(
+      actor,
+      { action: 'webhook.replay', target: filter.userId ? { kind: 'api_user', id: filter.userId } : { kind: 'webhook' }, detail: { ...filter } },
+      async () => {
+        const owner = endpointId === undefined ? undefined : await this.console.endpointOwner(endpointId)
+        if (endpointId !== undefined && (owner === undefined || (filter.userId !== undefined && owner !== filter.userId))) {
+          throw invalid([{ field: 'endpointId', message: filter.userId === undefined ? 'is not an endpoint' : "is not this user's endpoint" }])
+        }
+        const users = owner !== undefined ? [owner] : filter.userId !== undefined ? [filter.userId] : await this.console.usersWithFailed(new Date(createdFrom), new Date(createdTo))
+        let queued = 0
+        for (const userId of users) queued += (await this.deliveryLog.replay(userId, { status: 'failed', createdFrom, createdTo, endpointId })).queued
+        return { queued }
+      },
+      ({ queued }) => ({ detail: { queued } }),
+    )
   }
 
   failingDeliveries(limit = 100): Promise<FailingDeliveryRow[]> {

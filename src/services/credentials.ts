@@ -5,6 +5,9 @@ export function newApiToken(): string {
   return `trk_${randomBytes(32).toString('base64url')}`
 }
 
+/** What is kept of a token in clear to tell it apart: "trk_" and its first 8 characters (48 of its 256 bits). */
+export const tokenPrefix = (token: string) => token.slice(0, 12)
+
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest()
 }

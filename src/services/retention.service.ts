@@ -1,3 +1,4 @@
+import type { AuditRepository } from '../db/audit.repository'
 import type { Database } from '../db/database'
 import type { SettingsRepository } from '../db/settings.repository'
 import { lockLongInactive } from '../db/task-deletes'
@@ -10,12 +11,14 @@ export const RETENTION_BATCH = 500
  * Retention: tasks inactive (terminal or stopped) for longer than the retentionDays setting are
  * deleted with their events, deliveries and attempts (telling the endpoints that want
  * `tracking.deleted`), in batches of RETENTION_BATCH, each its own
- * short transaction that skips rows another transaction holds. 0 keeps everything.
+ * short transaction that skips rows another transaction holds. 0 keeps everything. Audit-log
+ * entries older than auditRetentionDays go too, in batches of the same size.
  */
 export class RetentionService {
   constructor(
     private readonly db: Database,
     private readonly settings: SettingsRepository,
+    private readonly audit: AuditRepository,
     /** Called after deletes made tracking.deleted deliveries (wakes the webhook workers). */
     private readonly onDeliveriesDue: () => void = () => {},
     private readonly now: () => Date = () => new Date(),
@@ -23,13 +26,14 @@ export class RetentionService {
 
   /** One batch; true when it was full (more may be waiting). */
   async runRound(): Promise<boolean> {
-    const { retentionDays } = await this.settings.get()
-    if (retentionDays === 0) return false
+    const { retentionDays, auditRetentionDays } = await this.settings.get()
+    const auditFull = (await this.audit.purge(auditRetentionDays, RETENTION_BATCH)) === RETENTION_BATCH
+    if (retentionDays === 0) return auditFull
     const { deleted, told } = await this.db.transaction(async (tx) => {
       const doomed = await lockLongInactive(tx, retentionDays, RETENTION_BATCH)
       return { deleted: doomed.length, told: await deleteAndTell(tx, doomed, this.now()) }
     })
     if (told > 0) this.onDeliveriesDue()
-    return deleted === RETENTION_BATCH
+    return deleted === RETENTION_BATCH || auditFull
   }
 }

@@ -3,12 +3,15 @@ import { SETTINGS, validSetting, type SettingName, type Settings, type SettingSp
 import type { Database } from '../db/database'
 import { remakeAllPredictions } from '../db/prediction-writes'
 import type { SettingsRepository } from '../db/settings.repository'
+import type { Actor } from '../domain/audit'
+import type { AuditTrail } from './audit-trail'
 
 /** Back-office settings. Never cached: a change applies to the next request on every process. */
 export class SettingsService {
   constructor(
     private readonly settings: SettingsRepository,
     private readonly db: Database,
+    private readonly audit: AuditTrail,
   ) {}
 
   get(): Promise<Settings> {
@@ -16,7 +19,7 @@ export class SettingsService {
   }
 
   /** Changes the settings given (the HTTP schema and the CLI both come through here). */
-  async update(patch: Partial<Record<SettingName, unknown>>): Promise<Settings> {
+  async update(patch: Partial<Record<SettingName, unknown>>, actor?: Actor): Promise<Settings> {
     const problems: FieldError[] = []
     const changes: Partial<Settings> = {}
     for (const [name, value] of Object.entries(patch) as [string, unknown][]) {
@@ -30,9 +33,10 @@ export class SettingsService {
         problems.push({ field: name, message: spec.kind === 'integer' ? MUST.between(spec.min, spec.max) : MUST.oneOf(spec.values) })
       else Object.assign(changes, { [name]: value })
     }
-    if (problems.length > 0) throw invalid(problems)
+    const entry = { action: 'settings.update', target: { kind: 'settings' }, detail: { ...changes } } as const
+    if (problems.length > 0) return this.audit.record(actor, entry, () => Promise.reject(invalid(problems)))
     const before = changes.predictionSharing === undefined ? undefined : await this.settings.get()
-    const after = await this.settings.update(changes)
+    const after = await this.audit.record(actor, entry, () => this.settings.update(changes))
     // Predictions are kept on the tasks: those made under the other sharing are made again now,
     // in batches after the setting's change (a refresh meanwhile makes its tasks' with the new one).
     if (before !== undefined && before.predictionSharing !== after.predictionSharing) {

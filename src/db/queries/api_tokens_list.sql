@@ -3,7 +3,9 @@
 SELECT
   t.id,
   t.created_at,
-  t.revoked_at
+  t.revoked_at,
+  t.prefix,
+  t.last_used_at
 FROM
   api_users u
   LEFT JOIN api_tokens t ON t.user_id = u.id

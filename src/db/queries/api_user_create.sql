@@ -10,10 +10,11 @@ WITH
       id
   )
 INSERT INTO
-  api_tokens (user_id, token_hash)
+  api_tokens (user_id, token_hash, prefix)
 SELECT
   id,
-  $3
+  $3,
+  $4
 FROM
   new_user
 RETURNING

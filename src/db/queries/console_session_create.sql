@@ -7,6 +7,6 @@ WITH
       expires_at < now()
   )
 INSERT INTO
-  console_sessions (id_hash, csrf_token, expires_at)
+  console_sessions (id_hash, csrf_token, expires_at, operator_id, address)
 VALUES
-  ($1, $2, now() + make_interval(secs => $3::float8 / 1000));
+  ($1, $2, now() + make_interval(secs => $3::float8 / 1000), $4, $5);

@@ -1,10 +1,18 @@
 -- console_session_find: run by src/db/console-session.repository.ts
 
 SELECT
-  csrf_token,
-  expires_at
+  s.csrf_token,
+  s.expires_at,
+  s.operator_id,
+  o.email,
+  o.role
 FROM
-  console_sessions
+  console_sessions s
+  LEFT JOIN operators o ON o.id = s.operator_id
 WHERE
-  id_hash = $1
-  AND expires_at > now();
+  s.id_hash = $1
+  AND s.expires_at > now()
+  AND (
+    s.operator_id IS NULL
+    OR o.disabled_at IS NULL
+  );

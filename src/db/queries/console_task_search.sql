@@ -63,6 +63,28 @@ ORDER BY
 LIMIT
   $1;
 
+-- a milestone (the overview links to it)
+SELECT
+  t.id,
+  t.user_id,
+  u.name AS user_name,
+  t.carrier_code,
+  t.tracking_number,
+  t.external_reference_no,
+  t.standard_status,
+  t.milestone,
+  t.updated_at
+FROM
+  tracking_tasks t
+  JOIN api_users u ON u.id = t.user_id
+WHERE
+  true
+  AND t.milestone = $2
+ORDER BY
+  t.id DESC
+LIMIT
+  $1;
+
 -- one user's tasks
 SELECT
   t.id,

@@ -3,6 +3,8 @@
 UPDATE task_schedule s
 SET
   refresh_failures = s.refresh_failures + 1,
+  -- waiting since the due time this fetch missed, however far backoffs move it
+  due_since = COALESCE(s.due_since, s.next_refresh_at),
   next_refresh_at = now() + make_interval(secs => f.retry_in_ms / 1000)
 FROM
   unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[]) AS f (task_id, due_at, lease_token, retry_in_ms)

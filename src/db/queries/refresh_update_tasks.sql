@@ -11,6 +11,7 @@ WITH
         ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000)
       END,
       refresh_failures = 0,
+      due_since = NULL,
       last_fetched_at = now()
     FROM
       unnest($1::bigint[], $9::boolean[], $15::float8[]) AS u (id, terminal, next_refresh_in_ms)

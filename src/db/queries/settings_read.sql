@@ -3,7 +3,9 @@
 SELECT
   batch_max_items AS "batchMaxItems",
   retention_days AS "retentionDays",
-  prediction_sharing AS "predictionSharing"
+  prediction_sharing AS "predictionSharing",
+  console_session_hours AS "consoleSessionHours",
+  audit_retention_days AS "auditRetentionDays"
 FROM
   settings
 WHERE

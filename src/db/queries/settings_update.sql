@@ -6,10 +6,14 @@ SET
   batch_max_items = $1,
   retention_days = $2,
   prediction_sharing = $3,
+  console_session_hours = $4,
+  audit_retention_days = $5,
   updated_at = now()
 WHERE
   id
 RETURNING
   batch_max_items AS "batchMaxItems",
   retention_days AS "retentionDays",
-  prediction_sharing AS "predictionSharing";
+  prediction_sharing AS "predictionSharing",
+  console_session_hours AS "consoleSessionHours",
+  audit_retention_days AS "auditRetentionDays";

@@ -21,7 +21,8 @@ WITH
   unscheduled AS (
     UPDATE task_schedule s
     SET
-      next_refresh_at = NULL
+      next_refresh_at = NULL,
+      due_since = NULL
     FROM
       stopped
     WHERE

@@ -26,8 +26,9 @@ th, td { text-align: left; padding: 8px; border-bottom: 1px solid var(--line); v
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 .table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 8px; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: .85rem; background: #eaeef2; }
-.badge.delivered, .badge.success, .badge.closed, .badge.live { background: #dafbe1; color: #116329; }
-.badge.exception, .badge.failed, .badge.open, .badge.unavailable, .badge.returned { background: #ffebe9; color: #a40e26; }
+.badge.delivered, .badge.success, .badge.closed, .badge.live, .badge.ok, .badge.active, .badge.enabled { background: #dafbe1; color: #116329; }
+.badge.exception, .badge.failed, .badge.open, .badge.unavailable, .badge.returned, .badge.denied, .badge.refused, .badge.disabled { background: #ffebe9; color: #a40e26; }
+.badge.admin { background: #fbefff; color: #6e40c9; } .badge.support { background: #ddf4ff; color: #0a3069; }
 .badge.retry_wait, .badge.half_open, .badge.simulator, .badge.pending { background: #fff8c5; color: #7d4e00; }
 .badge.in_transit, .badge.sending { background: #ddf4ff; color: #0a3069; }
 form.inline { display: inline; }
@@ -46,8 +47,10 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .timeline { list-style: none; padding: 0; margin: 0; border-left: 3px solid var(--line); }
 .timeline li { margin: 0 0 12px 12px; position: relative; }
 .timeline li::before { content: ""; position: absolute; left: -20px; top: 6px; width: 11px; height: 11px; border-radius: 50%; background: var(--accent); }
-.bars { display: grid; gap: 6px; }
+.bars { display: grid; gap: 2px; list-style: none; margin: 0; padding: 0; }
 .bar-row { display: grid; grid-template-columns: minmax(6rem, 38%) 1fr auto; gap: 8px; align-items: center; font-size: .9rem; }
+a.bar-row { color: var(--ink); text-decoration: none; padding: 2px 4px; border-radius: 4px; }
+a.bar-row:hover { background: var(--bg); } a.bar-row:hover .bar-label { text-decoration: underline; }
 .bar-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 svg.bar { width: 100%; height: 14px; display: block; }
 .bar-value { font-variant-numeric: tabular-nums; min-width: 3ch; text-align: right; }
@@ -65,14 +68,29 @@ figure.rates figcaption { margin-top: 4px; font-size: .9rem; }
 svg.columns { width: 100%; height: 160px; display: block; border-bottom: 1px solid var(--line); }
 .axis { display: flex; justify-content: space-between; font-size: .8rem; color: var(--muted); }
 figure.hourly figcaption { margin-top: 6px; font-size: .9rem; }
-.key { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; }
-.key.a { background: #1f6feb; } .key.b { background: #1a7f37; }
+svg.key { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-word; }
 details summary { overflow-wrap: anywhere; }
 details { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; margin: 8px 0; }
 pre { white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
-.url { font-size: .85rem; word-break: break-all; }
+.url { font-size: .85rem; overflow-wrap: anywhere; }
+.who { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; } .who > a { color: #e6edf3; overflow-wrap: anywhere; }
+.who .badge.role { background: #1f6feb; color: #fff; }
+fieldset { border: 0; padding: 0; margin: 0; min-width: 0; }
+fieldset:disabled button { opacity: .5; cursor: not-allowed; }
+h1 { overflow-wrap: anywhere; }
+.token-sign-in { margin-top: 16px; }
+details.replay { margin: 0 0 16px; } details.replay summary { font-weight: 600; cursor: pointer; }
+@media (max-width: 640px) {
+  table.stack thead { position: absolute; left: -9999px; }
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
+  table.stack tr { border-bottom: 1px solid var(--line); padding: 8px 0; }
+  table.stack td { display: grid; grid-template-columns: 7rem minmax(0, 1fr); gap: 8px; border: 0; padding: 2px 12px; overflow-wrap: anywhere; }
+  table.stack td::before { content: attr(data-label); color: var(--muted); font-size: .85rem; font-weight: 600; }
+  table.stack td:empty { display: none; }
+  .table-wrap { overflow-x: visible; }
+}
 .signin { max-width: 420px; margin: 10vh auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 24px; }
 .signin input { width: 100%; margin: 4px 0 16px; }
 @media (max-width: 600px) { main { padding: 12px; } th, td { padding: 6px; } .hide-narrow { display: none; } }

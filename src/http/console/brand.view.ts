@@ -1,5 +1,6 @@
 import { LANGUAGES, type TrackingPageBrand } from '../../domain/tracking-page'
 import { html, type Html } from '../html'
+import { may } from '../../domain/operators'
 import type { PageContext } from './layout'
 
 /** The user's tracking page branding as a form (the same rules as PUT /openapi/tracking-page; empty fields are none). */
@@ -11,6 +12,7 @@ export function brandForm(userId: number, brand: TrackingPageBrand, context: Pag
   return html`<h2 id="tracking-page">Tracking page</h2>
 <form method="post" action="/console/users/${userId}/tracking-page" class="card" aria-labelledby="tracking-page">
   <input type="hidden" name="_csrf" value="${context.csrfToken}">
+  <fieldset${may(context.role, 'tracking_page.save') ? '' : html` disabled`}><legend class="skip">Branding</legend>
   ${text('displayName', 'Shop name', 'text', "as the shop's customers know it; shown when there is no logo", brand.displayName)}
   ${text('logoUrl', 'Logo URL', 'url', 'https only; shown 48 px high', brand.logoUrl)}
   ${text('accentColor', 'Colour', 'text', '#rrggbb; darkened on the page where it would not read on white', brand.accentColor)}
@@ -23,7 +25,7 @@ export function brandForm(userId: number, brand: TrackingPageBrand, context: Pag
   <br><span id="brand-defaultLanguage-help" class="muted">when neither ?lang= nor the browser names one of the four</span></p>
   <p><input id="brand-showReference" name="showReference" type="checkbox" value="true"${brand.showReference ? html` checked` : ''}>
   <label for="brand-showReference" class="inline">Show the order reference (externalReferenceNo) on the page</label></p>
-  <button type="submit">Save the tracking page</button>
+  <button type="submit">Save the tracking page</button></fieldset>
 </form>`
 }
 

@@ -1,3 +1,5 @@
+import { MILESTONES, type Milestone } from '../../domain/milestones'
+import type { StandardStatus } from '../../domain/statuses'
 import { html, type Html } from '../html'
 
 /**
@@ -6,39 +8,70 @@ import { html, type Html } from '../html'
  * Each chart carries a text summary for screen readers.
  */
 
-const COLORS = ['#1f6feb', '#1a7f37', '#9a6700', '#b42318', '#8250df', '#0a7480', '#57606a', '#bc4c00', '#6e7781', '#cf222e', '#116329']
+/**
+ * Colours by meaning, the same on every chart: a status and the milestones within it share one
+ * (delivered green, exception red, in transit blue …), as do the series of the 24 hours (deliveries
+ * green, failures red). Every colour is at least 3:1 against the white card.
+ */
+const STATUS_COLORS: Record<StandardStatus, string> = {
+  pending: '#8250df',
+  in_transit: '#1f6feb',
+  exception: '#cf222e',
+  delivered: '#1a7f37',
+  returned: '#bc4c00',
+  cancelled: '#57606a',
+  expired: '#6e7781',
+}
+export const SERIES_COLORS = { statusChanges: STATUS_COLORS.in_transit, deliveries: STATUS_COLORS.delivered, failures: STATUS_COLORS.exception }
+const CARRIER_PALETTE = ['#0a7480', '#9a6700', '#6e40c9', '#0b5cad', '#953800', '#116329', '#57606a']
 
-/** Horizontal bars, one per entry, largest first, each with its label and its number. */
-export function barChart(title: string, entries: [string, number][]): Html {
+export const statusColor = (status: string) => STATUS_COLORS[status as StandardStatus] ?? '#57606a'
+export const milestoneColor = (milestone: string) => statusColor(MILESTONES[milestone as Milestone] ?? milestone)
+/** Each carrier's colour, by its place among the carriers (the registry's order), so that it does not move with the counts. */
+export const carrierColor = (codes: readonly string[]) => (code: string) => CARRIER_PALETTE[Math.max(0, codes.indexOf(code)) % CARRIER_PALETTE.length]!
+
+/**
+ * Horizontal bars, one per entry, largest first, each a link to what it counts (its label and
+ * number are the link's words; the bar is drawing only).
+ */
+export function barChart(title: string, entries: [string, number][], bar: { color: (label: string) => string; href: (label: string) => string }): Html {
   const rows = entries.filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1])
   if (rows.length === 0) return html`<p class="empty">No tasks yet.</p>`
   const max = Math.max(...rows.map(([, v]) => v))
-  const summary = `${title}: ${rows.map(([label, value]) => `${label.replaceAll('_', ' ')} ${value.toLocaleString('en-US')}`).join(', ')}`
-  return html`<div class="bars" role="img" aria-label="${summary}">
+  return html`<ul class="bars" aria-label="${title}">
 ${rows.map(
-  ([label, value], i) =>
-    html`<div class="bar-row" aria-hidden="true"><span class="bar-label">${label.replaceAll('_', ' ')}</span><svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none"><rect width="${Math.max(1, (value / max) * 100).toFixed(2)}" height="10" rx="1" fill="${COLORS[i % COLORS.length]!}"></rect></svg><span class="bar-value">${value.toLocaleString('en-US')}</span></div>`,
+  ([label, value]) =>
+    html`<li><a class="bar-row" href="${bar.href(label)}"><span class="bar-label">${label.replaceAll('_', ' ')}</span><svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true"><rect width="${Math.max(1, (value / max) * 100).toFixed(2)}" height="10" rx="1" fill="${bar.color(label)}"></rect></svg><span class="bar-value">${value.toLocaleString('en-US')}</span></a></li>`,
 )}
-</div>`
+</ul>`
 }
 
-/** Columns per hour for two series side by side (the last 24 hours), with an HTML axis and legend. */
-export function hourlyChart(title: string, hours: { hour: Date; a: number; b: number }[], labels: [string, string]): Html {
-  const max = Math.max(1, ...hours.flatMap((h) => [h.a, h.b]))
-  const slot = 100 / hours.length
-  const total = (key: 'a' | 'b') => hours.reduce((sum, h) => sum + h[key], 0).toLocaleString('en-US')
-  const peak = hours.reduce((best, h) => (h.a + h.b > best.a + best.b ? h : best), hours[0]!)
-  const summary = `${title}: ${labels[0]} ${total('a')}, ${labels[1]} ${total('b')} in the last 24 hours${max > 1 ? `; busiest hour ${peak.hour.toISOString().slice(11, 16)} UTC` : ''}`
+/** A round number at or above `max` for a chart's scale (1, 2, 5 × 10^n). */
+export function niceCeiling(max: number): number {
+  if (max <= 1) return 1
+  const power = 10 ** Math.floor(Math.log10(max))
+  return ([1, 2, 5, 10].map((m) => m * power).find((n) => n >= max) ?? 10 * power)
+}
+
+/** Columns per hour for some series side by side (the last 24 hours), on a scale from 0, with an HTML axis and legend. */
+export function hourlyChart(title: string, hours: { hour: Date; values: number[] }[], series: { label: string; color: string }[]): Html {
+  const top = niceCeiling(Math.max(1, ...hours.flatMap((h) => h.values)))
+  const slot = 100 / Math.max(1, hours.length)
+  const width = (slot * 0.84) / series.length
+  const total = (i: number) => hours.reduce((sum, h) => sum + (h.values[i] ?? 0), 0).toLocaleString('en-US')
+  const summary = `${title}, the last 24 hours: ${series.map((s, i) => `${s.label} ${total(i)}`).join(', ')}`
   return html`<figure class="hourly" role="img" aria-label="${summary}">
-<svg class="columns" viewBox="0 0 100 50" preserveAspectRatio="none" aria-hidden="true">
-${hours.map((h, i) => {
-  const ha = (h.a / max) * 50
-  const hb = (h.b / max) * 50
-  return html`<rect x="${(i * slot + slot * 0.08).toFixed(2)}" y="${(50 - ha).toFixed(2)}" width="${(slot * 0.42).toFixed(2)}" height="${ha.toFixed(2)}" fill="#1f6feb"></rect><rect x="${(i * slot + slot * 0.5).toFixed(2)}" y="${(50 - hb).toFixed(2)}" width="${(slot * 0.42).toFixed(2)}" height="${hb.toFixed(2)}" fill="#1a7f37"></rect>`
-})}
-</svg>
+<div class="rate-plot" aria-hidden="true"><span class="scale-y"><span>${top.toLocaleString('en-US')}</span><span>${(top / 2).toLocaleString('en-US')}</span><span>0</span></span><svg class="columns" viewBox="0 0 100 50" preserveAspectRatio="none">
+<line x1="0" y1="25" x2="100" y2="25" stroke="#d0d7de" stroke-width="0.3"></line>
+${hours.map((h, i) =>
+  series.map((s, k) => {
+    const height = ((h.values[k] ?? 0) / top) * 50
+    return html`<rect x="${(i * slot + slot * 0.08 + k * width).toFixed(2)}" y="${(50 - height).toFixed(2)}" width="${width.toFixed(2)}" height="${height.toFixed(2)}" fill="${s.color}"></rect>`
+  }),
+)}
+</svg></div>
 <div class="axis" aria-hidden="true">${[0, 6, 12, 18].map((i) => html`<span>${hours[i]?.hour.toISOString().slice(11, 16) ?? ''}</span>`)}<span>now</span></div>
-<figcaption><span class="key a"></span>${labels[0]} (${total('a')}) <span class="key b"></span>${labels[1]} (${total('b')}) <span class="muted">· tallest column ${max.toLocaleString('en-US')}</span></figcaption>
+<figcaption>${series.map((s, i) => html`<svg class="key" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" fill="${s.color}"></rect></svg>${s.label} (${total(i)}) `)}</figcaption>
 </figure>`
 }
 

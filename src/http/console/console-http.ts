@@ -8,6 +8,8 @@ import type { WebhookEndpointService } from '../../services/webhook-endpoint.ser
 import type { TransitService } from '../../services/transit.service'
 import type { TrackingPageService } from '../../services/tracking-page.service'
 import type { Html } from '../html'
+import type { AuditTrail } from '../../services/audit-trail'
+import type { OperatorService } from '../../services/operator.service'
 
 /** What the console's routes and pages share: the services they call, and how a page is answered. */
 
@@ -21,6 +23,8 @@ export interface ConsoleOptions {
   endpoints: WebhookEndpointService
   transit: TransitService
   pages: TrackingPageService
+  operators: OperatorService
+  audit: AuditTrail
 }
 
 const SECURITY_HEADERS = {

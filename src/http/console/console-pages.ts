@@ -3,11 +3,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../../domain/errors'
 import type { TrackingPageBrand } from '../../domain/tracking-page'
 import { STANDARD_STATUSES } from '../../domain/statuses'
+import { MILESTONE_NAMES } from '../../domain/milestones'
 import type { FastifyReply } from 'fastify'
 import { formOf, sendPage, type ConsoleOptions } from './console-http'
 import { cookieOf } from './console-session'
 import { overviewView } from './overview.view'
 import { carriersView, deliveriesView, settingsView } from './operations.view'
+import { defaultReplayForm, replayFilterOf, type ReplayForm } from './replay-form'
+import { roleOf } from '../../domain/audit'
+import type { Action } from '../../domain/operators'
 import { transitView } from './transit.view'
 import { html, type Html } from '../html'
 import { brandForm, brandOfForm } from './brand.view'
@@ -24,6 +28,9 @@ const NOTICES = {
   redelivered: { kind: 'ok', text: 'The webhook is queued again: a new cycle of the retry schedule, the same webhook-id.' },
   revoked: { kind: 'ok', text: 'The token is revoked: requests with it are refused within seconds.' },
   saved: { kind: 'ok', text: 'Settings saved.' },
+  password_changed: { kind: 'ok', text: 'Password changed. Your other sessions have ended.' },
+  operator_saved: { kind: 'ok', text: 'Operator saved: it applies from their next request.' },
+  sessions_revoked: { kind: 'ok', text: "The operator's sessions have ended: they must sign in again." },
   page_saved: { kind: 'ok', text: "The tracking page's branding is saved: every page of this user's tasks shows it now." },
 } as const satisfies Record<string, NonNullable<PageContext['notice']>>
 
@@ -32,26 +39,33 @@ const PAGE_SIZE = 50
 function context(request: FastifyRequest, notice?: PageContext['notice']): PageContext {
   const key = (request.query as Record<string, string> | undefined)?.notice
   const fromRedirect = key && Object.hasOwn(NOTICES, key) ? NOTICES[key as keyof typeof NOTICES] : undefined
-  return { csrfToken: request.consoleSession!.csrfToken, notice: notice ?? fromRedirect }
+  const { csrfToken, actor } = request.consoleSession!
+  return { csrfToken, actor, role: roleOf(actor), notice: notice ?? fromRedirect }
 }
 
+/** Who takes a form's action: the signed-in operator (or the admin token), from this request's address. */
+export const actorOf = (request: FastifyRequest) => request.consoleSession!.actor
+
+/** A form's route: hidden from the API's description, and naming the action its role must allow. */
+export const form = (action: Action) => ({ schema: { hide: true }, config: { action } })
+
 /** A page of the console: its context (CSRF token, notice) made once, for the layout and the content. */
-function show(request: FastifyRequest, section: Section, title: string, content: (ctx: PageContext) => Html, notice?: PageContext['notice']): Html {
+export function show(request: FastifyRequest, section: Section, title: string, content: (ctx: PageContext) => Html, notice?: PageContext['notice']): Html {
   const ctx = context(request, notice)
   return page(section, title, ctx, content(ctx))
 }
 
 /** A path id: digits only, else the page does not exist. */
-function id(value: unknown): number {
+export function id(value: unknown): number {
   if (typeof value !== 'string' || !/^[1-9][0-9]{0,14}$/.test(value)) throw new AppError('not_found', 'There is no such page in the console.')
   return Number(value)
 }
 
-const query = (request: FastifyRequest) => (request.query ?? {}) as Record<string, string | undefined>
+export const query = (request: FastifyRequest) => (request.query ?? {}) as Record<string, string | undefined>
 const hide = { schema: { hide: true } }
 
 /** A form's answer: see `path`, which shows what the form made once (post/redirect/get: a reload repeats nothing). */
-async function redirectShowingOnce(o: ConsoleOptions, request: FastifyRequest, reply: FastifyReply, path: string, shown: ShownOnce): Promise<FastifyReply> {
+export async function redirectShowingOnce(o: ConsoleOptions, request: FastifyRequest, reply: FastifyReply, path: string, shown: ShownOnce): Promise<FastifyReply> {
   await o.sessions.keepOnce(cookieOf(request), path, shown)
   return reply.code(303).header('location', path).send()
 }
@@ -74,16 +88,21 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
 
   // API users.
   const usersPage = async (request: FastifyRequest, secrets: ShownSecrets = {}, notice?: PageContext['notice']) => {
-    const users = await o.users.list()
-    return show(request, 'users', 'API users', (ctx) => usersView(users, ctx, secrets), notice)
+    const q = query(request)
+    const search = (q.q ?? '').trim().slice(0, 100)
+    const after = q.after && /^\d{1,15}$/.test(q.after) ? Number(q.after) : undefined
+    const users = await o.users.search({ search, afterId: after }, PAGE_SIZE + 1)
+    const shown = users.slice(0, PAGE_SIZE)
+    const next = users.length > PAGE_SIZE ? shown.at(-1)!.id : undefined
+    return show(request, 'users', 'API users', (ctx) => usersView(shown, { q: search, nextAfterId: next }, ctx, secrets), notice)
   }
   app.get('/users', hide, async (request, reply) => {
     const { secrets, notice } = await takenOnce(o, request, '/console/users')
     return sendPage(reply, await usersPage(request, secrets, notice))
   })
-  app.post('/users', hide, async (request, reply) => {
+  app.post('/users', form('api_user.create'), async (request, reply) => {
     try {
-      const created = await o.users.create(formOf(request).name)
+      const created = await o.users.create(formOf(request).name, actorOf(request))
       return await redirectShowingOnce(o, request, reply, '/console/users', {
         token: created.token,
         webhookSecret: created.webhookSecret,
@@ -121,34 +140,34 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     const { secrets, notice } = await takenOnce(o, request, `/console/users/${userId}`)
     return sendPage(reply, await userPage(request, userId, secrets, notice))
   })
-  app.post('/users/:userId/tokens', hide, async (request, reply) => {
+  app.post('/users/:userId/tokens', form('api_token.issue'), async (request, reply) => {
     const userId = id((request.params as Record<string, string>).userId)
-    const { token, tokenId } = await o.users.issueToken(userId)
+    const { token, tokenId } = await o.users.issueToken(userId, actorOf(request))
     return redirectShowingOnce(o, request, reply, `/console/users/${userId}`, { token, notice: `Token ${tokenId} issued.` })
   })
-  app.post('/users/:userId/tokens/:tokenId/revoke', hide, async (request, reply) => {
+  app.post('/users/:userId/tokens/:tokenId/revoke', form('api_token.revoke'), async (request, reply) => {
     const params = request.params as Record<string, string>
-    await o.users.revokeToken(id(params.userId), id(params.tokenId))
+    await o.users.revokeToken(id(params.userId), id(params.tokenId), actorOf(request))
     return reply
       .code(303)
       .header('location', `/console/users/${id(params.userId)}?notice=revoked`)
       .send()
   })
-  app.post('/users/:userId/webhook-secret/rotate', hide, async (request, reply) => {
+  app.post('/users/:userId/webhook-secret/rotate', form('webhook_secret.rotate'), async (request, reply) => {
     const userId = id((request.params as Record<string, string>).userId)
-    const { webhookSecret } = await o.users.rotateWebhookSecret(userId)
+    const { webhookSecret } = await o.users.rotateWebhookSecret(userId, actorOf(request))
     return redirectShowingOnce(o, request, reply, `/console/users/${userId}`, {
       webhookSecret,
       notice: 'Webhook secret rotated; the previous one keeps signing for 24 hours.',
     })
   })
 
-  app.post('/users/:userId/tracking-page', hide, async (request, reply) => {
+  app.post('/users/:userId/tracking-page', form('tracking_page.save'), async (request, reply) => {
     const userId = id((request.params as Record<string, string>).userId)
     await o.users.get(userId)
     const submitted = brandOfForm(formOf(request))
     try {
-      await o.pages.saveBrand(userId, submitted)
+      await o.pages.saveBrand(userId, submitted, actorOf(request))
       return reply.code(303).header('location', `/console/users/${userId}?notice=page_saved#tracking-page`).send()
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
@@ -163,6 +182,7 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     const search: TaskSearch = {
       q: (q.q ?? '').trim().slice(0, 128),
       status: q.status ?? '',
+      milestone: (MILESTONE_NAMES as readonly string[]).includes(q.milestone ?? '') ? q.milestone! : '',
       carrier: q.carrier ?? '',
       userId: q.userId && /^\d{1,15}$/.test(q.userId) ? q.userId : '',
     }
@@ -174,6 +194,7 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       {
         search: search.q || undefined,
         standardStatus: status,
+        milestone: search.milestone || undefined,
         carrierCode: carrier,
         userId: search.userId ? Number(search.userId) : undefined,
         beforeId: before,
@@ -184,7 +205,7 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     return sendPage(
       reply,
       show(request, 'tasks', 'Tasks', () =>
-        tasksView(shown, search, { statuses: STANDARD_STATUSES, carriers, nextBeforeId: rows.length > PAGE_SIZE ? shown.at(-1)!.id : undefined }),
+        tasksView(shown, search, { statuses: STANDARD_STATUSES, milestones: MILESTONE_NAMES, carriers, nextBeforeId: rows.length > PAGE_SIZE ? shown.at(-1)!.id : undefined }),
       ),
     )
   })
@@ -196,10 +217,10 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       show(request, 'tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, (ctx) => taskView(owner, task, deliveries, ctx)),
     )
   })
-  app.post('/tasks/:taskId/refresh', hide, async (request, reply) => {
+  app.post('/tasks/:taskId/refresh', form('task.refresh'), async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)
     // Refreshed less than a minute ago: back to the task, saying so, rather than to an error page.
-    const notice = await o.console.refreshTask(taskId).then(
+    const notice = await o.console.refreshTask(taskId, actorOf(request)).then(
       () => 'refreshed',
       (error: unknown) => {
         if (error instanceof AppError && error.code === 'rate_limited') return 'refresh_too_soon'
@@ -208,26 +229,42 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     )
     return reply.code(303).header('location', `/console/tasks/${taskId}?notice=${notice}`).send()
   })
-  app.post('/tasks/:taskId/stop', hide, async (request, reply) => {
+  app.post('/tasks/:taskId/stop', form('task.stop'), async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)
-    await o.console.stopTask(taskId)
+    await o.console.stopTask(taskId, actorOf(request))
     return reply.code(303).header('location', `/console/tasks/${taskId}?notice=stopped`).send()
   })
-  app.post('/tasks/:taskId/webhooks/:webhookId/redeliver', hide, async (request, reply) => {
+  app.post('/tasks/:taskId/webhooks/:webhookId/redeliver', form('webhook.redeliver'), async (request, reply) => {
     const params = request.params as Record<string, string>
     const taskId = id(params.taskId)
-    await o.console.redeliver(taskId, params.webhookId ?? '')
+    await o.console.redeliver(taskId, params.webhookId ?? '', actorOf(request))
     const back = formOf(request).back === 'deliveries' ? '/console/deliveries' : `/console/tasks/${taskId}`
     return reply.code(303).header('location', `${back}?notice=redelivered`).send()
   })
 
   // Operations.
-  app.get('/deliveries', hide, async (request, reply) => {
+  const deliveriesPage = async (request: FastifyRequest, replay: ReplayForm, notice?: PageContext['notice']) => {
     const failing = await o.console.failingDeliveries()
-    return sendPage(
-      reply,
-      show(request, 'deliveries', 'Failing deliveries', (ctx) => deliveriesView(failing, o.console.webhookHosts(), ctx)),
-    )
+    return show(request, 'deliveries', 'Failing deliveries', (ctx) => deliveriesView(failing, o.console.webhookHosts(), ctx, replay), notice)
+  }
+  app.get('/deliveries', hide, async (request, reply) => sendPage(reply, await deliveriesPage(request, defaultReplayForm(Date.now()))))
+  app.post('/deliveries/replay', form('webhook.replay'), async (request, reply) => {
+    const f = formOf(request)
+    const typed: ReplayForm = {
+      createdFrom: (f.createdFrom ?? '').slice(0, 40),
+      createdTo: (f.createdTo ?? '').slice(0, 40),
+      userId: (f.userId ?? '').trim().slice(0, 15),
+      endpointId: (f.endpointId ?? '').trim().slice(0, 15),
+    }
+    try {
+      const { queued } = await o.console.replay(replayFilterOf(typed), actorOf(request))
+      return await redirectShowingOnce(o, request, reply, '/console/deliveries', {
+        notice: queued === 0 ? 'No failed delivery in that window: nothing queued.' : `${queued} failed deliver${queued === 1 ? 'y' : 'ies'} queued again.`,
+      })
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
+      return sendPage(reply, await deliveriesPage(request, typed, { kind: 'error', text: `Nothing replayed: ${error.message}` }), 400)
+    }
   })
   app.get('/carriers', hide, async (request, reply) => {
     const carriers = await o.console.pacedCarriers()
@@ -250,7 +287,7 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       show(request, 'settings', 'Settings', (ctx) => settingsView(settings, ctx)),
     )
   })
-  app.post('/settings', hide, async (request, reply) => {
+  app.post('/settings', form('settings.update'), async (request, reply) => {
     const form = formOf(request)
     // The form sends text: an integer setting as the integer it spells, else as given (the service says what is wrong).
     const patch = Object.fromEntries(
@@ -260,7 +297,7 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       ]),
     )
     try {
-      await o.settings.update(patch)
+      await o.settings.update(patch, actorOf(request))
       return reply.code(303).header('location', '/console/settings?notice=saved').send()
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_error') throw error

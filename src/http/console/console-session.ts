@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Action } from '../../domain/operators'
 import type { ConsoleSession } from '../../services/console-session.service'
 
 /** The console's session cookie: HttpOnly, SameSite=Strict, for /console only, Secure behind https. */
@@ -29,5 +30,9 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The console session of a signed-in operator (set by the console's session hook). */
     consoleSession: ConsoleSession | undefined
+  }
+  interface FastifyContextConfig {
+    /** A console form's action: the least role that may take it is checked before the handler runs. */
+    action?: Action
   }
 }

@@ -1,10 +1,8 @@
-import { existsSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createRequire } from 'node:module'
 import { Registry } from 'prom-client'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { axeFindings, launchBrowser, newPage as openPage, overflow, screenshotFolder } from '../../../test/support/browser'
+import { signInWithToken } from '../../../test/support/console-sign-in'
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../../../test/support/test-app'
 import { waitFor } from '../../../test/support/wait-for'
 import { WebhookReceiver } from '../../../test/support/webhook-receiver'
@@ -23,9 +21,7 @@ import { WebhookHttp } from '../../webhooks/webhook-http'
 // failed; and the security cases. Every page is photographed at 390 and 1440 px: into docs/console/
 // with SCREENSHOTS=1 (when the pages changed), else into a temporary folder, so that a test run
 // leaves the tree as it found it.
-const CHROMIUM = '/usr/bin/chromium'
-const SHOTS = process.env.SCREENSHOTS === '1' ? new URL('../../../docs/console/', import.meta.url).pathname : `${mkdtempSync(join(tmpdir(), 'console-'))}/`
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
+const SHOTS = screenshotFolder('console')
 
 let t: TestApp
 let base: string
@@ -35,25 +31,13 @@ const receiver = new WebhookReceiver()
 let http: WebhookHttp
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`)
   t = await createTestApp()
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
   await sim.start()
   await receiver.start()
   http = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await launchBrowser()
 })
 afterAll(async () => {
   await browser?.close()
@@ -63,26 +47,11 @@ afterAll(async () => {
   await t?.close()
 })
 
-async function newPage(width = 1440, options: { bypassCSP?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, ...options })
-  // A missing element fails the test in seconds, naming the element.
-  context.setDefaultTimeout(5000)
-  const page = await context.newPage()
-  // What the browser complains about (a script or stylesheet the CSP refused, a failed load).
-  const errors: string[] = []
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text())
-  })
-  page.on('pageerror', (error) => errors.push(error.message))
-  return { context, page, errors }
+function newPage(width = 1440, options: { bypassCSP?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  return openPage(browser, width, options)
 }
 
-async function signIn(page: Page, token = ADMIN_TOKEN): Promise<void> {
-  await page.goto(`${base}/console`)
-  await page.getByLabel('Admin token').fill(token)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  if (token === ADMIN_TOKEN) await page.getByRole('heading', { name: 'Overview' }).waitFor()
-}
+const signIn = (page: Page, token = ADMIN_TOKEN) => signInWithToken(page, base, token)
 
 /** The parcel's carrier fetch and its webhook attempt, as the workers would make them. */
 async function refreshAndDeliver(): Promise<void> {
@@ -302,14 +271,14 @@ describe('the console in a browser', () => {
 
     // Settings: saved through the settings service, a bad value explained.
     await page.getByRole('link', { name: 'Settings' }).click()
-    await page.getByLabel('retentionDays').fill('90')
+    await page.getByLabel('retentionDays', { exact: true }).fill('90')
     await page.getByRole('button', { name: 'Save settings' }).click()
     await page.getByText('Settings saved.').waitFor()
     expect((await t.services.settings.get()).retentionDays).toBe(90)
     expect(errors).toEqual([])
     // A bad value (past the field's own max, which a browser would stop) is answered 400 with the reason.
-    await page.getByLabel('batchMaxItems').fill('5000')
-    await page.getByLabel('batchMaxItems').evaluate((input) => input.removeAttribute('max'))
+    await page.getByLabel('batchMaxItems', { exact: true }).fill('5000')
+    await page.getByLabel('batchMaxItems', { exact: true }).evaluate((input) => input.removeAttribute('max'))
     await page.getByRole('button', { name: 'Save settings' }).click()
     await page.getByText(/Not saved: batchMaxItems/).waitFor()
     expect((await t.services.settings.get()).batchMaxItems).toBe(100)
@@ -385,14 +354,9 @@ describe('the console in a browser', () => {
     ]) {
       const response = await page.goto(`${base}${path}`)
       expect(response?.status(), path).toBe(200)
-      // Nothing wider than the screen but the tables, which scroll inside their frame.
-      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')
-      expect(Number(overflow), `${path} at ${width}px`).toBeLessThanOrEqual(0)
-      await page.addScriptTag({ path: AXE })
-      const violations = await page.evaluate(
-        `axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
-      )
-      expect(violations, `${path} at ${width}px`).toEqual([])
+      // Nothing wider than the screen (wide tables scroll inside their frame; on a phone they are cards).
+      expect(await overflow(page), `${path} at ${width}px`).toBeLessThanOrEqual(0)
+      expect(await axeFindings(page), `${path} at ${width}px`).toEqual([])
       await page.screenshot({ path: `${SHOTS}${name}-${width}.png`, fullPage: true })
     }
     await page.goto(`${base}/console/sign-in`)

@@ -1,16 +1,20 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
+import { roleOf } from '../../domain/audit'
 import { AppError } from '../../domain/errors'
+import { may } from '../../domain/operators'
 import { classify, HTTP_STATUS } from '../error-handler'
 import { CONSOLE_CSS, CONSOLE_ICON, CONSOLE_JS } from './assets'
 import { clearSessionCookie, cookieOf, setSessionCookie } from './console-session'
 import { formOf, sendPage, type ConsoleOptions } from './console-http'
 import { consolePages } from './console-pages'
+import { teamPages } from './team-pages'
 import { errorPage, signInPage } from './layout'
 
 /**
  * The operator console (docs/console.md): server-rendered pages under /console, only when
- * ADMIN_TOKEN is set. Signing in with the admin token gives a session cookie; every form carries
- * the session's CSRF token; every action goes through the services the admin API uses.
+ * ADMIN_TOKEN is set. Signing in (an operator's email and password, or the admin token) gives a
+ * session cookie; every form carries the session's CSRF token and names its action, which the
+ * signed-in role must be allowed; every action goes through the services the admin API uses.
  */
 export async function consoleRoutes(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
   const { sessions } = options
@@ -46,19 +50,26 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     return sendPage(reply, signInPage(ended ? 'Your session has ended (it expired, or you signed out elsewhere). Sign in again.' : undefined))
   })
 
+  // An operator's email and password, or (the form below it) the admin token.
   app.post('/sign-in', { schema: { hide: true } }, async (request, reply) => {
+    const form = formOf(request)
+    const withToken = form.token !== undefined
     try {
-      const { cookie, maxAgeSeconds } = await sessions.signIn(formOf(request).token, options.adminToken, request.ip)
+      const { cookie, maxAgeSeconds } = withToken
+        ? await sessions.signInWithToken(form.token, options.adminToken, request.ip)
+        : await sessions.signInWithPassword(form.email, form.password, request.ip)
       setSessionCookie(request, reply, cookie, maxAgeSeconds)
       return reply.code(303).header('location', '/console').send()
     } catch (error) {
       if (!(error instanceof AppError) || (error.code !== 'unauthorized' && error.code !== 'rate_limited')) throw error
       if (error.retryAfterSeconds) reply.header('retry-after', String(error.retryAfterSeconds))
-      return sendPage(
-        reply,
-        signInPage(error.code === 'unauthorized' ? 'That is not the admin token. Check ADMIN_TOKEN and try again.' : error.message),
-        HTTP_STATUS[error.code],
-      )
+      const message =
+        error.code === 'rate_limited'
+          ? error.message
+          : withToken
+            ? 'That is not the admin token. Check ADMIN_TOKEN and try again.'
+            : `Not signed in: ${error.message}.`
+      return sendPage(reply, signInPage(message, withToken ? '' : (form.email ?? '').slice(0, 254)), HTTP_STATUS[error.code])
     }
   })
 
@@ -66,7 +77,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
   await app.register(async (signedIn) => {
     signedIn.addHook('preHandler', async (request, reply) => {
       const cookie = cookieOf(request)
-      const session = await sessions.find(cookie)
+      const session = await sessions.find(cookie, request.ip)
       if (!session) {
         if (cookie) clearSessionCookie(request, reply)
         return reply
@@ -75,11 +86,20 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
           .send()
       }
       request.consoleSession = session
-      if (request.method === 'POST' && !sessions.csrfValid(session, formOf(request)._csrf)) {
+      if (request.method !== 'POST') return
+      if (!sessions.csrfValid(session, formOf(request)._csrf)) {
         throw new AppError(
           'forbidden',
           'This form did not come from this console session (its security token is missing or stale). Go back, reload the page and try again.',
         )
+      }
+      // Every form names its action, and the role is checked here, on the server, whatever the
+      // page offered; a form without an action is refused (signing out needs none).
+      const action = request.routeOptions.config.action
+      if (request.routeOptions.url === '/console/sign-out') return
+      if (action === undefined || !may(roleOf(session.actor), action)) {
+        if (action !== undefined) await options.audit.denied(session.actor, { action, target: { kind: 'console' }, detail: { path: request.url.slice(0, 200) } })
+        throw new AppError('forbidden', `Your role (${roleOf(session.actor)}) may not do this. An admin can, or can give you a role that may.`)
       }
     })
     signedIn.post('/sign-out', { schema: { hide: true } }, async (request, reply) => {
@@ -88,5 +108,6 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       return reply.code(303).header('location', '/console/sign-in').send()
     })
     await consolePages(signedIn, options)
+    await teamPages(signedIn, options)
   })
 }

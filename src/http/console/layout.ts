@@ -1,3 +1,5 @@
+import { actorName, type Actor } from '../../domain/audit'
+import { may, type Action, type Role } from '../../domain/operators'
 import { html, type Html } from '../html'
 
 export const NAV = [
@@ -8,12 +10,18 @@ export const NAV = [
   ['carriers', 'Carriers', '/console/carriers'],
   ['transit', 'Transit times', '/console/transit'],
   ['settings', 'Settings', '/console/settings'],
+  ['operators', 'Operators', '/console/operators'],
+  ['audit', 'Audit log', '/console/audit'],
 ] as const
 
-export type Section = (typeof NAV)[number][0]
+/** A page's place in the navigation ('account': the signed-in operator's own, linked from the header). */
+export type Section = (typeof NAV)[number][0] | 'account'
 
 export interface PageContext {
   csrfToken: string
+  /** Who is signed in, and the role their pages offer actions for (the routes enforce it). */
+  actor: Actor
+  role: Role
   notice?: { kind: 'ok' | 'error'; text: string }
 }
 
@@ -45,7 +53,8 @@ export function page(section: Section, title: string, context: PageContext, cont
   <nav class="main" aria-label="Console">
     ${NAV.map(([key, label, href]) => html`<a href="${href}"${key === section ? html` aria-current="page"` : ''}>${label}</a>`)}
   </nav>
-  <form method="post" action="/console/sign-out"><input type="hidden" name="_csrf" value="${context.csrfToken}"><button type="submit">Sign out</button></form>
+  <div class="who"><a href="/console/account">${actorName(context.actor)}</a> <span class="badge role">${context.role}</span>
+  <form method="post" action="/console/sign-out"><input type="hidden" name="_csrf" value="${context.csrfToken}"><button type="submit">Sign out</button></form></div>
 </header>
 <main id="content">
   <h1>${title}</h1>
@@ -55,18 +64,29 @@ export function page(section: Section, title: string, context: PageContext, cont
   )
 }
 
-export function signInPage(message?: string): Html {
+/** The sign-in: an operator's email and password; the admin token below, to start or for the one who holds it. */
+export function signInPage(message?: string, email = ''): Html {
   return document(
     'Sign in',
-    html`<main id="content">
-  <form class="signin" method="post" action="/console/sign-in">
-    <h1>Tracking console</h1>
-    <p class="muted">Sign in with the service's admin token (the <code>ADMIN_TOKEN</code> it was started with).</p>
-    ${message ? html`<div class="notice error" role="alert">${message}</div>` : ''}
-    <label for="token">Admin token</label>
-    <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+    html`<main id="content" class="signin">
+  <h1>Tracking console</h1>
+  ${message ? html`<div class="notice error" role="alert">${message}</div>` : ''}
+  <form method="post" action="/console/sign-in">
+    <label for="email">Email</label>
+    <input id="email" name="email" type="email" autocomplete="username" maxlength="254" value="${email}" required autofocus>
+    <label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" maxlength="256" required>
     <button type="submit">Sign in</button>
   </form>
+  <details class="token-sign-in">
+    <summary>Sign in with the admin token</summary>
+    <form method="post" action="/console/sign-in">
+      <p class="muted">The service's <code>ADMIN_TOKEN</code>: it can do everything, and creates the first operators.</p>
+      <label for="token">Admin token</label>
+      <input id="token" name="token" type="password" autocomplete="off" required>
+      <button type="submit" class="secondary">Sign in with the token</button>
+    </form>
+  </details>
 </main>`,
   )
 }
@@ -88,13 +108,15 @@ export function secretBlock(id: string, label: string, value: string): Html {
   return html`<div class="secret"><span>${label}</span><code id="${id}">${value}</code><button type="button" class="secondary" data-copy="${id}">Copy</button></div>`
 }
 
-/** A POST form of one button, with the CSRF token. */
+/** A POST form of one button, with the CSRF token; nothing when the signed-in role may not take `does`. */
 export function actionButton(
   action: string,
   label: string,
   context: PageContext,
+  does: Action,
   options: { confirm?: string; kind?: 'secondary' | 'danger'; fields?: Record<string, string> } = {},
 ): Html {
+  if (!may(context.role, does)) return html``
   return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : ''}><input type="hidden" name="_csrf" value="${context.csrfToken}">${Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit"${options.kind ? html` class="${options.kind}"` : ''}>${label}</button></form>`
 }
 

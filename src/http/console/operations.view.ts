@@ -3,42 +3,75 @@ import type { CarrierPacing } from '../../services/carrier-catalog.service'
 import type { ConsoleCarrier, ConsoleService } from '../../services/console.service'
 import type { HostView } from '../../services/webhook-delivery.service'
 import { html, type Html } from '../html'
+import { may } from '../../domain/operators'
 import { actionButton, badge, when, type PageContext } from './layout'
+import type { ReplayForm } from './replay-form'
+import { dataTable } from './table'
 
 type FailingDeliveryRow = Awaited<ReturnType<ConsoleService['failingDeliveries']>>[number]
 
-export function deliveriesView(rows: FailingDeliveryRow[], hosts: HostView[], context: PageContext): Html {
-  return html`${failingTable(rows, context)}
+export function deliveriesView(rows: FailingDeliveryRow[], hosts: HostView[], context: PageContext, replay: ReplayForm): Html {
+  return html`${replayForm(replay, context)}
+<h2>Failing now</h2>
+${failingTable(rows, context)}
 <h2>Receiving hosts</h2>
 ${
   hosts.length === 0
     ? html`<p class="empty">This process has sent no webhook yet (or does not send them: ROLE=api).</p>`
     : html`<p class="muted">Attempts each host may get at once in this process: it grows while the host answers 2xx quickly and shrinks on timeouts, 5xx, 429 and rising latency (docs/webhooks.md).</p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Host</th><th scope="col">Limit</th><th scope="col">Sending now</th><th scope="col">Paused</th></tr></thead><tbody>
-${hosts.map((h) => html`<tr><td>${h.host}</td><td>${h.limit}</td><td>${h.sending}</td><td>${h.pausedUntil ? html`until ${when(h.pausedUntil)}` : '—'}</td></tr>`)}
-</tbody></table></div>`
+${dataTable(
+  'Receiving hosts',
+  [
+    { label: 'Host', cell: (h) => h.host, className: 'url' },
+    { label: 'Limit', cell: (h) => h.limit },
+    { label: 'Sending now', cell: (h) => h.sending },
+    { label: 'Paused', cell: (h) => (h.pausedUntil ? html`until ${when(h.pausedUntil)}` : '—') },
+  ],
+  hosts,
+)}`
 }`
+}
+
+function replayForm(form: ReplayForm, context: PageContext): Html {
+  if (!may(context.role, 'webhook.replay')) return html``
+  return html`<details class="card replay"${form.userId || form.endpointId ? html` open` : ''}><summary>Replay failed deliveries in bulk</summary>
+<form method="post" action="/console/deliveries/replay" data-confirm="Queue the failed deliveries of this window again?">
+  <input type="hidden" name="_csrf" value="${context.csrfToken}">
+  <p class="muted">Queues again every delivery that failed for good and was created in the window (UTC), of one API user, of one endpoint, or of every user: each starts a new cycle of the retry schedule with its webhook-id. At most 1,000 at a time per user; send again for more (a delivery queued again is no longer failed, so none is sent twice).</p>
+  <div class="row">
+    <div><label for="createdFrom">Created from (UTC)</label><input id="createdFrom" name="createdFrom" type="datetime-local" value="${form.createdFrom}" required></div>
+    <div><label for="createdTo">Created before (UTC)</label><input id="createdTo" name="createdTo" type="datetime-local" value="${form.createdTo}" required></div>
+    <div><label for="replayUser">API user id <span class="muted">(optional)</span></label><input id="replayUser" name="userId" inputmode="numeric" pattern="[0-9]*" maxlength="15" value="${form.userId}"></div>
+    <div><label for="replayEndpoint">Endpoint id <span class="muted">(optional)</span></label><input id="replayEndpoint" name="endpointId" inputmode="numeric" pattern="[0-9]*" maxlength="15" value="${form.endpointId}"></div>
+  </div>
+  <button type="submit">Replay failed deliveries</button>
+</form></details>`
 }
 
 function failingTable(rows: FailingDeliveryRow[], context: PageContext): Html {
   if (rows.length === 0) return html`<p class="empty">No delivery is failing: none waits for a retry, and none failed for good in the last 24 hours.</p>`
   return html`<p class="muted">Waiting for a retry after a failed attempt, or failed for good in the last 24 hours; newest first. A redelivery starts a new cycle of the retry schedule with the same webhook-id.</p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Webhook</th><th scope="col">API user</th><th scope="col">Task</th><th scope="col">State</th><th scope="col">Last answer</th><th scope="col" class="hide-narrow">Created</th><th scope="col"><span class="skip">Action</span></th></tr></thead><tbody>
-${rows.map(
-  (d) =>
-    html`<tr><td>${d.event_type}<br><span class="muted">${d.webhook_id}</span><br><span class="url">${d.target_url}</span></td><td><a href="/console/users/${d.user_id}">${d.user_name}</a></td><td><a href="/console/tasks/${d.task_id}">Task ${d.task_id}</a></td><td>${badge(d.status)} ${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}</td><td>${
-      d.last_error || (d.last_status_code ? `HTTP ${d.last_status_code}` : '—')
-    }</td><td class="hide-narrow">${when(d.created_at)}</td><td>${actionButton(
-      `/console/tasks/${d.task_id}/webhooks/${d.webhook_id}/redeliver`,
-      'Redeliver',
-      context,
-      {
-        kind: 'secondary',
-        fields: { back: 'deliveries' },
-      },
-    )}</td></tr>`,
-)}
-</tbody></table></div>`
+${dataTable(
+  'Failing deliveries',
+  [
+    { label: 'Webhook', cell: (d) => html`${d.event_type}<br><span class="muted">${d.webhook_id}</span>`, className: 'url' },
+    { label: 'Sent to', cell: (d) => d.target_url || '—', className: 'url' },
+    { label: 'API user', cell: (d) => html`<a href="/console/users/${d.user_id}">${d.user_name}</a>`, className: 'url' },
+    { label: 'Task', cell: (d) => html`<a href="/console/tasks/${d.task_id}">${d.task_id}</a>` },
+    { label: 'State', cell: (d) => html`${badge(d.status)} ${d.attempt_count} attempt${d.attempt_count === 1 ? '' : 's'}` },
+    { label: 'Last answer', cell: (d) => d.last_error || (d.last_status_code ? `HTTP ${d.last_status_code}` : '—'), className: 'url' },
+    { label: 'Created', cell: (d) => when(d.created_at) },
+    {
+      label: 'Action',
+      cell: (d) =>
+        actionButton(`/console/tasks/${d.task_id}/webhooks/${d.webhook_id}/redeliver`, 'Redeliver', context, 'webhook.redeliver', {
+          kind: 'secondary',
+          fields: { back: 'deliveries' },
+        }),
+    },
+  ],
+  rows,
+)}`
 }
 
 /** A duration as an operator reads it: 30 s, 45 min, 2 h, 1 d 6 h. */
@@ -71,7 +104,9 @@ ${carriers.map(
 }
 
 export function settingsView(settings: Settings, context: PageContext): Html {
-  return html`<form method="post" action="/console/settings" class="card">
+  const editable = may(context.role, 'settings.update')
+  return html`${editable ? '' : html`<p class="notice ok" role="status">Your role (${context.role}) reads the settings; an admin changes them.</p>`}<form method="post" action="/console/settings" class="card">
+  <fieldset${editable ? '' : html` disabled`}><legend class="skip">Settings</legend>
   <input type="hidden" name="_csrf" value="${context.csrfToken}">
   ${SETTING_SPECS.map(([name, s]) => {
     const help = html`<br><span id="${name}-help" class="muted">${s.description} (${s.kind === 'integer' ? `${s.min} to ${s.max}` : s.values.join(' or ')}, default ${s.default})</span>`
@@ -81,6 +116,6 @@ export function settingsView(settings: Settings, context: PageContext): Html {
       : html`<p><label for="${name}">${name}</label>
     <select id="${name}" name="${name}" aria-describedby="${name}-help">${s.values.map((v) => html`<option${v === settings[name] ? html` selected` : ''}>${v}</option>`)}</select>${help}</p>`
   })}
-  <button type="submit">Save settings</button>
+  <button type="submit">Save settings</button></fieldset>
 </form>`
 }

@@ -1,7 +1,10 @@
 import type { ConsoleCarrier, Overview } from '../../services/console.service'
-import { barChart, hourlyChart } from './charts'
+import { barChart, carrierColor, hourlyChart, milestoneColor, SERIES_COLORS, statusColor } from './charts'
 import { html, type Html } from '../html'
-import { when } from './layout'
+import { relativeTime, when } from './layout'
+
+/** How long the oldest waiting task has waited: "3 min", "2 h". */
+const waited = (seconds: number) => relativeTime(0, seconds * 1000).replace(' ago', '').replace('now', 'a few s')
 
 export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
   const troubled = carriers.filter((c) => c.mode === 'unavailable' || (c.circuit && c.circuit.state !== 'closed'))
@@ -26,18 +29,31 @@ export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
   } <a href="/console/carriers">details</a></p></section>
   <section class="card" aria-labelledby="c-backlog"><h2 id="c-backlog">Refresh backlog</h2><div class="stat">${due.toLocaleString('en-US')}</div><p class="muted">tasks due now${o.backlog
     .filter((b) => b.due > 0)
-    .map((b) => html`; ${b.carrierCode} ${b.due.toLocaleString('en-US')}, oldest waiting ${Math.round(b.oldestSeconds ?? 0)} s`)}</p></section>
+    .map((b) => html`; ${b.carrierCode} ${b.due.toLocaleString('en-US')}, the oldest waiting ${waited(b.oldestSeconds ?? 0)}`)}</p></section>
 </div>
 <div class="cards">
-  <section class="card" aria-labelledby="c-status"><h2 id="c-status">Tasks by status</h2>${barChart('Tasks by status', Object.entries(o.byStatus))}</section>
-  <section class="card" aria-labelledby="c-milestone"><h2 id="c-milestone">Tasks by milestone</h2>${barChart('Tasks by milestone', Object.entries(o.byMilestone))}</section>
-  <section class="card" aria-labelledby="c-carrier"><h2 id="c-carrier">Tasks by carrier</h2>${barChart('Tasks by carrier', Object.entries(o.byCarrier))}</section>
+  <section class="card" aria-labelledby="c-status"><h2 id="c-status">Tasks by status</h2>${barChart('Tasks by status', Object.entries(o.byStatus), {
+    color: statusColor,
+    href: (status) => `/console/tasks?status=${encodeURIComponent(status)}`,
+  })}</section>
+  <section class="card" aria-labelledby="c-milestone"><h2 id="c-milestone">Tasks by milestone</h2>${barChart('Tasks by milestone', Object.entries(o.byMilestone), {
+    color: milestoneColor,
+    href: (milestone) => `/console/tasks?milestone=${encodeURIComponent(milestone)}`,
+  })}</section>
+  <section class="card" aria-labelledby="c-carrier"><h2 id="c-carrier">Tasks by carrier</h2>${barChart('Tasks by carrier', Object.entries(o.byCarrier), {
+    color: carrierColor(carriers.map((c) => c.carrierCode)),
+    href: (carrier) => `/console/tasks?carrier=${encodeURIComponent(carrier)}`,
+  })}</section>
 </div>
 <section class="card" aria-labelledby="c-day"><h2 id="c-day">The last 24 hours, by hour (UTC)</h2>
 ${hourlyChart(
-  'Status changes and webhook deliveries',
-  o.lastDay.map((h) => ({ hour: h.hour, a: h.status_changes, b: h.deliveries })),
-  ['status changes', 'webhook deliveries'],
+  'Status changes, webhook deliveries and failed deliveries',
+  o.lastDay.map((h) => ({ hour: h.hour, values: [h.status_changes, h.deliveries, h.retrying + h.failed] })),
+  [
+    { label: 'status changes', color: SERIES_COLORS.statusChanges },
+    { label: 'webhook deliveries', color: SERIES_COLORS.deliveries },
+    { label: 'failed deliveries (retrying or failed for good)', color: SERIES_COLORS.failures },
+  ],
 )}
 </section>
 <p class="muted">Counts as of ${when(o.takenAt)}; they are refreshed at most every 30 s. </p>`

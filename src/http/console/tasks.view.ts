@@ -4,6 +4,7 @@ import type { Address } from '../../domain/tracking-task'
 import type { DeliveryRecord } from '../../domain/webhook-record'
 import { html, type Html } from '../html'
 import { actionButton, badge, when, type PageContext } from './layout'
+import { dataTable } from './table'
 
 type ConsoleTaskRow = Awaited<ReturnType<ConsoleService['searchTasks']>>[number]
 type TaskOwner = Awaited<ReturnType<ConsoleService['task']>>['owner']
@@ -11,6 +12,7 @@ type TaskOwner = Awaited<ReturnType<ConsoleService['task']>>['owner']
 export interface TaskSearch {
   q: string
   status: string
+  milestone: string
   carrier: string
   userId: string
 }
@@ -18,15 +20,16 @@ export interface TaskSearch {
 export function tasksView(
   rows: ConsoleTaskRow[],
   search: TaskSearch,
-  options: { statuses: readonly string[]; carriers: readonly string[]; nextBeforeId?: number },
+  options: { statuses: readonly string[]; milestones: readonly string[]; carriers: readonly string[]; nextBeforeId?: number },
 ): Html {
   const query = (extra: Record<string, string>) =>
     new URLSearchParams(
-      Object.entries({ q: search.q, status: search.status, carrier: search.carrier, userId: search.userId, ...extra }).filter(([, v]) => v),
+      Object.entries({ q: search.q, status: search.status, milestone: search.milestone, carrier: search.carrier, userId: search.userId, ...extra }).filter(([, v]) => v),
     ).toString()
   return html`<form class="row" method="get" action="/console/tasks" role="search">
   <div><label for="q">Tracking number or external reference</label><input id="q" name="q" value="${search.q}" maxlength="128" placeholder="794843185271 or order-1001"></div>
   <div><label for="status">Status</label><select id="status" name="status"><option value="">any</option>${options.statuses.map((s) => html`<option value="${s}"${s === search.status ? html` selected` : ''}>${s.replaceAll('_', ' ')}</option>`)}</select></div>
+  <div><label for="milestone">Milestone</label><select id="milestone" name="milestone"><option value="">any</option>${options.milestones.map((m) => html`<option value="${m}"${m === search.milestone ? html` selected` : ''}>${m.replaceAll('_', ' ')}</option>`)}</select></div>
   <div><label for="carrier">Carrier</label><select id="carrier" name="carrier"><option value="">any</option>${options.carriers.map((c) => html`<option${c === search.carrier ? html` selected` : ''}>${c}</option>`)}</select></div>
   ${search.userId ? html`<input type="hidden" name="userId" value="${search.userId}">` : ''}
   <button type="submit">Search</button>
@@ -34,15 +37,20 @@ export function tasksView(
 ${search.userId ? html`<p>Tasks of API user <a href="/console/users/${search.userId}">${search.userId}</a> · <a href="/console/tasks">all users</a></p>` : ''}
 ${
   rows.length === 0
-    ? html`<p class="empty">${search.q || search.status || search.carrier ? 'No task matches. A tracking number or reference must match exactly (case counts).' : 'No tasks yet.'}</p>`
-    : html`<div class="table-wrap"><table><thead><tr><th scope="col">Task</th><th scope="col">API user</th><th scope="col">Carrier</th><th scope="col">Tracking number</th><th scope="col" class="hide-narrow">Reference</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Updated</th></tr></thead><tbody>
-${rows.map(
-  (t) =>
-    html`<tr><td>${t.id}</td><td><a href="/console/users/${t.user_id}">${t.user_name}</a></td><td>${t.carrier_code}</td><td><a href="/console/tasks/${t.id}">${t.tracking_number}</a></td><td class="hide-narrow">${t.external_reference_no}</td><td>${badge(t.standard_status)}${
-      t.milestone !== t.standard_status ? html` <span class="muted">${t.milestone.replaceAll('_', ' ')}</span>` : ''
-    }</td><td class="hide-narrow">${when(t.updated_at)}</td></tr>`,
-)}
-</tbody></table></div>`
+    ? html`<p class="empty">${search.q || search.status || search.milestone || search.carrier ? 'No task matches. A tracking number or reference must match exactly (case counts).' : 'No tasks yet.'}</p>`
+    : dataTable(
+        'Tasks',
+        [
+          { label: 'Task', cell: (t) => html`<a href="/console/tasks/${t.id}">${t.id}</a>` },
+          { label: 'Tracking number', cell: (t) => html`<a href="/console/tasks/${t.id}">${t.tracking_number}</a>`, className: 'url' },
+          { label: 'Status', cell: (t) => html`${badge(t.standard_status)}${t.milestone !== t.standard_status ? html` <span class="muted">${t.milestone.replaceAll('_', ' ')}</span>` : ''}` },
+          { label: 'Carrier', cell: (t) => t.carrier_code },
+          { label: 'API user', cell: (t) => html`<a href="/console/users/${t.user_id}">${t.user_name}</a>`, className: 'url' },
+          { label: 'Reference', cell: (t) => t.external_reference_no || html`<span class="muted">—</span>`, className: 'url' },
+          { label: 'Updated', cell: (t) => when(t.updated_at) },
+        ],
+        rows,
+      )
 }
 ${options.nextBeforeId ? html`<p><a class="button" href="/console/tasks?${query({ before: String(options.nextBeforeId) })}">Next page</a></p>` : ''}`
 }
@@ -53,9 +61,9 @@ const address = (a: Address) => [a.address, a.city, a.state, a.postalCode, a.cou
 export function taskView(owner: TaskOwner, task: FullTaskJson, deliveries: DeliveryRecord[], context: PageContext): Html {
   const id = String(task.taskId)
   const events = [...(task.events ?? [])].reverse()
-  return html`<p>${actionButton(`/console/tasks/${id}/refresh`, 'Refresh now', context)} ${
+  return html`<p>${actionButton(`/console/tasks/${id}/refresh`, 'Refresh now', context, 'task.refresh')} ${
     task.active
-      ? actionButton(`/console/tasks/${id}/stop`, 'Stop tracking', context, {
+      ? actionButton(`/console/tasks/${id}/stop`, 'Stop tracking', context, 'task.stop', {
           kind: 'danger',
           confirm: 'Stop tracking this parcel? Its carrier is not asked again until a refresh.',
         })
@@ -99,16 +107,22 @@ ${
     : deliveries.map(
         (d) => html`<details>
   <summary>${badge(d.status)} <strong>${d.type}</strong> · ${d.webhookId} · ${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'} · ${when(d.createdAt)}${d.nextRetryAt ? html` · next try ${when(d.nextRetryAt)}` : ''}</summary>
-  <p>${actionButton(`/console/tasks/${id}/webhooks/${d.webhookId}/redeliver`, 'Redeliver', context, { kind: 'secondary' })}</p>
+  <p>${actionButton(`/console/tasks/${id}/webhooks/${d.webhookId}/redeliver`, 'Redeliver', context, 'webhook.redeliver', { kind: 'secondary' })}</p>
   ${
     d.attempts.length === 0
       ? html`<p class="muted">Not attempted yet.</p>`
-      : html`<div class="table-wrap"><table><thead><tr><th scope="col">#</th><th scope="col">Started</th><th scope="col">HTTP</th><th scope="col">Took</th><th scope="col">Error</th><th scope="col">Answer (excerpt)</th></tr></thead><tbody>
-  ${d.attempts.map(
-    (a) =>
-      html`<tr><td>${a.attemptNumber}</td><td>${when(a.startedAt)}</td><td>${a.responseStatusCode || '—'}</td><td>${a.durationMs} ms</td><td>${a.errorMessage || '—'}</td><td><pre>${a.responseBody.slice(0, 300) || '—'}</pre></td></tr>`,
-  )}
-  </tbody></table></div>`
+      : dataTable(
+          `Attempts of ${d.webhookId}`,
+          [
+            { label: '#', cell: (a) => a.attemptNumber },
+            { label: 'Started', cell: (a) => when(a.startedAt) },
+            { label: 'HTTP', cell: (a) => a.responseStatusCode || '—' },
+            { label: 'Took', cell: (a) => `${a.durationMs} ms` },
+            { label: 'Error', cell: (a) => a.errorMessage || '—', className: 'url' },
+            { label: 'Answer (excerpt)', cell: (a) => html`<pre>${a.responseBody.slice(0, 300) || '—'}</pre>` },
+          ],
+          d.attempts,
+        )
   }
 </details>`,
       )

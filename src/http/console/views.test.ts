@@ -3,6 +3,7 @@ import type { CarrierPacing } from '../../services/carrier-catalog.service'
 import type { ConsoleCarrier } from '../../services/console.service'
 import { html } from '../html'
 import { carriersView, deliveriesView } from './operations.view'
+import { defaultReplayForm } from './replay-form'
 import { overviewView } from './overview.view'
 
 const carrier = (code: string, circuit: ConsoleCarrier['circuit']): ConsoleCarrier & CarrierPacing => ({
@@ -43,10 +44,17 @@ describe('console views', () => {
   })
 
   it("show each receiving host's adaptive limit and its pause on the deliveries page", () => {
-    const page = deliveriesView([], [{ host: 'shop.example', limit: 24, sending: 7, pausedUntil: new Date('2026-11-24T10:00:02.000Z') }], {
-      csrfToken: 't',
-    }).text
+    const page = deliveriesView(
+      [],
+      [{ host: 'shop.example', limit: 24, sending: 7, pausedUntil: new Date('2026-11-24T10:00:02.000Z') }],
+      { csrfToken: 't', actor: { kind: 'admin_token', address: '127.0.0.1' }, role: 'viewer' },
+      defaultReplayForm(Date.parse('2026-11-24T10:00:00Z')),
+    ).text
     expect(page).toContain('No delivery is failing')
-    expect(page).toContain('<td>shop.example</td><td>24</td><td>7</td><td>until <time datetime="2026-11-24T10:00:02.000Z">')
+    expect(page).toContain(
+      '<td data-label="Host" class="url">shop.example</td><td data-label="Limit">24</td><td data-label="Sending now">7</td><td data-label="Paused">until <time datetime="2026-11-24T10:00:02.000Z">',
+    )
+    // A viewer is not offered the bulk replay (and the route refuses it: console.team.test.ts).
+    expect(page).not.toContain('/console/deliveries/replay')
   })
 })

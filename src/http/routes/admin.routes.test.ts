@@ -137,7 +137,7 @@ describe('settings', () => {
   it('defaults batchMaxItems to 100 and applies a change to the next request of every process', async () => {
     expect((await admin('GET', '/admin/settings')).json()).toEqual({
       code: 200,
-      data: { batchMaxItems: 100, retentionDays: 0, predictionSharing: 'all' },
+      data: { batchMaxItems: 100, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 },
       msg: 'success',
     })
     const user = (await admin('POST', '/admin/api-users', { name: 'batcher' })).json().data
@@ -147,7 +147,7 @@ describe('settings', () => {
 
     expect((await batch(other, 3)).statusCode).toBe(200)
     const patched = await admin('PATCH', '/admin/settings', { batchMaxItems: 2 })
-    expect(patched.json()).toEqual({ code: 200, data: { batchMaxItems: 2, retentionDays: 0, predictionSharing: 'all' }, msg: 'success' })
+    expect(patched.json()).toEqual({ code: 200, data: { batchMaxItems: 2, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 }, msg: 'success' })
 
     const refused = await batch(other, 3)
     expect(refused.statusCode).toBe(400)

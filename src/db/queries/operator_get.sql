@@ -1,0 +1,21 @@
+-- operator_get: run by src/db/operator.repository.ts
+
+SELECT
+  o.id,
+  o.email,
+  o.role,
+  o.created_at,
+  o.disabled_at,
+  (
+    SELECT
+      count(*)::int
+    FROM
+      console_sessions s
+    WHERE
+      s.operator_id = o.id
+      AND s.expires_at > now()
+  ) AS sessions
+FROM
+  operators o
+WHERE
+  o.id = $1;
