@@ -110,7 +110,10 @@ const API_USERS_SEARCH = sql(
     LIMIT $4`,
 )
 const API_USER_GET = sql('api_user_get', 'SELECT id, name, created_at FROM api_users WHERE id = $1')
-const API_TOKEN_ISSUE = sql('api_token_issue', 'INSERT INTO api_tokens (user_id, token_hash, prefix) SELECT id, $2, $3 FROM api_users WHERE id = $1 RETURNING id')
+const API_TOKEN_ISSUE = sql(
+  'api_token_issue',
+  'INSERT INTO api_tokens (user_id, token_hash, prefix) SELECT id, $2, $3 FROM api_users WHERE id = $1 RETURNING id',
+)
 const API_TOKENS_LIST = sql(
   'api_tokens_list',
   `SELECT t.id, t.created_at, t.revoked_at, t.prefix, t.last_used_at

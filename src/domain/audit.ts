@@ -7,9 +7,7 @@ import type { Action, Role } from './operators'
 
 /** Who acts: an operator signed in to the console, the holder of the admin token, or the CLI. */
 export type Actor =
-  | { kind: 'operator'; operatorId: number; email: string; role: Role; address: string }
-  | { kind: 'admin_token'; address: string }
-  | { kind: 'cli' }
+  { kind: 'operator'; operatorId: number; email: string; role: Role; address: string } | { kind: 'admin_token'; address: string } | { kind: 'cli' }
 
 export const ACTOR_KINDS = ['operator', 'admin_token', 'cli'] as const satisfies readonly Actor['kind'][]
 

@@ -26,18 +26,20 @@ export class ApiUserService {
   /** `actor`: who asks, for the audit trail (every method that changes something takes one). */
   async create(name: unknown, actor?: Actor): Promise<NewApiUser> {
     const entry = { action: 'api_user.create', target: { kind: 'api_user' }, detail: { name: typeof name === 'string' ? name.slice(0, 100) : null } } as const
-    return this.audit.record(
-      actor,
-      entry,
-      async () => {
-        const cleanName = parseName(name)
-        const token = newApiToken()
-        const webhookSecret = newWebhookSecret()
-        const { userId, tokenId } = await this.users.createWithToken(cleanName, webhookSecret, hashToken(token), tokenPrefix(token))
-        return { userId, name: cleanName, token, webhookSecret, tokenId }
-      },
-      (created) => ({ target: { kind: 'api_user', id: created.userId }, detail: { tokenId: created.tokenId, tokenPrefix: tokenPrefix(created.token) } }),
-    ).then(({ tokenId: _tokenId, ...created }) => created)
+    return this.audit
+      .record(
+        actor,
+        entry,
+        async () => {
+          const cleanName = parseName(name)
+          const token = newApiToken()
+          const webhookSecret = newWebhookSecret()
+          const { userId, tokenId } = await this.users.createWithToken(cleanName, webhookSecret, hashToken(token), tokenPrefix(token))
+          return { userId, name: cleanName, token, webhookSecret, tokenId }
+        },
+        (created) => ({ target: { kind: 'api_user', id: created.userId }, detail: { tokenId: created.tokenId, tokenPrefix: tokenPrefix(created.token) } }),
+      )
+      .then(({ tokenId: _tokenId, ...created }) => created)
   }
 
   list(): Promise<ApiUserRow[]> {

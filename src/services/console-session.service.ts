@@ -90,7 +90,12 @@ export class ConsoleSessionService {
     if (operator.failed_sign_ins >= this.options.failuresPerWindow && operator.failures_reset_at) {
       const retryAfterSeconds = Math.max(1, Math.ceil((operator.failures_reset_at.getTime() - this.now()) / 1000))
       await this.audit.note(actor, { ...SIGN_IN, detail: { reason: 'too many failed sign-ins' } }, 'refused')
-      throw new AppError('rate_limited', `too many failed sign-ins for this operator; try again in ${Math.ceil(retryAfterSeconds / 60)} min`, [], retryAfterSeconds)
+      throw new AppError(
+        'rate_limited',
+        `too many failed sign-ins for this operator; try again in ${Math.ceil(retryAfterSeconds / 60)} min`,
+        [],
+        retryAfterSeconds,
+      )
     }
     if (!matches || operator.disabled) {
       this.countFailure(address)

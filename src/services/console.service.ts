@@ -127,7 +127,12 @@ export class ConsoleService {
         if (endpointId !== undefined && (owner === undefined || (filter.userId !== undefined && owner !== filter.userId))) {
           throw invalid([{ field: 'endpointId', message: filter.userId === undefined ? 'is not an endpoint' : "is not this user's endpoint" }])
         }
-        const users = owner !== undefined ? [owner] : filter.userId !== undefined ? [filter.userId] : await this.console.usersWithFailed(new Date(createdFrom), new Date(createdTo))
+        const users =
+          owner !== undefined
+            ? [owner]
+            : filter.userId !== undefined
+              ? [filter.userId]
+              : await this.console.usersWithFailed(new Date(createdFrom), new Date(createdTo))
         let queued = 0
         for (const userId of users) queued += (await this.deliveryLog.replay(userId, { status: 'failed', createdFrom, createdTo, endpointId })).queued
         return { queued }

@@ -43,9 +43,9 @@ function detailText(detail: Record<string, unknown>): string {
 }
 
 export function auditView(rows: AuditRow[], search: AuditSearch, operators: OperatorRow[], nextBeforeId: number | null, retentionDays: number): Html {
-  const params = (extra: Record<string, string>) =>
-    new URLSearchParams(Object.entries({ ...search, ...extra }).filter(([, v]) => v !== '')).toString()
-  const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`
+  const params = (extra: Record<string, string>) => new URLSearchParams(Object.entries({ ...search, ...extra }).filter(([, v]) => v !== '')).toString()
+  const option = (value: string, label: string, selected: string) =>
+    html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`
   return html`<form class="row" method="get" action="/console/audit" role="search">
   <div><label for="who">Who</label><select id="who" name="who">${option('', 'anyone', search.who)}${operators.map((o) => option(String(o.id), o.email, search.who))}${option('admin_token', 'the admin token', search.who)}${option('cli', 'the command line', search.who)}</select></div>
   <div><label for="action">Action</label><select id="action" name="action">${option('', 'any', search.action)}${ACTION_NAMES.map((a) => option(a, a, search.action))}</select></div>

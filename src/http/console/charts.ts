@@ -50,7 +50,7 @@ ${rows.map(
 export function niceCeiling(max: number): number {
   if (max <= 1) return 1
   const power = 10 ** Math.floor(Math.log10(max))
-  return ([1, 2, 5, 10].map((m) => m * power).find((n) => n >= max) ?? 10 * power)
+  return [1, 2, 5, 10].map((m) => m * power).find((n) => n >= max) ?? 10 * power
 }
 
 /** Columns per hour for some series side by side (the last 24 hours), on a scale from 0, with an HTML axis and legend. */

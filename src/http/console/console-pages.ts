@@ -65,7 +65,13 @@ export const query = (request: FastifyRequest) => (request.query ?? {}) as Recor
 const hide = { schema: { hide: true } }
 
 /** A form's answer: see `path`, which shows what the form made once (post/redirect/get: a reload repeats nothing). */
-export async function redirectShowingOnce(o: ConsoleOptions, request: FastifyRequest, reply: FastifyReply, path: string, shown: ShownOnce): Promise<FastifyReply> {
+export async function redirectShowingOnce(
+  o: ConsoleOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string,
+  shown: ShownOnce,
+): Promise<FastifyReply> {
   await o.sessions.keepOnce(cookieOf(request), path, shown)
   return reply.code(303).header('location', path).send()
 }
@@ -205,7 +211,12 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     return sendPage(
       reply,
       show(request, 'tasks', 'Tasks', () =>
-        tasksView(shown, search, { statuses: STANDARD_STATUSES, milestones: MILESTONE_NAMES, carriers, nextBeforeId: rows.length > PAGE_SIZE ? shown.at(-1)!.id : undefined }),
+        tasksView(shown, search, {
+          statuses: STANDARD_STATUSES,
+          milestones: MILESTONE_NAMES,
+          carriers,
+          nextBeforeId: rows.length > PAGE_SIZE ? shown.at(-1)!.id : undefined,
+        }),
       ),
     )
   })
@@ -247,7 +258,10 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     const failing = await o.console.failingDeliveries()
     return show(request, 'deliveries', 'Failing deliveries', (ctx) => deliveriesView(failing, o.console.webhookHosts(), ctx, replay), notice)
   }
-  app.get('/deliveries', hide, async (request, reply) => sendPage(reply, await deliveriesPage(request, defaultReplayForm(Date.now()))))
+  app.get('/deliveries', hide, async (request, reply) => {
+    const { notice } = await takenOnce(o, request, '/console/deliveries')
+    return sendPage(reply, await deliveriesPage(request, defaultReplayForm(Date.now()), notice))
+  })
   app.post('/deliveries/replay', form('webhook.replay'), async (request, reply) => {
     const f = formOf(request)
     const typed: ReplayForm = {

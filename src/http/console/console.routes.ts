@@ -98,7 +98,8 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       const action = request.routeOptions.config.action
       if (request.routeOptions.url === '/console/sign-out') return
       if (action === undefined || !may(roleOf(session.actor), action)) {
-        if (action !== undefined) await options.audit.denied(session.actor, { action, target: { kind: 'console' }, detail: { path: request.url.slice(0, 200) } })
+        if (action !== undefined)
+          await options.audit.denied(session.actor, { action, target: { kind: 'console' }, detail: { path: request.url.slice(0, 200) } })
         throw new AppError('forbidden', `Your role (${roleOf(session.actor)}) may not do this. An admin can, or can give you a role that may.`)
       }
     })

@@ -4,7 +4,10 @@ import { html, type Html } from '../html'
 import { relativeTime, when } from './layout'
 
 /** How long the oldest waiting task has waited: "3 min", "2 h". */
-const waited = (seconds: number) => relativeTime(0, seconds * 1000).replace(' ago', '').replace('now', 'a few s')
+const waited = (seconds: number) =>
+  relativeTime(0, seconds * 1000)
+    .replace(' ago', '')
+    .replace('now', 'a few s')
 
 export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
   const troubled = carriers.filter((c) => c.mode === 'unavailable' || (c.circuit && c.circuit.state !== 'closed'))
@@ -36,10 +39,14 @@ export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
     color: statusColor,
     href: (status) => `/console/tasks?status=${encodeURIComponent(status)}`,
   })}</section>
-  <section class="card" aria-labelledby="c-milestone"><h2 id="c-milestone">Tasks by milestone</h2>${barChart('Tasks by milestone', Object.entries(o.byMilestone), {
-    color: milestoneColor,
-    href: (milestone) => `/console/tasks?milestone=${encodeURIComponent(milestone)}`,
-  })}</section>
+  <section class="card" aria-labelledby="c-milestone"><h2 id="c-milestone">Tasks by milestone</h2>${barChart(
+    'Tasks by milestone',
+    Object.entries(o.byMilestone),
+    {
+      color: milestoneColor,
+      href: (milestone) => `/console/tasks?milestone=${encodeURIComponent(milestone)}`,
+    },
+  )}</section>
   <section class="card" aria-labelledby="c-carrier"><h2 id="c-carrier">Tasks by carrier</h2>${barChart('Tasks by carrier', Object.entries(o.byCarrier), {
     color: carrierColor(carriers.map((c) => c.carrierCode)),
     href: (carrier) => `/console/tasks?carrier=${encodeURIComponent(carrier)}`,

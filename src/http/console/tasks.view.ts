@@ -24,7 +24,9 @@ export function tasksView(
 ): Html {
   const query = (extra: Record<string, string>) =>
     new URLSearchParams(
-      Object.entries({ q: search.q, status: search.status, milestone: search.milestone, carrier: search.carrier, userId: search.userId, ...extra }).filter(([, v]) => v),
+      Object.entries({ q: search.q, status: search.status, milestone: search.milestone, carrier: search.carrier, userId: search.userId, ...extra }).filter(
+        ([, v]) => v,
+      ),
     ).toString()
   return html`<form class="row" method="get" action="/console/tasks" role="search">
   <div><label for="q">Tracking number or external reference</label><input id="q" name="q" value="${search.q}" maxlength="128" placeholder="794843185271 or order-1001"></div>
@@ -43,7 +45,11 @@ ${
         [
           { label: 'Task', cell: (t) => html`<a href="/console/tasks/${t.id}">${t.id}</a>` },
           { label: 'Tracking number', cell: (t) => html`<a href="/console/tasks/${t.id}">${t.tracking_number}</a>`, className: 'url' },
-          { label: 'Status', cell: (t) => html`${badge(t.standard_status)}${t.milestone !== t.standard_status ? html` <span class="muted">${t.milestone.replaceAll('_', ' ')}</span>` : ''}` },
+          {
+            label: 'Status',
+            cell: (t) =>
+              html`${badge(t.standard_status)}${t.milestone !== t.standard_status ? html` <span class="muted">${t.milestone.replaceAll('_', ' ')}</span>` : ''}`,
+          },
           { label: 'Carrier', cell: (t) => t.carrier_code },
           { label: 'API user', cell: (t) => html`<a href="/console/users/${t.user_id}">${t.user_name}</a>`, className: 'url' },
           { label: 'Reference', cell: (t) => t.external_reference_no || html`<span class="muted">—</span>`, className: 'url' },

@@ -22,7 +22,11 @@ const utc = (value: string) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(value
 
 /** The console for a team: operators, one's own account, the audit log. */
 export async function teamPages(app: FastifyInstance, o: ConsoleOptions): Promise<void> {
-  const operatorsPage = async (request: FastifyRequest, notice?: PageContext['notice'], typed?: { email: string; role: '' | 'admin' | 'support' | 'viewer' }) => {
+  const operatorsPage = async (
+    request: FastifyRequest,
+    notice?: PageContext['notice'],
+    typed?: { email: string; role: '' | 'admin' | 'support' | 'viewer' },
+  ) => {
     const operators = await o.operators.list()
     return show(request, 'operators', 'Operators', (ctx) => operatorsView(operators, ctx, typed), notice)
   }

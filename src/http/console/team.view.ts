@@ -71,7 +71,9 @@ ${
 <p>${actionButton(base, operator.disabled_at ? 'Enable' : 'Disable', context, 'operator.update', {
         kind: operator.disabled_at ? 'secondary' : 'danger',
         fields: { disabled: operator.disabled_at ? 'false' : 'true' },
-        confirm: operator.disabled_at ? `Enable ${operator.email}? They can sign in again.` : `Disable ${operator.email}? Their sessions end now and they cannot sign in.`,
+        confirm: operator.disabled_at
+          ? `Enable ${operator.email}? They can sign in again.`
+          : `Disable ${operator.email}? Their sessions end now and they cannot sign in.`,
       })}</p>`
     : ''
 }

@@ -84,7 +84,11 @@ ${
     : dataTable(
         'API tokens',
         [
-          { label: 'Token', cell: (t) => html`${t.prefix ? html`<code>${t.prefix}…</code>` : html`<span class="muted">no prefix kept</span>`} <span class="muted">id ${t.id}</span>` },
+          {
+            label: 'Token',
+            cell: (t) =>
+              html`${t.prefix ? html`<code>${t.prefix}…</code>` : html`<span class="muted">no prefix kept</span>`} <span class="muted">id ${t.id}</span>`,
+          },
           { label: 'Issued', cell: (t) => when(t.created_at) },
           { label: 'Last used', cell: (t) => (t.last_used_at ? when(t.last_used_at) : html`<span class="muted">never</span>`) },
           { label: 'State', cell: (t) => (t.revoked_at ? html`revoked ${when(t.revoked_at)}` : badge('active')) },
@@ -130,7 +134,11 @@ export function tasksTable(tasks: FullTaskJson[]): Html {
       { label: 'Task', cell: (t) => t.taskId },
       { label: 'Carrier', cell: (t) => t.carrierCode },
       { label: 'Tracking number', cell: (t) => html`<a href="/console/tasks/${t.taskId}">${t.trackingNumber}</a>`, className: 'url' },
-      { label: 'Status', cell: (t) => html`${badge(t.standardStatus)} ${t.milestone !== t.standardStatus ? html`<span class="muted">${t.milestone.replaceAll('_', ' ')}</span>` : ''}` },
+      {
+        label: 'Status',
+        cell: (t) =>
+          html`${badge(t.standardStatus)} ${t.milestone !== t.standardStatus ? html`<span class="muted">${t.milestone.replaceAll('_', ' ')}</span>` : ''}`,
+      },
       { label: 'Updated', cell: (t) => when(t.updatedAt) },
     ],
     tasks,

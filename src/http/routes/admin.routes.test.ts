@@ -147,7 +147,11 @@ describe('settings', () => {
 
     expect((await batch(other, 3)).statusCode).toBe(200)
     const patched = await admin('PATCH', '/admin/settings', { batchMaxItems: 2 })
-    expect(patched.json()).toEqual({ code: 200, data: { batchMaxItems: 2, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 }, msg: 'success' })
+    expect(patched.json()).toEqual({
+      code: 200,
+      data: { batchMaxItems: 2, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 },
+      msg: 'success',
+    })
 
     const refused = await batch(other, 3)
     expect(refused.statusCode).toBe(400)

@@ -195,7 +195,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
 
   app.get(
     '/admin/operators',
-    { schema: { operationId: 'listOperators', summary: 'List console operators', tags, security, response: { 200: OperatorList, ...errors(...ADMIN_ERRORS) } } },
+    {
+      schema: { operationId: 'listOperators', summary: 'List console operators', tags, security, response: { 200: OperatorList, ...errors(...ADMIN_ERRORS) } },
+    },
     async () => success({ operators: (await operators.list()).map(operatorJson) }),
   )
 

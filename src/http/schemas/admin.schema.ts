@@ -47,7 +47,9 @@ const ApiToken = component(
   'ApiToken',
   Type.Object({
     tokenId: Id,
-    prefix: Type.Union([Type.String(), Type.Null()], { description: 'its first 12 characters (trk_ and 8 more), to tell it apart; null for a token issued before prefixes were kept' }),
+    prefix: Type.Union([Type.String(), Type.Null()], {
+      description: 'its first 12 characters (trk_ and 8 more), to tell it apart; null for a token issued before prefixes were kept',
+    }),
     createdAt: DateTime,
     lastUsedAt: Type.Union([DateTime, Type.Null()], { description: 'its last use, to the minute; null: never used' }),
     revokedAt: NullableDateTime,
@@ -86,7 +88,14 @@ export const OperatorPatch = Type.Object(
 )
 const Operator = component(
   'Operator',
-  Type.Object({ operatorId: Id, email: Type.String(), role: Role, createdAt: DateTime, disabledAt: NullableDateTime, sessions: Type.Integer({ minimum: 0, description: 'sessions live now' }) }),
+  Type.Object({
+    operatorId: Id,
+    email: Type.String(),
+    role: Role,
+    createdAt: DateTime,
+    disabledAt: NullableDateTime,
+    sessions: Type.Integer({ minimum: 0, description: 'sessions live now' }),
+  }),
 )
 export const OperatorAnswer = envelope(ref(Operator), 'the operator')
 export const OperatorList = envelope(Type.Object({ operators: Type.Array(ref(Operator)) }), 'every operator')
@@ -118,7 +127,9 @@ const AuditEntry = component(
     targetKind: Type.Union([stringEnum(TARGET_KINDS), Type.Null()]),
     targetId: Type.Union([Type.String(), Type.Null()]),
     address: Type.Union([Type.String(), Type.Null()], { description: 'the client address the action came from' }),
-    outcome: stringEnum(OUTCOMES, { description: "ok; refused (the service said no, with detail.reason); denied (the role may not); failed (an error of ours)" }),
+    outcome: stringEnum(OUTCOMES, {
+      description: 'ok; refused (the service said no, with detail.reason); denied (the role may not); failed (an error of ours)',
+    }),
     detail: Type.Record(Type.String(), Type.Unknown(), { description: 'what was changed: ids, names, values of settings; never a secret' }),
   }),
 )
