@@ -73,6 +73,19 @@ describe('the service on its embedded PostgreSQL server', () => {
       expect(created.code).toBe(0)
       token = JSON.parse(created.stdout).token
       expect(created.stderr).toContain(`the embedded database in ${DATA_DIR}`)
+      // An operator made by the CLI signs in to the running service's console with the password it printed once.
+      const operator = await runEntry('src/main/admin.ts', ['create-operator', 'ops@example.com', 'support'], { DATA_DIR })
+      expect(operator.code).toBe(0)
+      const { password, role } = JSON.parse(operator.stdout) as { password: string; role: string }
+      expect(role).toBe('support')
+      const signIn = await fetch(`${first.baseUrl}/console/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: 'ops@example.com', password }).toString(),
+      })
+      expect(signIn.status).toBe(303)
+      expect(signIn.headers.get('set-cookie')).toContain('console_session=')
       const migrated = await runEntry('src/main/migrate.ts', [], { DATA_DIR })
       expect(migrated.stdout).toContain('schema is up to date')
       expect(postmasterPid(DATA_DIR)).toBe(serverPid)

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { createCarrierSimulator } from '../carriers/registry'
 import { UPARCEL } from '../carriers/uparcel/uparcel.plugin'
+import { ConsoleRepository } from '../db/console.repository'
 import { CircuitBreaker } from '../domain/circuit-breaker'
 import { ServiceMetrics } from '../observability/metrics'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
@@ -90,6 +91,18 @@ describe('a carrier that is down', () => {
     sim.setDown(FEDEX.simulator, true)
     const first = await service.runRound('FEDEX')
     expect(first).toMatchObject({ claimed: 90, failed: 90 })
+    // Waiting since the due time they missed, however far their backoffs move them: the console's
+    // backlog counts them and ages them from then.
+    const backlog = () => new ConsoleRepository(t.db).refreshBacklog(['FEDEX'])
+    const [waiting] = await backlog()
+    expect(waiting!.due).toBe(90)
+    const [since] = await t.db.query<{ failing: number; oldest_ms: number }>(
+      `SELECT count(*)::int AS failing, EXTRACT(EPOCH FROM now() - min(due_since))::float8 * 1000 AS oldest_ms
+         FROM task_schedule WHERE due_since IS NOT NULL AND task_id = ANY($1::bigint[])`,
+      [fedexTasks],
+    )
+    expect(since!.failing).toBe(90)
+    expect(waiting!.oldest_seconds).toBeGreaterThanOrEqual(since!.oldest_ms / 1000 - 1)
     expect(service.circuits().FEDEX).toMatchObject({ state: 'open', failures: 3 })
     expect(await registry.getSingleMetricAsString('carrier_circuit_open')).toContain('carrier_circuit_open{carrier="FEDEX"} 0')
 
@@ -120,6 +133,8 @@ describe('a carrier that is down', () => {
       [fedexTasks],
     )
     expect(row!.delivered).toBe(90)
+    // Fetched: no longer waiting.
+    expect((await backlog())[0]).toMatchObject({ due: 0, oldest_seconds: null })
   })
 
   it('stops a round once its circuit opens: the requests still waiting for the budget are not sent, their tasks not written', async () => {

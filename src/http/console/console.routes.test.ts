@@ -21,6 +21,14 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
+const signInWith = (fields: Record<string, string>, remoteAddress = '127.0.0.1') =>
+  t.app.inject({
+    method: 'POST',
+    url: '/console/sign-in',
+    remoteAddress,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  })
 const form = (fields: Record<string, string>) => new URLSearchParams({ _csrf: csrf, ...fields }).toString()
 const post = (url: string, payload: string, contentType = 'application/x-www-form-urlencoded') =>
   t.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': contentType }, payload })
@@ -48,6 +56,25 @@ describe('the console under hostile input', () => {
     ['a redeliver of a webhook id of garbage', () => post('/console/tasks/424242/webhooks/%00%3Cx%3E/redeliver', form({})), 404],
     ['settings of text', () => post('/console/settings', form({ batchMaxItems: 'many', retentionDays: '1' })), 400],
     ['settings past their bounds', () => post('/console/settings', form({ batchMaxItems: '99999999999', retentionDays: '-1' })), 400],
+    ['an operator with no email', () => post('/console/operators', form({ email: '', role: 'viewer', password: 'x'.repeat(12) })), 400],
+    ['an operator of an unknown role', () => post('/console/operators', form({ email: 'a@example.com', role: 'root', password: 'x'.repeat(12) })), 400],
+    [
+      'an operator with a 10 KiB password',
+      () => post('/console/operators', form({ email: 'a@example.com', role: 'viewer', password: 'x'.repeat(10_000) })),
+      400,
+    ],
+    ['a role change of a missing operator', () => post('/console/operators/424242', form({ role: 'admin' })), 404],
+    ['a sign-in with an email of 10 KiB', () => signInWith({ email: `${'a'.repeat(10_000)}@example.com`, password: 'x' }), 401],
+    [
+      'an audit log filtered by garbage',
+      () => t.app.inject({ method: 'GET', url: '/console/audit?who=%00&action=%3Cx%3E&since=yesterday&before=-1', headers: { cookie } }),
+      200,
+    ],
+    [
+      'a replay with a window backwards',
+      () => post('/console/deliveries/replay', form({ createdFrom: '2026-11-27T10:00', createdTo: '2026-11-27T09:00', userId: '', endpointId: '' })),
+      400,
+    ],
     ['a path outside the console', () => t.app.inject({ method: 'GET', url: '/console/../admin/settings', headers: { cookie } }), 401],
   ])('%s: a %i page', async (_name, request, status) => {
     const res = await request()
@@ -188,5 +215,25 @@ describe('the tracking page’s branding in the console', () => {
     expect(wrong.body).toContain('Tracking page not saved: logoUrl must be an absolute https URL')
     expect(wrong.body).toContain('value="Typed again"')
     expect((await t.services.pages.brand(userId)).displayName).toBe('Nordlicht Kaffee')
+  })
+})
+
+describe("an operator's sign-in", () => {
+  it('is throttled per operator whatever the address: after 5 failures even the right password waits, saying for how long', async () => {
+    await t.services.operators.create({ email: 'guessed@example.com', role: 'viewer', password: 'the right password' })
+    const statuses: number[] = []
+    // Each guess from another address: the per-address limit never trips, the operator's does.
+    for (let i = 0; i < 6; i++)
+      statuses.push((await signInWith({ email: 'guessed@example.com', password: `guess ${i} of many` }, `198.51.100.${i + 1}`)).statusCode)
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429])
+    const locked = await signInWith({ email: 'guessed@example.com', password: 'the right password' }, '198.51.100.99')
+    expect(locked.statusCode).toBe(429)
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(800)
+    expect(locked.body).toContain('too many failed sign-ins for this operator')
+    // The window passed: the right password signs in, and the count starts again.
+    await t.db.query("UPDATE operators SET failures_reset_at = now() - interval '1 second' WHERE email = 'guessed@example.com'")
+    expect((await signInWith({ email: 'guessed@example.com', password: 'the right password' }, '198.51.100.99')).statusCode).toBe(303)
+    const [row] = await t.db.query<{ failed_sign_ins: number }>("SELECT failed_sign_ins FROM operators WHERE email = 'guessed@example.com'")
+    expect(row!.failed_sign_ins).toBe(0)
   })
 })

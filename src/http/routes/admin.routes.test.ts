@@ -222,3 +222,36 @@ describe('without ADMIN_TOKEN', () => {
     }
   })
 })
+
+describe('operators and the audit log', () => {
+  it('creates, lists and changes operators; a short password or an unknown role is a 400; the audit log records each change', async () => {
+    const created = await admin('POST', '/admin/operators', { email: 'desk@example.com', role: 'support', password: 'twelve chars!' })
+    expect(created.statusCode).toBe(200)
+    const operator = created.json().data
+    expect(operator).toMatchObject({ email: 'desk@example.com', role: 'support', disabledAt: null, sessions: 0 })
+    expect(JSON.stringify(created.json())).not.toContain('twelve chars!')
+    expect((await admin('POST', '/admin/operators', { email: 'DESK@example.com', role: 'viewer', password: 'twelve chars!' })).json().data.details).toEqual([
+      { field: 'email', message: 'is already an operator' },
+    ])
+    expect((await admin('POST', '/admin/operators', { email: 'x@example.com', role: 'viewer', password: 'short' })).statusCode).toBe(400)
+    expect((await admin('POST', '/admin/operators', { email: 'x@example.com', role: 'root', password: 'long enough password' })).statusCode).toBe(400)
+    const changed = await admin('PATCH', `/admin/operators/${operator.operatorId}`, { role: 'viewer', disabled: true })
+    expect(changed.json().data).toMatchObject({ role: 'viewer', disabledAt: expect.any(String) })
+    expect((await admin('PATCH', '/admin/operators/424242', { role: 'admin' })).statusCode).toBe(404)
+    expect((await admin('GET', '/admin/operators')).json().data.operators.map((o: { email: string }) => o.email)).toContain('desk@example.com')
+
+    const log = (await admin('GET', `/admin/audit-log?targetKind=operator&targetId=${operator.operatorId}`)).json().data
+    expect(log.entries.map((e: { action: string; outcome: string; actor: string }) => [e.action, e.outcome, e.actor])).toEqual([
+      ['operator.update', 'ok', 'admin token'],
+      ['operator.create', 'ok', 'admin token'],
+    ])
+    const refusals = (await admin('GET', '/admin/audit-log?actorKind=admin_token&action=operator.create')).json().data.entries
+    expect(refusals.map((e: { outcome: string; detail: { reason?: string } }) => [e.outcome, e.detail.reason ?? null])).toEqual([
+      ['refused', 'email is already an operator'],
+      ['ok', null],
+    ])
+    expect(log.nextCursor).toBeNull()
+    expect((await admin('GET', '/admin/audit-log?cursor=abc')).statusCode).toBe(400)
+    expect((await admin('GET', '/admin/audit-log?limit=201')).statusCode).toBe(400)
+  })
+})
