@@ -89,7 +89,7 @@ details.replay { margin: 0 0 16px; } details.replay summary { font-weight: 600; 
   table.stack tr { border-bottom: 1px solid var(--line); padding: 8px 0; }
   table.stack td { display: grid; grid-template-columns: 7rem minmax(0, 1fr); gap: 8px; border: 0; padding: 2px 12px; overflow-wrap: anywhere; }
   table.stack td::before { content: attr(data-label); color: var(--muted); font-size: .85rem; font-weight: 600; }
-  table.stack td:empty { display: none; }
+  table.stack td:has(> div:empty) { display: none; }
   .table-wrap { overflow-x: visible; }
 }
 .signin { max-width: 420px; margin: 10vh auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 24px; }

@@ -408,7 +408,7 @@ describe('the console for a team', () => {
           }
         }
         // The long screenshots are of the pages with realistic data; the sign-in and the rest are the other browser test's.
-        if (['operators', 'operator', 'account', 'audit', 'deliveries', 'user', 'tasks', 'task'].includes(name)) {
+        if (['operators', 'operator', 'account', 'audit', 'deliveries', 'users', 'user', 'tasks', 'task'].includes(name)) {
           await page.screenshot({ path: `${SHOTS}${name}-${width}.png`, fullPage: true })
         }
       }

@@ -10,7 +10,8 @@ export interface Column<T> {
 
 /**
  * A table that stays whole on a phone: below 640 px each row becomes a card whose cells are
- * labelled with their column's header (`data-label`, shown by the stylesheet), so no column is
+ * labelled with their column's header (`data-label`, shown by the stylesheet beside the cell's one
+ * `div`, which keeps its content together), so no column is
  * cut off and nothing scrolls sideways. Wider, a plain table in a frame that may scroll, which
  * is a labelled region a keyboard can focus (and so scroll).
  */
@@ -18,6 +19,6 @@ export function dataTable<T>(caption: string, columns: Column<T>[], rows: readon
   return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0"><table class="stack"><caption class="skip">${caption}</caption><thead><tr>${columns.map(
     (c) => html`<th scope="col">${c.label}</th>`,
   )}</tr></thead><tbody>
-${rows.map((row) => html`<tr>${columns.map((c) => html`<td data-label="${c.label}"${c.className ? html` class="${c.className}"` : ''}>${c.cell(row)}</td>`)}</tr>`)}
+${rows.map((row) => html`<tr>${columns.map((c) => html`<td data-label="${c.label}"${c.className ? html` class="${c.className}"` : ''}><div>${c.cell(row)}</div></td>`)}</tr>`)}
 </tbody></table></div>`
 }

@@ -52,7 +52,7 @@ describe('console views', () => {
     ).text
     expect(page).toContain('No delivery is failing')
     expect(page).toContain(
-      '<td data-label="Host" class="url">shop.example</td><td data-label="Limit">24</td><td data-label="Sending now">7</td><td data-label="Paused">until <time datetime="2026-11-24T10:00:02.000Z">',
+      '<td data-label="Host" class="url"><div>shop.example</div></td><td data-label="Limit"><div>24</div></td><td data-label="Sending now"><div>7</div></td><td data-label="Paused"><div>until <time datetime="2026-11-24T10:00:02.000Z">',
     )
     // A viewer is not offered the bulk replay (and the route refuses it: console.team.test.ts).
     expect(page).not.toContain('/console/deliveries/replay')
