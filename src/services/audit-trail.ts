@@ -3,6 +3,8 @@ import type { Database } from '../db/database'
 import type { Actor, AuditEntry } from '../domain/audit'
 import { AppError } from '../domain/errors'
 
+export type { AuditRow }
+
 /**
  * The audit trail (docs/console.md, "The audit trail"). `record` runs a change and writes its entry
  * in one transaction (a unit of work: every statement the change sends joins it), so that a change

@@ -5,6 +5,8 @@ import { isRole, parseOperator, passwordProblem, ROLES, type Role } from '../dom
 import type { AuditTrail } from './audit-trail'
 import { hashPassword, passwordMatches } from './passwords'
 
+export type { OperatorRow, OperatorSessionRow }
+
 const notFound = (operatorId: number) => new AppError('not_found', `no operator ${operatorId}`)
 
 /**

@@ -1,5 +1,5 @@
-import type { AuditRow } from '../../db/audit.repository'
-import type { OperatorRow } from '../../db/operator.repository'
+import type { AuditRow } from '../../services/audit-trail'
+import type { OperatorRow } from '../../services/operator.service'
 import { ACTOR_KINDS, OUTCOMES, TARGET_KINDS } from '../../domain/audit'
 import { ACTION_NAMES } from '../../domain/operators'
 import { html, type Html } from '../html'

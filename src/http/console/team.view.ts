@@ -1,4 +1,4 @@
-import type { OperatorRow, OperatorSessionRow } from '../../db/operator.repository'
+import type { OperatorRow, OperatorSessionRow } from '../../services/operator.service'
 import { may, PASSWORD_MIN, ROLE_DESCRIPTIONS, ROLES, type Role } from '../../domain/operators'
 import { html, type Html } from '../html'
 import { actionButton, badge, when, type PageContext } from './layout'
