@@ -219,11 +219,15 @@ describe('the service on its embedded PostgreSQL server', () => {
       batchMaxItems: 50,
       retentionDays: 0,
       predictionSharing: 'all',
+      consoleSessionHours: 8,
+      auditRetentionDays: 365,
     })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'retentionDays', '90'], { DATA_DIR })).stdout)).toEqual({
       batchMaxItems: 50,
       retentionDays: 90,
       predictionSharing: 'all',
+      consoleSessionHours: 8,
+      auditRetentionDays: 365,
     })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'predictionSharing', 'own'], { DATA_DIR })).stdout)).toMatchObject({
       predictionSharing: 'own',
@@ -232,6 +236,8 @@ describe('the service on its embedded PostgreSQL server', () => {
       batchMaxItems: 50,
       retentionDays: 90,
       predictionSharing: 'own',
+      consoleSessionHours: 8,
+      auditRetentionDays: 365,
     })
     const bad = await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '5000'], { DATA_DIR })
     expect(bad.code).toBe(1)

@@ -41,6 +41,9 @@ describe('a client generated from /openapi.json', () => {
       redeliverTaskWebhook: 404,
       deleteTask: 200,
       createApiUser: 200,
+      createOperator: 200,
+      updateOperator: 200,
+      listAuditLog: 200,
     })
   })
 

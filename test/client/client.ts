@@ -151,5 +151,12 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   const settings = await admin.GET('/admin/settings')
   note('getSettings', settings.response)
   note('updateSettings', (await admin.PATCH('/admin/settings', { body: { batchMaxItems: settings.data?.data.batchMaxItems ?? 100 } })).response)
+  const operator = await admin.POST('/admin/operators', { body: { email: 'client@example.com', role: 'viewer', password: 'a client password' } })
+  note('createOperator', operator.response)
+  note('listOperators', (await admin.GET('/admin/operators')).response)
+  const operatorId: number = operator.data?.data.operatorId ?? 0
+  note('updateOperator', (await admin.PATCH('/admin/operators/{operatorId}', { params: { path: { operatorId } }, body: { role: 'support' } })).response)
+  const audit = await admin.GET('/admin/audit-log', { params: { query: { limit: 2, action: 'operator.create' } } })
+  note('listAuditLog', audit.response)
   return outcomes
 }
