@@ -93,6 +93,8 @@ describe('plans', () => {
       expect(plan).toMatch(/task_schedule_due_idx/)
       expect(plan).not.toMatch(/Seq Scan on (tracking_tasks|task_schedule)/)
     }
+    // The tasks backing off after a failed fetch, through their own small index.
+    expect(await explain((c) => c.refreshBacklog(['FEDEX', 'UPS']))).toMatch(/task_schedule_failing_idx/)
   })
 
   it("finds a claim's tasks by key when it applies or fails them, never through the due index (due times are shared by thousands)", async () => {

@@ -143,7 +143,10 @@ async function main(): Promise<void> {
     const address = app.server.address()
     const port = typeof address === 'object' && address ? address.port : config.port
     const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
-    app.log.info({ console: `http://${host}:${port}/console` }, `operator console: http://${host}:${port}/console (sign in with ADMIN_TOKEN)`)
+    app.log.info(
+      { console: `http://${host}:${port}/console` },
+      `operator console: http://${host}:${port}/console (sign in as an operator, or with ADMIN_TOKEN)`,
+    )
   } else if (config.role !== 'worker') {
     // A first `npm start` has no API user yet: say how to make one.
     app.log.info(

@@ -25,6 +25,7 @@ let browser: Browser
 let longUserId = 0
 let longTaskId = 0
 let longToken = ''
+let unbrokenUserId = 0
 
 beforeAll(async () => {
   t = await createTestApp()
@@ -43,7 +44,9 @@ async function seedRealisticData(): Promise<void> {
   const long = await t.createUser(LONG_NAME)
   longUserId = long.userId
   longToken = long.token
-  for (let i = 1; i < 60; i++) await t.createUser(`Shop ${String(i).padStart(2, '0')} ${i % 7 === 0 ? 'Versandhaus' : 'Boutique'}`)
+  // A name with no space to break at: a heading must wrap it anyway.
+  unbrokenUserId = (await t.createUser(`Versandhaus${'Ü'.repeat(89)}`)).userId
+  for (let i = 2; i < 60; i++) await t.createUser(`Shop ${String(i).padStart(2, '0')} ${i % 7 === 0 ? 'Versandhaus' : 'Boutique'}`)
   const endpoint = await t.services.endpoints.create(longUserId, { url: LONG_URL, eventTypes: ['tracking.status_changed'], description: 'ERP' })
   await t.services.endpoints.create(longUserId, { url: `${LONG_URL}&copy=2`, eventTypes: ['tracking.status_changed'] })
   const items = Array.from({ length: 30 }, (_, i) => ({
@@ -275,7 +278,7 @@ describe('the console for a team', () => {
     expect(await page.getByRole('region', { name: 'API users' }).getByRole('row').count()).toBe(1 + 10)
     await page.getByLabel('Name or id').fill('versandhaus')
     await page.getByRole('button', { name: 'Search' }).click()
-    expect(await page.getByRole('region', { name: 'API users' }).getByRole('row').count()).toBe(1 + 8)
+    expect(await page.getByRole('region', { name: 'API users' }).getByRole('row').count()).toBe(1 + 9)
     await page.getByLabel('Name or id').fill('100%_')
     await page.getByRole('button', { name: 'Search' }).click()
     await page.getByText('No API user has that name or id.').waitFor()
@@ -351,6 +354,13 @@ describe('the console for a team', () => {
     expect(await rows.count()).toBe(2)
     expect(await rows.nth(1).textContent()).toContain(`api user ${longUserId}`)
     expect(await rows.nth(1).textContent()).toContain(`tokenPrefix: ${issued.slice(0, 12)}`)
+    // By target, and by a time window that holds nothing (an hour in the past).
+    await page.goto(`${base}/console/audit?targetKind=task&targetId=${longTaskId}`)
+    expect((await rows.allTextContents()).slice(1).map((text) => /task\.refresh/.test(text) && text.includes(`task ${longTaskId}`))).toEqual([true])
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString().slice(0, 16)
+    await page.getByLabel('Before (UTC)').fill(hourAgo)
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await page.getByText('Nothing recorded matches these filters.').waitFor()
     await close()
 
     const all = await auditRows()
