@@ -32,10 +32,12 @@ th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 .badge.retry_wait, .badge.half_open, .badge.simulator, .badge.pending { background: #fff8c5; color: #7d4e00; }
 .badge.in_transit, .badge.sending { background: #ddf4ff; color: #0a3069; }
 form.inline { display: inline; }
-form.row { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin: 8px 0 16px; }
+form.row, div.row { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: start; margin: 8px 0 16px; }
+form.row { align-items: end; }
+form.card, details.card { margin-bottom: 16px; }
 label { display: block; font-weight: 600; font-size: .9rem; }
 label.inline { display: inline; font-weight: 400; }
-select { max-width: 100%; } form.row > div { min-width: 0; max-width: 100%; }
+select { max-width: 100%; } .row > div { min-width: 0; max-width: 100%; }
 input, select { font: inherit; padding: 6px 8px; border: 1px solid #8c959f; border-radius: 6px; background: #fff; color: var(--ink); min-width: 0; }
 button, .button { font: inherit; padding: 6px 12px; border-radius: 6px; border: 1px solid #1f6feb; background: #1f6feb; color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary { background: #fff; color: var(--accent); border-color: #8c959f; }

@@ -11,7 +11,7 @@ const roleSelect = (id: string, selected: Role | '' = '') =>
 
 const passwordInput = (id: string, name: string, autocomplete: string) =>
   html`<input id="${id}" name="${name}" type="password" minlength="${PASSWORD_MIN}" maxlength="256" autocomplete="${autocomplete}" aria-describedby="${id}-help" required>
-  <span id="${id}-help" class="muted">at least ${PASSWORD_MIN} characters</span>`
+  <br><span id="${id}-help" class="muted">at least ${PASSWORD_MIN} characters</span><br>`
 
 const state = (o: OperatorRow) => (o.disabled_at ? html`${badge('disabled')} ${when(o.disabled_at)}` : badge('active'))
 
