@@ -392,6 +392,7 @@ describe('the console for a team', () => {
         ['overview', '/console'],
         ['users', '/console/users'],
         ['user', `/console/users/${longUserId}`],
+        ['unbroken user', `/console/users/${unbrokenUserId}`],
         ['tasks', '/console/tasks'],
         ['task', `/console/tasks/${longTaskId}`],
         ['deliveries', '/console/deliveries'],
