@@ -57,11 +57,15 @@ export interface AxeFinding {
   nodes: string[]
 }
 
-/** axe-core's WCAG 2 A and AA findings on the page (its context must bypass the CSP to inject axe). */
-export async function axeFindings(page: Page): Promise<AxeFinding[]> {
+/**
+ * axe-core's findings on the page (its context must bypass the CSP to inject axe): the WCAG 2 A and
+ * AA rules, or with `allRules` every rule axe has (best practices too).
+ */
+export async function axeFindings(page: Page, { allRules = false } = {}): Promise<AxeFinding[]> {
   await page.addScriptTag({ path: AXE })
+  const options = allRules ? '' : `, { runOnly: ['wcag2a', 'wcag2aa'] }`
   return page.evaluate(
-    `axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
+    `axe.run(document${options}).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
   ) as Promise<AxeFinding[]>
 }
 

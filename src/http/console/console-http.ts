@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../../domain/errors'
 import type { ApiUserService } from '../../services/api-user.service'
 import type { ConsoleSessionService } from '../../services/console-session.service'
 import type { ConsoleService } from '../../services/console.service'
@@ -43,4 +44,10 @@ export function sendPage(reply: FastifyReply, body: Html, status = 200): Fastify
 /** Form bodies: application/x-www-form-urlencoded, as the console's forms send them. */
 export function formOf(request: FastifyRequest): Record<string, string> {
   return (request.body as Record<string, string> | undefined) ?? {}
+}
+
+/** The reason of a refusal for a bad value, which a form answers with the form again; any other error goes on. */
+export function refusalReason(error: unknown): string {
+  if (error instanceof AppError && error.code === 'validation_error') return error.message
+  throw error
 }

@@ -5,7 +5,7 @@ import type { TrackingPageBrand } from '../../domain/tracking-page'
 import { STANDARD_STATUSES } from '../../domain/statuses'
 import { MILESTONE_NAMES } from '../../domain/milestones'
 import type { FastifyReply } from 'fastify'
-import { formOf, sendPage, type ConsoleOptions } from './console-http'
+import { formOf, refusalReason, sendPage, type ConsoleOptions } from './console-http'
 import { cookieOf } from './console-session'
 import { overviewView } from './overview.view'
 import { carriersView, deliveriesView, settingsView } from './operations.view'
@@ -62,7 +62,7 @@ export function id(value: unknown): number {
 }
 
 export const query = (request: FastifyRequest) => (request.query ?? {}) as Record<string, string | undefined>
-const hide = { schema: { hide: true } }
+export const hide = { schema: { hide: true } }
 
 /** A form's answer: see `path`, which shows what the form made once (post/redirect/get: a reload repeats nothing). */
 export async function redirectShowingOnce(
@@ -115,8 +115,7 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
         notice: `API user "${created.name}" created (id ${created.userId}).`,
       })
     } catch (error) {
-      if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
-      return sendPage(reply, await usersPage(request, {}, { kind: 'error', text: `Not created: ${error.message}` }), 400)
+      return sendPage(reply, await usersPage(request, {}, { kind: 'error', text: `Not created: ${refusalReason(error)}` }), 400)
     }
   })
   const userPage = async (
@@ -176,9 +175,9 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       await o.pages.saveBrand(userId, submitted, actorOf(request))
       return reply.code(303).header('location', `/console/users/${userId}?notice=page_saved#tracking-page`).send()
     } catch (error) {
-      if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
       // The form again as it was sent, with what is wrong.
-      return sendPage(reply, await userPage(request, userId, {}, { kind: 'error', text: `Tracking page not saved: ${error.message}` }, submitted), 400)
+      const reason = refusalReason(error)
+      return sendPage(reply, await userPage(request, userId, {}, { kind: 'error', text: `Tracking page not saved: ${reason}` }, submitted), 400)
     }
   })
 
@@ -276,8 +275,8 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
         notice: queued === 0 ? 'No failed delivery in that window: nothing queued.' : `${queued} failed deliver${queued === 1 ? 'y' : 'ies'} queued again.`,
       })
     } catch (error) {
-      if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
-      return sendPage(reply, await deliveriesPage(request, typed, { kind: 'error', text: `Nothing replayed: ${error.message}` }), 400)
+      const reason = refusalReason(error)
+      return sendPage(reply, await deliveriesPage(request, typed, { kind: 'error', text: `Nothing replayed: ${reason}` }), 400)
     }
   })
   app.get('/carriers', hide, async (request, reply) => {
@@ -314,11 +313,11 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       await o.settings.update(patch, actorOf(request))
       return reply.code(303).header('location', '/console/settings?notice=saved').send()
     } catch (error) {
-      if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
+      const reason = refusalReason(error)
       const current = await o.settings.get()
       return sendPage(
         reply,
-        show(request, 'settings', 'Settings', (ctx) => settingsView(current, ctx), { kind: 'error', text: `Not saved: ${error.message}` }),
+        show(request, 'settings', 'Settings', (ctx) => settingsView(current, ctx), { kind: 'error', text: `Not saved: ${reason}` }),
         400,
       )
     }

@@ -341,7 +341,7 @@ describe('the console for a team', () => {
     const { page, close } = await signedInAdmin()
     await page.goto(`${base}/console/users/${longUserId}`)
     await page.getByRole('button', { name: 'Issue a new token' }).click()
-    const issued = (await page.locator('#secret-token').textContent())!
+    const newToken = (await page.locator('#secret-token').textContent())!
     await page.goto(`${base}/console/audit`)
     await page.getByLabel('Who').selectOption({ label: OPERATORS.viewer })
     await page.getByRole('button', { name: 'Filter' }).click()
@@ -353,7 +353,7 @@ describe('the console for a team', () => {
     await page.getByRole('button', { name: 'Filter' }).click()
     expect(await rows.count()).toBe(2)
     expect(await rows.nth(1).textContent()).toContain(`api user ${longUserId}`)
-    expect(await rows.nth(1).textContent()).toContain(`tokenPrefix: ${issued.slice(0, 12)}`)
+    expect(await rows.nth(1).textContent()).toContain(`tokenPrefix: ${newToken.slice(0, 12)}`)
     // By target, and by a time window that holds nothing (an hour in the past).
     await page.goto(`${base}/console/audit?targetKind=task&targetId=${longTaskId}`)
     expect((await rows.allTextContents()).slice(1).map((text) => /task\.refresh/.test(text) && text.includes(`task ${longTaskId}`))).toEqual([true])
@@ -365,7 +365,7 @@ describe('the console for a team', () => {
 
     const all = await auditRows()
     const text = JSON.stringify(all)
-    expect(text).not.toContain(issued)
+    expect(text).not.toContain(newToken)
     expect(text).not.toContain(PASSWORD)
     const read = (query: string) => t.app.inject({ method: 'GET', url: `/admin/audit-log?${query}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     const seen: number[] = []

@@ -131,6 +131,15 @@ export function when(date: Date | string | null | undefined, now = Date.now()): 
   return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time> <span class="muted">(${relativeTime(Date.parse(iso), now)})</span>`
 }
 
+/** A duration as an operator reads it: 30 s, 45 min, 2 h, 1 d 6 h. */
+export function durationOf(seconds: number): string {
+  const s = Math.round(seconds)
+  if (s < 120) return `${s} s`
+  if (s < 7200) return `${Math.round(s / 60)} min`
+  if (s < 172_800) return `${Math.round(s / 3600)} h`
+  return `${Math.floor(s / 86_400)} d ${Math.round((s % 86_400) / 3600)} h`
+}
+
 /** "now", "40 s ago", "3 min ago", "in 2 h", "5 d ago". */
 export function relativeTime(ms: number, now: number): string {
   const seconds = Math.round((now - ms) / 1000)

@@ -4,7 +4,7 @@ import type { ConsoleCarrier, ConsoleService } from '../../services/console.serv
 import type { HostView } from '../../services/webhook-delivery.service'
 import { html, type Html } from '../html'
 import { may } from '../../domain/operators'
-import { actionButton, badge, when, type PageContext } from './layout'
+import { actionButton, badge, durationOf, when, type PageContext } from './layout'
 import type { ReplayForm } from './replay-form'
 import { dataTable } from './table'
 
@@ -74,14 +74,6 @@ ${dataTable(
 )}`
 }
 
-/** A duration as an operator reads it: 30 s, 45 min, 2 h, 1 d 6 h. */
-function duration(seconds: number): string {
-  if (seconds < 120) return `${seconds} s`
-  if (seconds < 7200) return `${Math.round(seconds / 60)} min`
-  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`
-  return `${Math.floor(seconds / 86_400)} d ${Math.round((seconds % 86_400) / 3600)} h`
-}
-
 export function carriersView(carriers: (ConsoleCarrier & CarrierPacing)[]): Html {
   return html`<div class="cards">
 ${carriers.map(
@@ -94,7 +86,7 @@ ${carriers.map(
   <dt>Failures in a row</dt><dd>${c.circuit?.failures ?? '—'}</dd>
   <dt>Request budget</dt><dd>${c.requestBudget}</dd>
   <dt>Active tasks</dt><dd>${c.activeTasks}</dd>
-  <dt>Each fetched every</dt><dd>${duration(c.effectiveIntervalSeconds)}</dd>
+  <dt>Each fetched every</dt><dd>${durationOf(c.effectiveIntervalSeconds)}</dd>
   <dt>Numbers a request</dt><dd>${c.numbersPerRequest}</dd>
   <dt>Formats</dt><dd>${c.formats.map((f) => f.name).join('; ')}</dd>
 </dl></section>`,

@@ -1,13 +1,7 @@
 import type { ConsoleCarrier, Overview } from '../../services/console.service'
 import { barChart, carrierColor, hourlyChart, milestoneColor, SERIES_COLORS, statusColor } from './charts'
 import { html, type Html } from '../html'
-import { relativeTime, when } from './layout'
-
-/** How long the oldest waiting task has waited: "3 min", "2 h". */
-const waited = (seconds: number) =>
-  relativeTime(0, seconds * 1000)
-    .replace(' ago', '')
-    .replace('now', 'a few s')
+import { durationOf, when } from './layout'
 
 export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
   const troubled = carriers.filter((c) => c.mode === 'unavailable' || (c.circuit && c.circuit.state !== 'closed'))
@@ -32,7 +26,7 @@ export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {
   } <a href="/console/carriers">details</a></p></section>
   <section class="card" aria-labelledby="c-backlog"><h2 id="c-backlog">Refresh backlog</h2><div class="stat">${due.toLocaleString('en-US')}</div><p class="muted">tasks due now${o.backlog
     .filter((b) => b.due > 0)
-    .map((b) => html`; ${b.carrierCode} ${b.due.toLocaleString('en-US')}, the oldest waiting ${waited(b.oldestSeconds ?? 0)}`)}</p></section>
+    .map((b) => html`; ${b.carrierCode} ${b.due.toLocaleString('en-US')}, the oldest waiting ${durationOf(b.oldestSeconds ?? 0)}`)}</p></section>
 </div>
 <div class="cards">
   <section class="card" aria-labelledby="c-status"><h2 id="c-status">Tasks by status</h2>${barChart('Tasks by status', Object.entries(o.byStatus), {

@@ -1,24 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../../domain/errors'
 import { ACTOR_KINDS, type Actor } from '../../domain/audit'
-import { formOf, sendPage, type ConsoleOptions } from './console-http'
-import { actorOf, form, id, query, show } from './console-pages'
+import { formOf, refusalReason, sendPage, type ConsoleOptions } from './console-http'
+import { actorOf, form, hide, id, query, show } from './console-pages'
+import { fromUtcInput } from './utc-input'
 import type { PageContext } from './layout'
 import { accountView, operatorsView, operatorView } from './team.view'
 import { auditView, type AuditSearch } from './audit.view'
 import { isRole } from '../../domain/operators'
 
-const hide = { schema: { hide: true } }
 const AUDIT_PAGE = 50
-
-/** A refusal for a bad value answers the form again with its reason; any other error goes on. */
-const refusedFor = (error: unknown): string => {
-  if (error instanceof AppError && error.code === 'validation_error') return error.message
-  throw error
-}
-
-/** A datetime-local value (UTC, as the form says), or undefined. */
-const utc = (value: string) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(value) ? new Date(`${value}Z`) : undefined)
 
 /** The console for a team: operators, one's own account, the audit log. */
 export async function teamPages(app: FastifyInstance, o: ConsoleOptions): Promise<void> {
@@ -37,7 +28,7 @@ export async function teamPages(app: FastifyInstance, o: ConsoleOptions): Promis
       const created = await o.operators.create({ email: f.email, role: f.role, password: f.password }, actorOf(request))
       return reply.code(303).header('location', `/console/operators/${created.id}?notice=operator_saved`).send()
     } catch (error) {
-      const reason = refusedFor(error)
+      const reason = refusalReason(error)
       const typed = { email: (f.email ?? '').slice(0, 254), role: isRole(f.role) ? f.role : ('' as const) }
       return sendPage(reply, await operatorsPage(request, { kind: 'error', text: `Not created: ${reason}` }, typed), 400)
     }
@@ -58,7 +49,7 @@ export async function teamPages(app: FastifyInstance, o: ConsoleOptions): Promis
       await o.operators.update(operatorId, change, actorOf(request))
       return reply.code(303).header('location', `/console/operators/${operatorId}?notice=operator_saved`).send()
     } catch (error) {
-      return sendPage(reply, await operatorPage(request, operatorId, { kind: 'error', text: `Not saved: ${refusedFor(error)}` }), 400)
+      return sendPage(reply, await operatorPage(request, operatorId, { kind: 'error', text: `Not saved: ${refusalReason(error)}` }), 400)
     }
   })
   app.post('/operators/:operatorId/password', form('operator.update'), async (request, reply) => {
@@ -67,7 +58,7 @@ export async function teamPages(app: FastifyInstance, o: ConsoleOptions): Promis
       await o.operators.resetPassword(operatorId, formOf(request).password, actorOf(request))
       return reply.code(303).header('location', `/console/operators/${operatorId}?notice=operator_saved`).send()
     } catch (error) {
-      return sendPage(reply, await operatorPage(request, operatorId, { kind: 'error', text: `Not set: ${refusedFor(error)}` }), 400)
+      return sendPage(reply, await operatorPage(request, operatorId, { kind: 'error', text: `Not set: ${refusalReason(error)}` }), 400)
     }
   })
   app.post('/operators/:operatorId/sessions/revoke', form('operator.revoke_sessions'), async (request, reply) => {
@@ -87,7 +78,7 @@ export async function teamPages(app: FastifyInstance, o: ConsoleOptions): Promis
       await o.operators.changeOwnPassword(actor, f.currentPassword, f.newPassword, request.consoleSession!.idHash)
       return reply.code(303).header('location', '/console/account?notice=password_changed').send()
     } catch (error) {
-      return sendPage(reply, accountPage(request, { kind: 'error', text: `Not changed: ${refusedFor(error)}` }), 400)
+      return sendPage(reply, accountPage(request, { kind: 'error', text: `Not changed: ${refusalReason(error)}` }), 400)
     }
   })
 
@@ -112,8 +103,8 @@ export async function teamPages(app: FastifyInstance, o: ConsoleOptions): Promis
           action: search.action || undefined,
           targetKind: search.targetKind || undefined,
           targetId: search.targetId || undefined,
-          since: utc(search.since),
-          until: utc(search.until),
+          since: fromUtcInput(search.since),
+          until: fromUtcInput(search.until),
           beforeId: before,
         },
         AUDIT_PAGE,

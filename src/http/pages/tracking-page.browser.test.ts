@@ -1,9 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { axeFindings, launchBrowser, newPage, overflow, screenshotFolder } from '../../../test/support/browser'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 import { PAGE_STATES, putInState, type PageState } from '../../../test/support/tracking-page-states'
 
@@ -12,9 +9,7 @@ import { PAGE_STATES, putInState, type PageState } from '../../../test/support/t
 // 1440 px (nothing wider than the screen), no serious or critical axe finding, its one inline style
 // allowed by the CSP and nothing refused, readable without JavaScript. Photographed into
 // docs/tracking-page/ with SCREENSHOTS=1 (when the page changed), else into a temporary folder.
-const CHROMIUM = '/usr/bin/chromium'
-const SHOTS = process.env.SCREENSHOTS === '1' ? new URL('../../../docs/tracking-page/', import.meta.url).pathname : `${mkdtempSync(join(tmpdir(), 'page-'))}/`
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
+const SHOTS = screenshotFolder('tracking-page')
 // The shop's logo, answered by the browser's own route (tests reach nothing but loopback).
 const LOGO_URL = 'https://cdn.nordlicht-kaffee.example/logo.svg'
 const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="48" viewBox="0 0 240 48"><rect width="48" height="48" rx="10" fill="#7a3e00"/><circle cx="24" cy="24" r="11" fill="#f3d9b1"/><text x="60" y="32" font-family="Georgia, serif" font-size="22" fill="#3b1f00">Nordlicht Kaffee</text></svg>`
@@ -25,8 +20,6 @@ let browser: Browser
 const paths = new Map<PageState, string>()
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`)
-  mkdirSync(SHOTS, { recursive: true })
   t = await createTestApp()
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
@@ -52,7 +45,7 @@ beforeAll(async () => {
     const task = JSON.parse(await t.services.tasks.get(shop.userId, taskId)) as { trackingPageUrl: string }
     paths.set(state, new URL(task.trackingPageUrl).pathname)
   }
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] })
+  browser = await launchBrowser()
 })
 afterAll(async () => {
   await browser?.close()
@@ -63,16 +56,9 @@ async function open(
   width: number,
   options: { bypassCSP?: boolean; javaScriptEnabled?: boolean } = {},
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, ...options })
-  context.setDefaultTimeout(5000)
-  await context.route(LOGO_URL, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO }))
-  const page = await context.newPage()
-  const errors: string[] = []
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text())
-  })
-  page.on('pageerror', (error) => errors.push(error.message))
-  return { context, page, errors }
+  const opened = await newPage(browser, width, options)
+  await opened.context.route(LOGO_URL, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO }))
+  return opened
 }
 
 describe('the tracking page in Chromium', () => {
@@ -108,12 +94,8 @@ describe('the tracking page in Chromium', () => {
       for (const [name, path] of shots) {
         const response = await page.goto(`${base}${path}`)
         expect(response?.status(), path).toBe(name.startsWith('not-found') ? 404 : 200)
-        const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')
-        expect(Number(overflow), `${name} at ${width}px`).toBeLessThanOrEqual(0)
-        await page.addScriptTag({ path: AXE })
-        const findings = (await page.evaluate(
-          `axe.run(document).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
-        )) as { impact: string }[]
+        expect(await overflow(page), `${name} at ${width}px`).toBeLessThanOrEqual(0)
+        const findings = await axeFindings(page, { allRules: true })
         expect(
           findings.filter((f) => f.impact === 'serious' || f.impact === 'critical'),
           `${name} at ${width}px`,
