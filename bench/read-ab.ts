@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import pg from 'pg'
-import { remakeAllPredictions } from '../src/db/prediction-writes'
+import { remakePredictionsAfter } from '../src/db/prediction-writes'
 import { createApiUser } from './api-user'
 import { checkoutOf, ROOT } from './checkout'
 import { warmLoad } from './load'
@@ -82,7 +82,7 @@ async function sideOf(label: string, checkout: string): Promise<Side> {
                                     deliveries, p10_hours, median_hours, p90_hours)
          SELECT 0, c, 'US', 'TN', 'US', 'NY', 25, 30, 52, 90 FROM unnest(ARRAY['FEDEX', 'UPARCEL']) c`,
       )
-      await remakeAllPredictions((work) => work(client))
+      for (let last: number | null = 0; last !== null;) last = await remakePredictionsAfter(client, last)
     }
     // Compacted, so that the sides' tables differ by their columns, not by what the updates above left.
     await client.query('VACUUM (FULL, ANALYZE) tracking_tasks')

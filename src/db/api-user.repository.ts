@@ -1,4 +1,4 @@
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
 
 export interface ApiUserRow {
@@ -27,8 +27,10 @@ export class ApiUserRepository {
   constructor(private readonly db: Database) {}
 
   /** Creates a user together with its first token, in one statement. */
-  async createWithToken(name: string, webhookSecret: string, tokenHash: Buffer, prefix: string): Promise<CreatedUser> {
-    const [row] = await this.db.query<{ user_id: number; token_id: number }>(API_USER_CREATE, [name, webhookSecret, tokenHash, prefix])
+  async createWithToken(tx: Queryable, name: string, webhookSecret: string, tokenHash: Buffer, prefix: string): Promise<CreatedUser> {
+    const {
+      rows: [row],
+    } = await tx.query<{ user_id: number; token_id: number }>(API_USER_CREATE, [name, webhookSecret, tokenHash, prefix])
     return { userId: row!.user_id, tokenId: row!.token_id }
   }
 
@@ -50,8 +52,10 @@ export class ApiUserRepository {
   }
 
   /** Adds a token; undefined when the user does not exist. */
-  async addToken(userId: number, tokenHash: Buffer, prefix: string): Promise<number | undefined> {
-    const [row] = await this.db.query<{ id: number }>(API_TOKEN_ISSUE, [userId, tokenHash, prefix])
+  async addToken(tx: Queryable, userId: number, tokenHash: Buffer, prefix: string): Promise<number | undefined> {
+    const {
+      rows: [row],
+    } = await tx.query<{ id: number }>(API_TOKEN_ISSUE, [userId, tokenHash, prefix])
     return row?.id
   }
 
@@ -62,8 +66,8 @@ export class ApiUserRepository {
   }
 
   /** Revokes a token of this user (idempotent); false when there is no such token. */
-  async revokeToken(userId: number, tokenId: number): Promise<boolean> {
-    const rows = await this.db.query(API_TOKEN_REVOKE, [tokenId, userId])
+  async revokeToken(tx: Queryable, userId: number, tokenId: number): Promise<boolean> {
+    const { rows } = await tx.query(API_TOKEN_REVOKE, [tokenId, userId])
     return rows.length === 1
   }
 
@@ -82,8 +86,8 @@ export class ApiUserRepository {
    * Makes `newSecret` the signing secret; the previous one keeps signing alongside it for
    * `graceSeconds`. False when the user does not exist.
    */
-  async rotateWebhookSecret(userId: number, newSecret: string, graceSeconds: number): Promise<boolean> {
-    const rows = await this.db.query(API_USER_ROTATE_SECRET, [userId, newSecret, graceSeconds])
+  async rotateWebhookSecret(tx: Queryable, userId: number, newSecret: string, graceSeconds: number): Promise<boolean> {
+    const { rows } = await tx.query(API_USER_ROTATE_SECRET, [userId, newSecret, graceSeconds])
     return rows.length === 1
   }
 }

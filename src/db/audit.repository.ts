@@ -1,6 +1,6 @@
 import type { Actor, Outcome, AuditEntry } from '../domain/audit'
 import { actorName } from '../domain/audit'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
 
 export interface AuditRow {
@@ -34,9 +34,9 @@ export interface AuditFilters {
 export class AuditRepository {
   constructor(private readonly db: Database) {}
 
-  /** Records an entry; in a unit of work (Database.unitOfWork), in its transaction. */
-  async add(actor: Actor, entry: AuditEntry, outcome: Outcome): Promise<void> {
-    await this.db.query(
+  /** Records an entry in the transaction of the change it records. */
+  async add(tx: Queryable, actor: Actor, entry: AuditEntry, outcome: Outcome): Promise<void> {
+    await tx.query(
       AUDIT_ADD,
       [
         actor.kind,

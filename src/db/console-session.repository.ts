@@ -1,5 +1,5 @@
 import type { Role } from '../domain/operators'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
 
 export interface ConsoleSessionRow {
@@ -16,8 +16,8 @@ export class ConsoleSessionRepository {
   constructor(private readonly db: Database) {}
 
   /** Stores a new session (an operator's, or the admin token's: null), and forgets the expired ones. */
-  async create(idHash: Buffer, csrfToken: string, lifetimeMs: number, operatorId: number | null, address: string): Promise<void> {
-    await this.db.query(CONSOLE_SESSION_CREATE, [idHash, csrfToken, lifetimeMs, operatorId, address])
+  async create(tx: Queryable, idHash: Buffer, csrfToken: string, lifetimeMs: number, operatorId: number | null, address: string): Promise<void> {
+    await tx.query(CONSOLE_SESSION_CREATE, [idHash, csrfToken, lifetimeMs, operatorId, address])
   }
 
   /** The session if it exists, has not expired and its operator is not disabled; with the operator's role now. */

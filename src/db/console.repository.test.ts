@@ -86,7 +86,7 @@ describe('plans', () => {
   it('counts the backlog, and claims, measures the lag and finds the next full request, of each carrier through the index of task_schedule', async () => {
     for (const plan of [
       await explain((c) => c.refreshBacklog(['FEDEX', 'UPS'])),
-      await explain((_c, r) => r.claimDue('UPS', 300, 60_000)),
+      await explain((_c, r) => r.claimDue(explainingTx, 'UPS', 300, 60_000)),
       await explain((_c, r) => r.refreshLagSeconds(['FEDEX', 'UPARCEL', 'UPS'])),
       await explain((_c, r) => r.dueInMs('FEDEX', 30)),
     ]) {

@@ -1,5 +1,5 @@
 import type { ApiUserRow } from './api-user.repository'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
 
 /** The API user a task belongs to, as the console names them. */
@@ -92,14 +92,16 @@ export class ConsoleRepository {
     return this.db.query<ConsoleTaskRow>(text, values)
   }
 
-  async endpointOwner(endpointId: number): Promise<number | undefined> {
-    const [row] = await this.db.query<{ user_id: number }>(CONSOLE_ENDPOINT_OWNER, [endpointId])
+  async endpointOwner(tx: Queryable, endpointId: number): Promise<number | undefined> {
+    const {
+      rows: [row],
+    } = await tx.query<{ user_id: number }>(CONSOLE_ENDPOINT_OWNER, [endpointId])
     return row?.user_id
   }
 
   /** The users with a delivery failed for good created in the window (each user's failed index). */
-  async usersWithFailed(createdFrom: Date, createdTo: Date): Promise<number[]> {
-    const rows = await this.db.query<{ id: number }>(CONSOLE_USERS_WITH_FAILED, [createdFrom, createdTo])
+  async usersWithFailed(tx: Queryable, createdFrom: Date, createdTo: Date): Promise<number[]> {
+    const { rows } = await tx.query<{ id: number }>(CONSOLE_USERS_WITH_FAILED, [createdFrom, createdTo])
     return rows.map((r) => r.id)
   }
 

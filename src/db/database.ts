@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
+import { AsyncResource } from 'node:async_hooks'
 import pg from 'pg'
 import { deadlinePassed, translateDatabaseError } from './database-errors'
 
@@ -12,6 +12,20 @@ export type DatabaseKind = 'embedded' | 'postgres'
 /** A transaction's connection: statements as `Database.query` takes them, with the whole result. */
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>>
+}
+
+/**
+ * A unit of work's transaction, handed down to every statement of the unit: nothing joins a
+ * transaction it was not given.
+ */
+export interface Transaction extends Queryable {
+  /**
+   * Runs `then` once the transaction has committed (never when it rolls back), outside the
+   * caller's async context: a wake-up of the workers, a NOTIFY. A worker woken from inside a
+   * transaction would otherwise start its round before the change is visible, in the request's
+   * context.
+   */
+  afterCommit(then: () => void): void
 }
 
 export interface DatabaseTimeouts {
@@ -51,8 +65,8 @@ export interface DatabaseOptions {
  */
 export class Database {
   readonly timeouts: DatabaseTimeouts
-  /** The transaction of the unit of work the caller runs in, if any (`unitOfWork`). */
-  private readonly ambient = new AsyncLocalStorage<Queryable>()
+  /** The async context this database was made in (the process's start): where afterCommit runs. */
+  private readonly detached = new AsyncResource('tracking.after-commit')
 
   constructor(
     readonly pool: pg.Pool,
@@ -87,8 +101,6 @@ export class Database {
     // that failed it (past the deadline too: pg's query_timeout) is removed from the pool and
     // destroyed. The cheapest path for the one statement of most requests: a connection checked
     // out around the statement cost the query load about a tenth of the API process's CPU.
-    const unit = this.ambient.getStore()
-    if (unit) return (await unit.query<R>(text, values, name)).rows
     try {
       return (await this.pool.query<R>(statement(text, values, name, this.timeouts.statementMs))).rows
     } catch (error) {
@@ -104,25 +116,27 @@ export class Database {
     })
   }
 
-  /** Runs `work` in one transaction. Keep it short: never call a carrier or a webhook inside. */
-  async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
-    const unit = this.ambient.getStore()
-    if (unit) return work(unit)
-    return this.inTransaction(this.timeouts.statementMs, work)
-  }
-
   /**
-   * Runs `work` in one transaction that every statement of this database joins while it runs,
-   * whichever repository sends it: `query` and `transaction` use it. So a change made through the
-   * services' plain methods and the audit entry that records it commit together or not at all
-   * (services/audit-trail.ts), without each repository taking a transaction as a parameter.
+   * A unit of work: `work` in one transaction of its own, on a connection of its own, whoever calls
+   * it (a transaction is never joined: one that must include another's statements hands its
+   * `tx` down). Keep it short: never call a carrier or a webhook inside. What `tx.afterCommit` was
+   * given runs after the COMMIT.
    */
-  async unitOfWork<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
-    if (this.ambient.getStore()) throw new Error('a unit of work cannot hold another')
-    return this.inTransaction(this.timeouts.statementMs, (tx) => this.ambient.run(tx, () => work(tx)))
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const committed: (() => void)[] = []
+    const result = await this.inTransaction(this.timeouts.statementMs, (session) => work(new UnitTransaction(session, committed)))
+    for (const then of committed) {
+      try {
+        this.detached.runInAsyncScope(then)
+      } catch (error) {
+        // The change is committed: the caller hears of its success, whatever a wake-up did.
+        process.emitWarning(error instanceof Error ? error : String(error), 'AfterCommitWarning')
+      }
+    }
+    return result
   }
 
-  private inTransaction<T>(statementMs: number, work: (client: Queryable) => Promise<T>): Promise<T> {
+  private inTransaction<T>(statementMs: number, work: (session: HeldConnection) => Promise<T>): Promise<T> {
     return this.session(statementMs, async (session) => {
       await session.query('BEGIN')
       try {
@@ -273,6 +287,22 @@ class HeldConnection implements Queryable {
     // flight (past its deadline), pg destroys its socket, as behind a silent network nothing else
     // frees it (the server cancels the statement by its own statement_timeout).
     this.client.release(this.broken ?? discard)
+  }
+}
+
+/** A held connection inside a unit of work, with what runs once it commits. */
+class UnitTransaction implements Transaction {
+  constructor(
+    private readonly session: HeldConnection,
+    private readonly committed: (() => void)[],
+  ) {}
+
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
+    return this.session.query<R>(text, values, name)
+  }
+
+  afterCommit(then: () => void): void {
+    this.committed.push(then)
   }
 }
 

@@ -1,7 +1,7 @@
 import type { EventType } from '../domain/event-types'
 import type { ListPosition } from '../domain/list-cursor'
 import type { WebhookStatus } from '../domain/statuses'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { nextRetryAtOf } from './task-document.sql'
 import { statementsOf } from './statements'
 
@@ -130,8 +130,8 @@ export class DeliveryLogRepository {
    * of the schedule, the same webhook-id), oldest first; a disabled endpoint's stay failed. A
    * second call finds them no longer failed: replay is idempotent. Returns how many it queued.
    */
-  async replayFailed(userId: number, window: ReplayWindow, limit: number): Promise<number> {
-    const rows = await this.db.query(DELIVERY_LOG_REPLAY, [userId, window.createdFrom, window.createdTo, window.endpointId ?? null, limit])
+  async replayFailed(tx: Queryable, userId: number, window: ReplayWindow, limit: number): Promise<number> {
+    const { rows } = await tx.query(DELIVERY_LOG_REPLAY, [userId, window.createdFrom, window.createdTo, window.endpointId ?? null, limit])
     return rows.length
   }
 }

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks'
 import type { Database } from './database'
 import { statementsOf } from './statements'
 
@@ -5,11 +6,13 @@ import { statementsOf } from './statements'
  * Sends `NOTIFY channel` at most once per `intervalMs`, outside any request's transaction.
  * A NOTIFY takes a cluster-wide lock at commit; a trigger that notified on every subscribe cost
  * 1.3 ms of a 2.2 ms upsert and serialised concurrent commits. Waking workers does not need one
- * notification per task: one per interval, after the tasks are committed, is as good.
+ * notification per task: one per interval, after the tasks are committed, is as good. Its timer
+ * runs in the notifier's own async context, not in that of the request that asked.
  */
 export class Notifier {
   private timer: NodeJS.Timeout | undefined
   private lastSent = 0
+  private readonly scope = new AsyncResource('tracking.notifier')
 
   constructor(
     private readonly db: Database,
@@ -20,13 +23,16 @@ export class Notifier {
   notify(): void {
     if (this.timer) return
     const wait = Math.max(0, this.lastSent + this.intervalMs - Date.now())
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      this.lastSent = Date.now()
-      this.db.query(NOTIFY, [this.channel, '']).catch(() => {
-        // Workers poll as well: a lost wake-up only delays them.
-      })
-    }, wait)
+    this.timer = setTimeout(
+      this.scope.bind(() => {
+        this.timer = undefined
+        this.lastSent = Date.now()
+        this.db.query(NOTIFY, [this.channel, '']).catch(() => {
+          // Workers poll as well: a lost wake-up only delays them.
+        })
+      }),
+      wait,
+    )
     this.timer.unref()
   }
 }

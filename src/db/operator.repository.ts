@@ -1,5 +1,5 @@
 import type { Role } from '../domain/operators'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
 
 export interface OperatorRow {
@@ -34,8 +34,10 @@ export class OperatorRepository {
   constructor(private readonly db: Database) {}
 
   /** The new operator's id; undefined when another has this email (compared without case). */
-  async create(email: string, role: Role, passwordHash: string): Promise<number | undefined> {
-    const [row] = await this.db.query<{ id: number }>(OPERATOR_CREATE, [email, role, passwordHash])
+  async create(tx: Queryable, email: string, role: Role, passwordHash: string): Promise<number | undefined> {
+    const {
+      rows: [row],
+    } = await tx.query<{ id: number }>(OPERATOR_CREATE, [email, role, passwordHash])
     return row?.id
   }
 
@@ -58,24 +60,24 @@ export class OperatorRepository {
     await this.db.query(OPERATOR_FAILED_SIGN_IN, [operatorId, windowMs])
   }
 
-  async signedIn(operatorId: number): Promise<void> {
-    await this.db.query(OPERATOR_SIGNED_IN, [operatorId])
+  async signedIn(tx: Queryable, operatorId: number): Promise<void> {
+    await tx.query(OPERATOR_SIGNED_IN, [operatorId])
   }
 
   /** Changes the role, or disables (true) or enables (false) the operator; false when there is none. */
-  async update(operatorId: number, change: { role?: Role; disabled?: boolean }): Promise<boolean> {
-    const rows = await this.db.query(OPERATOR_UPDATE, [operatorId, change.role ?? null, change.disabled ?? null])
+  async update(tx: Queryable, operatorId: number, change: { role?: Role; disabled?: boolean }): Promise<boolean> {
+    const { rows } = await tx.query(OPERATOR_UPDATE, [operatorId, change.role ?? null, change.disabled ?? null])
     return rows.length === 1
   }
 
-  async setPassword(operatorId: number, passwordHash: string): Promise<boolean> {
-    const rows = await this.db.query(OPERATOR_SET_PASSWORD, [operatorId, passwordHash])
+  async setPassword(tx: Queryable, operatorId: number, passwordHash: string): Promise<boolean> {
+    const { rows } = await tx.query(OPERATOR_SET_PASSWORD, [operatorId, passwordHash])
     return rows.length === 1
   }
 
   /** Ends the operator's sessions, all or all but the one whose id hash is `keep`; how many ended. */
-  async revokeSessions(operatorId: number, keep?: Buffer): Promise<number> {
-    const rows = await this.db.query(OPERATOR_REVOKE_SESSIONS, [operatorId, keep ?? null])
+  async revokeSessions(tx: Queryable, operatorId: number, keep?: Buffer): Promise<number> {
+    const { rows } = await tx.query(OPERATOR_REVOKE_SESSIONS, [operatorId, keep ?? null])
     return rows.length
   }
 

@@ -7,20 +7,15 @@ import { statementsOf } from './statements'
 const REMAKE_BATCH = 5_000
 
 /**
- * Makes again the prediction of every task in transit (past its first scan, not terminal), in
- * batches of REMAKE_BATCH in id order, each in a transaction of its own (`inTransaction`) and
- * locked in that order as a refresh locks its tasks. Run when predictionSharing changes, so that
- * no prediction rests on deliveries the setting no longer lets it use.
+ * Makes again the prediction of the next REMAKE_BATCH tasks in transit (past their first scan,
+ * not terminal) after `afterId`, locked in id order as a refresh locks its tasks; the last id
+ * remade, null when none was left. Called batch after batch, each in a transaction of its own,
+ * when predictionSharing changes, so that no prediction rests on deliveries the setting no longer
+ * lets it use.
  */
-export async function remakeAllPredictions(inTransaction: <T>(work: (tx: Queryable) => Promise<T>) => Promise<T>): Promise<void> {
-  let last: number | null = 0
-  while (last !== null) {
-    const after: number = last
-    last = await inTransaction(async (tx) => {
-      const { rows } = await tx.query<{ last: string | null }>(PREDICTIONS_REMAKE, [after, REMAKE_BATCH], 'predictions_remake')
-      return rows[0]!.last === null ? null : Number(rows[0]!.last)
-    })
-  }
+export async function remakePredictionsAfter(tx: Queryable, afterId: number): Promise<number | null> {
+  const { rows } = await tx.query<{ last: string | null }>(PREDICTIONS_REMAKE, [afterId, REMAKE_BATCH], 'predictions_remake')
+  return rows[0]!.last === null ? null : Number(rows[0]!.last)
 }
 
 // The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).

@@ -61,10 +61,12 @@ export class RefreshRepository {
 
   constructor(private readonly db: Database) {}
 
-  /** Claims up to `limit` due tasks of one carrier, oldest due first, under one new lease token. */
-  claimDue(carrierCode: string, limit: number, leaseMs: number): Promise<ClaimedTask[]> {
-    const leaseToken = `${this.workerId}:${++this.claims}`
-    return this.db.transaction((tx) => claimDue(tx, carrierCode, limit, leaseMs, leaseToken))
+  /**
+   * Claims up to `limit` due tasks of one carrier, oldest due first, under one new lease token, in
+   * a transaction of its own (the caller's unit of work): its two statements must share it.
+   */
+  claimDue(tx: Queryable, carrierCode: string, limit: number, leaseMs: number): Promise<ClaimedTask[]> {
+    return claimDue(tx, carrierCode, limit, leaseMs, `${this.workerId}:${++this.claims}`)
   }
 
   /**

@@ -21,9 +21,9 @@ describe('SettingsRepository', () => {
   it('never answers a read with a value older than the read: a change made before it is seen', async () => {
     const repository = new SettingsRepository(t.db)
     const earlier = repository.get()
-    await repository.update({ batchMaxItems: 77 })
+    await t.db.transaction((tx) => repository.update(tx, { batchMaxItems: 77 }))
     expect(await repository.get()).toEqual({ batchMaxItems: 77, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 })
     expect([100, 77]).toContain((await earlier).batchMaxItems)
-    await repository.update({ batchMaxItems: 100 })
+    await t.db.transaction((tx) => repository.update(tx, { batchMaxItems: 100 }))
   })
 })

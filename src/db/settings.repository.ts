@@ -1,6 +1,6 @@
 import { SETTINGS, type SettingName, type Settings } from '../domain/settings'
 import { Coalescer } from './coalescer'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
 
 export type { Settings }
@@ -35,9 +35,11 @@ export class SettingsRepository {
     return row as Settings
   }
 
-  async update(patch: Partial<Settings>): Promise<Settings> {
+  async update(tx: Queryable, patch: Partial<Settings>): Promise<Settings> {
     const names = SETTING_NAMES.filter((name) => patch[name] !== undefined)
-    const [row] = await this.db.query<Settings>(
+    const {
+      rows: [row],
+    } = await tx.query<Settings>(
       updateStatement(names),
       names.map((name) => patch[name]),
     )

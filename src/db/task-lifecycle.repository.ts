@@ -1,7 +1,7 @@
 import { ExpiringMap } from '../domain/expiring-map'
 import type { ListPosition, TaskListQuery } from '../domain/task-list'
 import type { FullTaskJson, JsonText } from '../domain/task-document'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { StatementNames } from './statement-names'
 import { taskDocumentOf } from './task-document.sql'
 import { listStatement, NARROW_RANGE, rangeCountStatement } from './task-list.sql'
@@ -79,8 +79,10 @@ export class TaskLifecycleRepository {
    * Stops fetching the task: inactive, stoppedAt set (kept when stopped already), its lease
    * dropped so that a fetch in flight is not applied. Deliveries already made still go out.
    */
-  async stop(userId: number, taskId: number): Promise<FullTaskDocument | undefined> {
-    const [row] = await this.db.query<{ document: FullTaskDocument }>(TASK_STOP, [userId, taskId])
+  async stop(tx: Queryable, userId: number, taskId: number): Promise<FullTaskDocument | undefined> {
+    const {
+      rows: [row],
+    } = await tx.query<{ document: FullTaskDocument }>(TASK_STOP, [userId, taskId])
     return row?.document
   }
 
@@ -89,8 +91,10 @@ export class TaskLifecycleRepository {
    * REFRESH_INTERVAL_SECONDS. An expired task's expiry clock starts again, so that the fetch
    * decides afresh. A lease in flight is dropped: the new fetch replaces it.
    */
-  async requestRefresh(userId: number, taskId: number): Promise<RefreshRequest> {
-    const [row] = await this.db.query<{ requested: boolean; next_check_at: Date | null; wait_seconds: number }>(TASK_REFRESH_REQUEST, [
+  async requestRefresh(tx: Queryable, userId: number, taskId: number): Promise<RefreshRequest> {
+    const {
+      rows: [row],
+    } = await tx.query<{ requested: boolean; next_check_at: Date | null; wait_seconds: number }>(TASK_REFRESH_REQUEST, [
       userId,
       taskId,
       REFRESH_INTERVAL_SECONDS,

@@ -1,7 +1,7 @@
 import type { Milestone } from '../domain/milestones'
 import { DEFAULT_BRAND, type Language, type TrackingPageBrand, type TrackingPageSource } from '../domain/tracking-page'
 import type { ProofOfDelivery } from '../domain/tracking-task'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { PAGE_URL_OF_TASK } from './task-document.sql'
 import { statementsOf } from './statements'
 
@@ -83,8 +83,10 @@ export class TrackingPageRepository {
     return row ? brandOf(row) : DEFAULT_BRAND
   }
 
-  async saveBrand(userId: number, brand: TrackingPageBrand): Promise<TrackingPageBrand> {
-    const [row] = await this.db.query<BrandDbRow>(
+  async saveBrand(tx: Queryable, userId: number, brand: TrackingPageBrand): Promise<TrackingPageBrand> {
+    const {
+      rows: [row],
+    } = await tx.query<BrandDbRow>(
       BRAND_WRITE,
       [userId, brand.displayName, brand.logoUrl, brand.accentColor, brand.supportUrl, brand.supportEmail, brand.showReference, brand.defaultLanguage],
       'page_brand_write',

@@ -1,5 +1,5 @@
 import type { EndpointFields, EndpointPatch, EndpointRecord } from '../domain/webhook-endpoint'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
 
 /**
@@ -41,25 +41,24 @@ export class WebhookEndpointRepository {
 
   /**
    * Creates the endpoint unless the user has `max` already; undefined then. The user's row is
-   * locked first, so that two creates side by side cannot both take the last place.
+   * locked first (until the transaction ends), so that two creates side by side cannot both take
+   * the last place.
    */
-  async create(userId: number, fields: EndpointFields, secret: string, max: number): Promise<EndpointRecord | undefined> {
-    return this.db.transaction(async (tx) => {
-      await tx.query(ENDPOINT_LOCK_USER, [userId])
-      const { rows: counted } = await tx.query<{ n: number }>(ENDPOINT_COUNT, [userId])
-      if (counted[0]!.n >= max) return undefined
-      const { rows } = await tx.query<EndpointRow>(ENDPOINT_CREATE, [
-        userId,
-        fields.url,
-        fields.description,
-        fields.eventTypes,
-        fields.carrierCodes,
-        fields.milestones,
-        fields.enabled,
-        secret,
-      ])
-      return toRecord(rows[0]!)
-    })
+  async create(tx: Queryable, userId: number, fields: EndpointFields, secret: string, max: number): Promise<EndpointRecord | undefined> {
+    await tx.query(ENDPOINT_LOCK_USER, [userId])
+    const { rows: counted } = await tx.query<{ n: number }>(ENDPOINT_COUNT, [userId])
+    if (counted[0]!.n >= max) return undefined
+    const { rows } = await tx.query<EndpointRow>(ENDPOINT_CREATE, [
+      userId,
+      fields.url,
+      fields.description,
+      fields.eventTypes,
+      fields.carrierCodes,
+      fields.milestones,
+      fields.enabled,
+      secret,
+    ])
+    return toRecord(rows[0]!)
   }
 
   async list(userId: number): Promise<EndpointRecord[]> {
@@ -77,24 +76,20 @@ export class WebhookEndpointRepository {
    * transaction ("endpoint disabled"): a disabled endpoint is sent nothing, and the failed ones can
    * be replayed once it is enabled again. An attempt in flight finishes.
    */
-  async update(userId: number, endpointId: number, patch: EndpointPatch): Promise<EndpointRecord | undefined> {
-    return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<EndpointRow>(ENDPOINT_UPDATE, [
-        userId,
-        endpointId,
-        patch.url ?? null,
-        patch.description ?? null,
-        patch.eventTypes ?? null,
-        patch.carrierCodes ?? null,
-        patch.milestones ?? null,
-        patch.enabled ?? null,
-      ])
-      const row = rows[0]
-      if (row && !row.enabled) {
-        await tx.query(ENDPOINT_FAIL_WAITING, [endpointId])
-      }
-      return row && toRecord(row)
-    })
+  async update(tx: Queryable, userId: number, endpointId: number, patch: EndpointPatch): Promise<EndpointRecord | undefined> {
+    const { rows } = await tx.query<EndpointRow>(ENDPOINT_UPDATE, [
+      userId,
+      endpointId,
+      patch.url ?? null,
+      patch.description ?? null,
+      patch.eventTypes ?? null,
+      patch.carrierCodes ?? null,
+      patch.milestones ?? null,
+      patch.enabled ?? null,
+    ])
+    const row = rows[0]
+    if (row && !row.enabled) await tx.query(ENDPOINT_FAIL_WAITING, [endpointId])
+    return row && toRecord(row)
   }
 
   /** Deletes the endpoint; its deliveries go with it (migration 0010's trigger). */

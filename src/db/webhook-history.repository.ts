@@ -1,6 +1,6 @@
 import type { WebhookStatus } from '../domain/statuses'
 import type { DeliveryRecord } from '../domain/webhook-record'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { nextRetryAtOf } from './task-document.sql'
 import { statementsOf } from './statements'
 
@@ -20,8 +20,8 @@ export class WebhookHistoryRepository {
    * new cycle of the schedule; pending and sending are already on their way and stay as they are.
    * undefined when the user has no such delivery.
    */
-  async redeliver(userId: number, taskId: number, webhookId: string): Promise<WebhookStatus | undefined> {
-    const rows = await this.db.query<{ status: WebhookStatus }>(WEBHOOK_REDELIVER, [userId, taskId, webhookId])
+  async redeliver(tx: Queryable, userId: number, taskId: number, webhookId: string): Promise<WebhookStatus | undefined> {
+    const { rows } = await tx.query<{ status: WebhookStatus }>(WEBHOOK_REDELIVER, [userId, taskId, webhookId])
     return rows[0]?.status
   }
 }

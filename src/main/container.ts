@@ -78,11 +78,11 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     () => wakeups.tasksDue(),
     () => wakeups.deliveriesDue(),
   )
-  const webhooks = new WebhookHistoryService(new WebhookHistoryRepository(db), () => wakeups.deliveriesDue())
+  const webhooks = new WebhookHistoryService(db, new WebhookHistoryRepository(db), () => wakeups.deliveriesDue())
   const carrierCircuits = deps.carrierCircuits ?? (() => ({}))
   const audit = new AuditTrail(db, new AuditRepository(db))
   const operators = new OperatorRepository(db)
-  const deliveryLog = new DeliveryLogService(new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue())
+  const deliveryLog = new DeliveryLogService(db, new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue())
   return {
     auth: new AuthService(users, config.tokenCacheTtlMs),
     subscriptions: new SubscriptionService(new TaskRepository(db), settings, carriers, () => wakeups.tasksDue()),
@@ -106,6 +106,7 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     carriers,
     webhooks,
     endpoints: new WebhookEndpointService(
+      db,
       new WebhookEndpointRepository(db),
       deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false }),
     ),

@@ -6,7 +6,10 @@ import type { WebhookQueueRepository } from '../db/webhook-queue.repository'
 import type { ServiceMetrics } from '../observability/metrics'
 import { SettingsRepository } from '../db/settings.repository'
 import type { CircuitView } from '../domain/circuit-breaker'
-import { RefreshService } from '../services/refresh.service'
+import { RefreshRepository } from '../db/refresh.repository'
+import { CarrierLoad } from '../services/carrier-load'
+import { RefreshApply } from '../services/refresh-apply'
+import { RefreshService, type CarrierChannel, type RefreshHooks, type RefreshOptions } from '../services/refresh.service'
 import { RetentionService } from '../services/retention.service'
 import { WebhookDeliveryService, type HostView } from '../services/webhook-delivery.service'
 import { WebhookHttp } from '../webhooks/webhook-http'
@@ -72,7 +75,7 @@ export function createWorkers(
     log,
   )
 
-  const refresh = new RefreshService(
+  const refresh = createRefreshService(
     db,
     carriers.channels,
     {
@@ -129,4 +132,18 @@ export function createWorkers(
       await webhookHttp.close()
     },
   }
+}
+
+/** A refresh service with its parts: the schedule's storage, the apply, the carriers' load. */
+export function createRefreshService(
+  db: Database,
+  carriers: Map<string, CarrierChannel>,
+  options: RefreshOptions,
+  metrics: ServiceMetrics,
+  hooks: RefreshHooks = {},
+): RefreshService {
+  const repository = new RefreshRepository(db)
+  const now = hooks.now ?? (() => new Date())
+  const parts = { repository, applier: new RefreshApply(db, options.expireAfterMs), load: new CarrierLoad(repository, () => now().getTime()) }
+  return new RefreshService(db, parts, carriers, options, metrics, hooks)
 }

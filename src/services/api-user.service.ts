@@ -30,11 +30,11 @@ export class ApiUserService {
       .record(
         actor,
         entry,
-        async () => {
+        async (tx) => {
           const cleanName = parseName(name)
           const token = newApiToken()
           const webhookSecret = newWebhookSecret()
-          const { userId, tokenId } = await this.users.createWithToken(cleanName, webhookSecret, hashToken(token), tokenPrefix(token))
+          const { userId, tokenId } = await this.users.createWithToken(tx, cleanName, webhookSecret, hashToken(token), tokenPrefix(token))
           return { userId, name: cleanName, token, webhookSecret, tokenId }
         },
         (created) => ({ target: { kind: 'api_user', id: created.userId }, detail: { tokenId: created.tokenId, tokenPrefix: tokenPrefix(created.token) } }),
@@ -61,9 +61,9 @@ export class ApiUserService {
     return this.audit.record(
       actor,
       { action: 'api_token.issue', target: { kind: 'api_user', id: userId } },
-      async () => {
+      async (tx) => {
         const token = newApiToken()
-        const tokenId = await this.users.addToken(userId, hashToken(token), tokenPrefix(token))
+        const tokenId = await this.users.addToken(tx, userId, hashToken(token), tokenPrefix(token))
         if (tokenId === undefined) throw new AppError('not_found', `no API user ${userId}`)
         return { tokenId, token }
       },
@@ -78,15 +78,15 @@ export class ApiUserService {
   }
 
   async revokeToken(userId: number, tokenId: number, actor?: Actor): Promise<void> {
-    await this.audit.record(actor, { action: 'api_token.revoke', target: { kind: 'api_token', id: tokenId }, detail: { userId } }, async () => {
-      if (!(await this.users.revokeToken(userId, tokenId))) throw new AppError('not_found', `no token ${tokenId} for API user ${userId}`)
+    await this.audit.record(actor, { action: 'api_token.revoke', target: { kind: 'api_token', id: tokenId }, detail: { userId } }, async (tx) => {
+      if (!(await this.users.revokeToken(tx, userId, tokenId))) throw new AppError('not_found', `no token ${tokenId} for API user ${userId}`)
     })
   }
 
   async rotateWebhookSecret(userId: number, actor?: Actor): Promise<{ webhookSecret: string }> {
-    return this.audit.record(actor, { action: 'webhook_secret.rotate', target: { kind: 'api_user', id: userId } }, async () => {
+    return this.audit.record(actor, { action: 'webhook_secret.rotate', target: { kind: 'api_user', id: userId } }, async (tx) => {
       const webhookSecret = newWebhookSecret()
-      if (!(await this.users.rotateWebhookSecret(userId, webhookSecret, SECRET_ROTATION_GRACE_SECONDS))) {
+      if (!(await this.users.rotateWebhookSecret(tx, userId, webhookSecret, SECRET_ROTATION_GRACE_SECONDS))) {
         throw new AppError('not_found', `no API user ${userId}`)
       }
       return { webhookSecret }

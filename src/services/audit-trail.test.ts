@@ -40,8 +40,8 @@ describe('the audit trail', () => {
   it('records no success for a change that failed midway, and undoes what it had written', async () => {
     const before = (await entries()).length
     await expect(
-      t.services.audit.record(admin, { action: 'settings.update', target: { kind: 'settings' } }, async () => {
-        await t.services.settings.update({ batchMaxItems: 7 })
+      t.services.audit.record(admin, { action: 'settings.update', target: { kind: 'settings' } }, async (tx) => {
+        await new SettingsRepository(t.db).update(tx, { batchMaxItems: 7 })
         throw new AppError('validation_error', 'a later step said no')
       }),
     ).rejects.toThrow('a later step said no')

@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client'
+import { createRefreshService } from '../../test/support/refresh-service'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { createCarrierSimulator } from '../carriers/registry'
@@ -9,7 +10,7 @@ import { ServiceMetrics } from '../observability/metrics'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { waitFor } from '../../test/support/wait-for'
 import { CarrierBudget } from './carrier-budget'
-import { RefreshService, type CarrierChannel } from './refresh.service'
+import { type CarrierChannel, type RefreshService } from './refresh.service'
 
 // A carrier that is down costs nothing: its circuit opens, none of its tasks is claimed or
 // rewritten while it is open, the other carriers go on, and once it is back its due tasks are
@@ -40,7 +41,7 @@ beforeAll(async () => {
     ['UPARCEL', channel(UPARCEL)],
   ])
   registry = new Registry()
-  service = new RefreshService(t.db, channels, OPTIONS, new ServiceMetrics(registry))
+  service = createRefreshService(t.db, channels, OPTIONS, new ServiceMetrics(registry))
 })
 afterAll(async () => {
   for (const channel of channels.values()) await channel.adapter.close()
@@ -145,7 +146,7 @@ describe('a carrier that is down', () => {
       budget: new CarrierBudget(2),
       circuit: new CircuitBreaker({ failureThreshold: 2, baseOpenMs: 60_000, maxOpenMs: 60_000 }),
     }
-    const slow = new RefreshService(t.db, new Map([['FEDEX', fedex]]), { ...OPTIONS, claimLimit: 180 }, new ServiceMetrics(new Registry()))
+    const slow = createRefreshService(t.db, new Map([['FEDEX', fedex]]), { ...OPTIONS, claimLimit: 180 }, new ServiceMetrics(new Registry()))
     const ids = [...(await subscribeMany(90, 'FEDEX', 'ST')), ...(await subscribeMany(90, 'FEDEX', 'ST'))]
     sim.setDown(FEDEX.simulator, true)
     expect(await slow.runRound('FEDEX')).toMatchObject({ claimed: 180, failed: 60, skipped: 120 })

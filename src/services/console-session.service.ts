@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
 import type { ConsoleSessionRepository } from '../db/console-session.repository'
+import type { Queryable } from '../db/database'
 import type { OperatorRepository } from '../db/operator.repository'
 import type { SettingsRepository } from '../db/settings.repository'
 import type { Actor } from '../domain/audit'
@@ -67,8 +68,8 @@ export class ConsoleSessionService {
       throw new AppError('unauthorized', 'that is not the admin token')
     }
     this.failures.delete(address)
-    const session = await this.audit.record({ kind: 'admin_token', address }, SIGN_IN, () => this.create(null, address))
-    return session
+    const lifetimeMs = await this.lifetimeMs()
+    return this.audit.record({ kind: 'admin_token', address }, SIGN_IN, (tx) => this.create(tx, null, address, lifetimeMs))
   }
 
   /** An operator's session, or `unauthorized` (the same words for an unknown email and a wrong password) / `rate_limited`. */
@@ -104,16 +105,20 @@ export class ConsoleSessionService {
       throw operator.disabled ? new AppError('unauthorized', 'this operator is disabled; ask an admin') : wrong
     }
     this.failures.delete(address)
-    return this.audit.record(actor, SIGN_IN, async () => {
-      await this.operators.signedIn(operator.id)
-      return this.create(operator.id, address)
+    const lifetimeMs = await this.lifetimeMs()
+    return this.audit.record(actor, SIGN_IN, async (tx) => {
+      await this.operators.signedIn(tx, operator.id)
+      return this.create(tx, operator.id, address, lifetimeMs)
     })
   }
 
-  private async create(operatorId: number | null, address: string): Promise<{ cookie: string; maxAgeSeconds: number }> {
-    const lifetimeMs = (await this.settings.get()).consoleSessionHours * 3_600_000
+  private async lifetimeMs(): Promise<number> {
+    return (await this.settings.get()).consoleSessionHours * 3_600_000
+  }
+
+  private async create(tx: Queryable, operatorId: number | null, address: string, lifetimeMs: number): Promise<{ cookie: string; maxAgeSeconds: number }> {
     const id = randomBytes(32).toString('base64url')
-    await this.sessions.create(hashToken(id), randomBytes(24).toString('base64url'), lifetimeMs, operatorId, address)
+    await this.sessions.create(tx, hashToken(id), randomBytes(24).toString('base64url'), lifetimeMs, operatorId, address)
     return { cookie: id, maxAgeSeconds: Math.floor(lifetimeMs / 1000) }
   }
 

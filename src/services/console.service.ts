@@ -96,20 +96,20 @@ export class ConsoleService {
   }
 
   async refreshTask(taskId: number, actor: Actor) {
-    return this.audit.record(actor, { action: 'task.refresh', target: { kind: 'task', id: taskId } }, async () =>
-      this.tasks.refresh((await this.ownerOf(taskId)).id, taskId),
+    return this.audit.record(actor, { action: 'task.refresh', target: { kind: 'task', id: taskId } }, async (tx) =>
+      this.tasks.refreshIn(tx, (await this.ownerOf(taskId)).id, taskId),
     )
   }
 
   async stopTask(taskId: number, actor: Actor) {
-    return this.audit.record(actor, { action: 'task.stop', target: { kind: 'task', id: taskId } }, async () =>
-      this.tasks.stop((await this.ownerOf(taskId)).id, taskId),
+    return this.audit.record(actor, { action: 'task.stop', target: { kind: 'task', id: taskId } }, async (tx) =>
+      this.tasks.stopIn(tx, (await this.ownerOf(taskId)).id, taskId),
     )
   }
 
   async redeliver(taskId: number, webhookId: string, actor: Actor) {
-    return this.audit.record(actor, { action: 'webhook.redeliver', target: { kind: 'webhook', id: webhookId.slice(0, 100) }, detail: { taskId } }, async () =>
-      this.webhooks.redeliver((await this.ownerOf(taskId)).id, taskId, webhookId),
+    return this.audit.record(actor, { action: 'webhook.redeliver', target: { kind: 'webhook', id: webhookId.slice(0, 100) }, detail: { taskId } }, async (tx) =>
+      this.webhooks.redeliverIn(tx, (await this.ownerOf(taskId)).id, taskId, webhookId),
     )
   }
 
@@ -122,8 +122,8 @@ export class ConsoleService {
     return this.audit.record(
       actor,
       { action: 'webhook.replay', target: filter.userId ? { kind: 'api_user', id: filter.userId } : { kind: 'webhook' }, detail: { ...filter } },
-      async () => {
-        const owner = endpointId === undefined ? undefined : await this.console.endpointOwner(endpointId)
+      async (tx) => {
+        const owner = endpointId === undefined ? undefined : await this.console.endpointOwner(tx, endpointId)
         if (endpointId !== undefined && (owner === undefined || (filter.userId !== undefined && owner !== filter.userId))) {
           throw invalid([{ field: 'endpointId', message: filter.userId === undefined ? 'is not an endpoint' : "is not this user's endpoint" }])
         }
@@ -132,9 +132,9 @@ export class ConsoleService {
             ? [owner]
             : filter.userId !== undefined
               ? [filter.userId]
-              : await this.console.usersWithFailed(new Date(createdFrom), new Date(createdTo))
+              : await this.console.usersWithFailed(tx, new Date(createdFrom), new Date(createdTo))
         let queued = 0
-        for (const userId of users) queued += (await this.deliveryLog.replay(userId, { status: 'failed', createdFrom, createdTo, endpointId })).queued
+        for (const userId of users) queued += (await this.deliveryLog.replayIn(tx, userId, { status: 'failed', createdFrom, createdTo, endpointId })).queued
         return { queued }
       },
       ({ queued }) => ({ detail: { queued } }),

@@ -1,3 +1,4 @@
+import type { Database, Transaction } from '../db/database'
 import type { DeliveryLogEntry, DeliveryLogFilters, DeliveryLogRepository } from '../db/delivery-log.repository'
 import type { SecretsRepository } from '../db/secrets.repository'
 import { invalid, type FieldError } from '../domain/errors'
@@ -21,12 +22,21 @@ export interface LogParameters {
   cursor?: string
 }
 
+/** What a bulk replay queues again: the deliveries failed for good in a window, of one endpoint or all. */
+export interface ReplayBody {
+  status: 'failed'
+  createdFrom: string
+  createdTo: string
+  endpointId?: number
+}
+
 const CURSOR_KEY = 'list-cursor'
 const SORT = '-createdAt'
 
 /** The account-wide delivery log and the bulk replay (docs/webhooks.md, "The log"). */
 export class DeliveryLogService {
   constructor(
+    private readonly db: Database,
     private readonly log: DeliveryLogRepository,
     private readonly secrets: SecretsRepository,
     /** Called after deliveries were made due again (wakes the webhook workers). */
@@ -60,14 +70,19 @@ export class DeliveryLogService {
   }
 
   /** Queues the failed deliveries of a window again, at most REPLAY_MAX a call (queued = REPLAY_MAX: call again for more). */
-  async replay(userId: number, body: { status: 'failed'; createdFrom: string; createdTo: string; endpointId?: number }): Promise<{ queued: number }> {
+  replay(userId: number, body: ReplayBody): Promise<{ queued: number }> {
+    return this.db.transaction((tx) => this.replayIn(tx, userId, body))
+  }
+
+  /** `replay` in the caller's unit of work (the console's bulk replay, user after user, with its audit entry). */
+  async replayIn(tx: Transaction, userId: number, body: ReplayBody): Promise<{ queued: number }> {
     const createdFrom = new Date(body.createdFrom)
     const createdTo = new Date(body.createdTo)
     const problems: FieldError[] = []
     if (createdFrom >= createdTo) problems.push({ field: 'createdFrom', message: 'must be before createdTo' })
     if (problems.length > 0) throw invalid(problems)
-    const queued = await this.log.replayFailed(userId, { createdFrom, createdTo, endpointId: body.endpointId }, REPLAY_MAX)
-    if (queued > 0) this.onQueued()
+    const queued = await this.log.replayFailed(tx, userId, { createdFrom, createdTo, endpointId: body.endpointId }, REPLAY_MAX)
+    if (queued > 0) tx.afterCommit(this.onQueued)
     return { queued }
   }
 }

@@ -1,4 +1,5 @@
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
+import { createRefreshService } from '../../test/support/refresh-service'
 import { Registry } from 'prom-client'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,7 +15,6 @@ import { CarrierSimulator } from '../simulator/simulator'
 import { createCarrierSimulator } from '../carriers/registry'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { CarrierBudget } from './carrier-budget'
-import { RefreshService } from './refresh.service'
 import { WebhookDeliveryService } from './webhook-delivery.service'
 
 // A parcel walks the failed-attempt story (label → picked up → in transit → out for delivery →
@@ -51,7 +51,7 @@ afterAll(async () => {
 })
 
 const refresh = () =>
-  new RefreshService(
+  createRefreshService(
     t.db,
     new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(1000) }]]),
     { pollIntervalMs: 3_600_000, expireAfterMs: 30 * 86_400_000, leaseMs: 30_000, claimLimit: 100, retryBaseMs: 100, retryMaxMs: 200 },

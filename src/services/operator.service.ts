@@ -25,8 +25,8 @@ export class OperatorService {
     const operatorId = await this.audit.record(
       actor,
       { action: 'operator.create', target: { kind: 'operator' }, detail: { email, role } },
-      async () => {
-        const id = await this.operators.create(email, role, passwordHash)
+      async (tx) => {
+        const id = await this.operators.create(tx, email, role, passwordHash)
         if (id === undefined) throw invalid([{ field: 'email', message: 'is already an operator' }])
         return id
       },
@@ -63,9 +63,9 @@ export class OperatorService {
     if (actor?.kind === 'operator' && actor.operatorId === operatorId && (disabled === true || (role !== undefined && role !== 'admin'))) {
       throw invalid([{ field: role !== undefined ? 'role' : 'disabled', message: 'cannot be changed on your own account (another admin can)' }])
     }
-    await this.audit.record(actor, { action: 'operator.update', target: { kind: 'operator', id: operatorId }, detail: { role, disabled } }, async () => {
-      if (!(await this.operators.update(operatorId, { role, disabled }))) throw notFound(operatorId)
-      if (disabled === true) await this.operators.revokeSessions(operatorId)
+    await this.audit.record(actor, { action: 'operator.update', target: { kind: 'operator', id: operatorId }, detail: { role, disabled } }, async (tx) => {
+      if (!(await this.operators.update(tx, operatorId, { role, disabled }))) throw notFound(operatorId)
+      if (disabled === true) await this.operators.revokeSessions(tx, operatorId)
     })
     return this.get(operatorId)
   }
@@ -75,9 +75,9 @@ export class OperatorService {
     const weak = passwordProblem(password)
     if (weak) throw invalid([weak])
     const passwordHash = await hashPassword(password as string)
-    await this.audit.record(actor, { action: 'operator.update', target: { kind: 'operator', id: operatorId }, detail: { password: 'reset' } }, async () => {
-      if (!(await this.operators.setPassword(operatorId, passwordHash))) throw notFound(operatorId)
-      await this.operators.revokeSessions(operatorId)
+    await this.audit.record(actor, { action: 'operator.update', target: { kind: 'operator', id: operatorId }, detail: { password: 'reset' } }, async (tx) => {
+      if (!(await this.operators.setPassword(tx, operatorId, passwordHash))) throw notFound(operatorId)
+      await this.operators.revokeSessions(tx, operatorId)
     })
   }
 
@@ -90,9 +90,9 @@ export class OperatorService {
     const weak = passwordProblem(next)
     if (weak) throw invalid([{ ...weak, field: 'newPassword' }])
     const passwordHash = await hashPassword(next as string)
-    await this.audit.record(actor, { action: 'operator.change_password', target: { kind: 'operator', id: actor.operatorId } }, async () => {
-      await this.operators.setPassword(actor.operatorId, passwordHash)
-      await this.operators.revokeSessions(actor.operatorId, keepSession)
+    await this.audit.record(actor, { action: 'operator.change_password', target: { kind: 'operator', id: actor.operatorId } }, async (tx) => {
+      await this.operators.setPassword(tx, actor.operatorId, passwordHash)
+      await this.operators.revokeSessions(tx, actor.operatorId, keepSession)
     })
   }
 
@@ -102,7 +102,7 @@ export class OperatorService {
     return this.audit.record(
       actor,
       { action: 'operator.revoke_sessions', target: { kind: 'operator', id: operatorId } },
-      () => this.operators.revokeSessions(operatorId),
+      (tx) => this.operators.revokeSessions(tx, operatorId),
       (ended) => ({ detail: { ended } }),
     )
   }

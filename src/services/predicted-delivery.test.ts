@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client'
+import { createRefreshService } from '../../test/support/refresh-service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { createCarrierSimulator } from '../carriers/registry'
@@ -8,7 +9,7 @@ import { MIN_LANE_DELIVERIES } from '../domain/transit-times'
 import { ServiceMetrics } from '../observability/metrics'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { CarrierBudget } from './carrier-budget'
-import { RefreshService, type CarrierChannel } from './refresh.service'
+import { type CarrierChannel, type RefreshService } from './refresh.service'
 
 // Predicted delivery through the real refresh: tasks delivered by the simulator's stories (each at
 // its last stage, the stages a minute apart), lanes learned as they are applied, predictions read
@@ -38,7 +39,7 @@ beforeAll(async () => {
     ['UPS', channel(UPS)],
   ])
   const options = { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 }
-  service = new RefreshService(t.db, channels, options, new ServiceMetrics(new Registry()))
+  service = createRefreshService(t.db, channels, options, new ServiceMetrics(new Registry()))
 })
 afterAll(async () => {
   for (const channel of channels.values()) await channel.adapter.close()

@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client'
+import { createRefreshService } from '../../test/support/refresh-service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { createCarrierSimulator } from '../carriers/registry'
@@ -7,7 +8,7 @@ import { requestsPerSecond } from '../domain/request-budget'
 import { ServiceMetrics } from '../observability/metrics'
 import type { CarrierSimulator } from '../simulator/simulator'
 import { CarrierBudget } from './carrier-budget'
-import { RefreshService, type CarrierChannel } from './refresh.service'
+import { type CarrierChannel, type RefreshService } from './refresh.service'
 
 // A carrier whose budget cannot pay for its active tasks at the poll interval (USPS: 60 requests
 // an hour): the refresh claims only what the budget lets through, and spreads the tasks' fetches
@@ -29,7 +30,7 @@ beforeAll(async () => {
     budget: new CarrierBudget(requestsPerSecond(USPS.env.requestBudget.fallback)),
     pollIntervalMs: POLL_MS,
   }
-  service = new RefreshService(
+  service = createRefreshService(
     t.db,
     new Map([[USPS.code, channel]]),
     { pollIntervalMs: POLL_MS, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },

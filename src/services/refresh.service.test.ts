@@ -1,4 +1,5 @@
 import { UPARCEL } from '../carriers/uparcel/uparcel.plugin'
+import { createRefreshService } from '../../test/support/refresh-service'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -13,7 +14,7 @@ import { createCarrierSimulator } from '../carriers/registry'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { CarrierBudget } from './carrier-budget'
 import { RefreshApply } from './refresh-apply'
-import { RefreshService, type CarrierChannel } from './refresh.service'
+import { type CarrierChannel, type RefreshService } from './refresh.service'
 import { waitFor } from '../../test/support/wait-for'
 
 // End to end through the simulator over HTTP: the real adapters, the real database.
@@ -44,7 +45,7 @@ beforeAll(async () => {
   ])
   repository = new RefreshRepository(t.db)
   registry = new Registry()
-  service = new RefreshService(
+  service = createRefreshService(
     t.db,
     channels,
     { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
@@ -235,12 +236,12 @@ describe('carrier outcomes', () => {
 describe('claims and leases', () => {
   it('never hands one task to two claims; a lost lease comes back when it runs out', async () => {
     const ids = [await subscribe('DL'), await subscribe('DL')]
-    const first = await repository.claimDue('FEDEX', 10, 200)
+    const first = await t.db.transaction((tx) => repository.claimDue(tx, 'FEDEX', 10, 200))
     expect(first.map((c) => c.id).sort()).toEqual(ids.sort())
-    expect(await repository.claimDue('FEDEX', 10, 200)).toEqual([])
+    expect(await t.db.transaction((tx) => repository.claimDue(tx, 'FEDEX', 10, 200))).toEqual([])
     const again = await waitFor(
       async () => {
-        const claimed = await repository.claimDue('FEDEX', 10, 60_000)
+        const claimed = await t.db.transaction((tx) => repository.claimDue(tx, 'FEDEX', 10, 60_000))
         return claimed.length > 0 ? claimed : undefined
       },
       { what: 'the lease to run out' },
@@ -299,7 +300,7 @@ describe('between poll ticks', () => {
     const ids = await Promise.all(Array.from({ length: 30 }, () => subscribe('DLNOW')))
     expect(await repository.dueInMs('FEDEX', 30)).toBeLessThan(0)
     // Another worker's round holds them: not due for this one.
-    const held = await new RefreshRepository(t.db).claimDue('FEDEX', 30, 60_000)
+    const held = await t.db.transaction((tx) => new RefreshRepository(t.db).claimDue(tx, 'FEDEX', 30, 60_000))
     expect(held.map((c) => c.id).sort()).toEqual(ids.sort())
     expect(await repository.dueInMs('FEDEX', 30)).toBeNull()
     const round = await service.runRound('FEDEX')

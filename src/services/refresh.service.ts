@@ -1,13 +1,13 @@
 import type { CarrierAdapter, CarrierLookup } from '../carriers/carrier'
 import { CarrierError } from '../carriers/carrier'
 import type { Database } from '../db/database'
-import { RefreshRepository, type ClaimedTask } from '../db/refresh.repository'
+import type { ClaimedTask, RefreshRepository } from '../db/refresh.repository'
 import { CircuitBreaker, type CircuitView } from '../domain/circuit-breaker'
 import { refreshRetryDelayMs } from '../domain/refresh-schedule'
 import type { ServiceMetrics } from '../observability/metrics'
 import type { CarrierBudget } from './carrier-budget'
-import { CarrierLoad } from './carrier-load'
-import { RefreshApply, type FetchedTask } from './refresh-apply'
+import type { CarrierLoad } from './carrier-load'
+import type { FetchedTask, RefreshApply } from './refresh-apply'
 
 export interface RefreshOptions {
   /** Cadence of active tasks (POLL_INTERVAL_SECONDS). */
@@ -33,6 +33,13 @@ export interface CarrierChannel {
   circuit?: CircuitBreaker
   /** This carrier's cadence, when not the options' (a simulated carrier is polled at its pace). */
   pollIntervalMs?: number
+}
+
+/** What a refresh round works with: the schedule's storage, the apply, the carriers' load. */
+export interface RefreshParts {
+  repository: RefreshRepository
+  applier: RefreshApply
+  load: CarrierLoad
 }
 
 export interface RoundResult {
@@ -72,7 +79,8 @@ export class RefreshService {
   private readonly load: CarrierLoad
 
   constructor(
-    db: Database,
+    private readonly db: Database,
+    parts: RefreshParts,
     private readonly carriers: Map<string, CarrierChannel>,
     private readonly options: RefreshOptions,
     private readonly metrics: ServiceMetrics,
@@ -81,9 +89,9 @@ export class RefreshService {
     this.now = hooks.now ?? (() => new Date())
     this.random = hooks.random ?? Math.random
     this.onNotification = hooks.onNotification ?? (() => {})
-    this.repository = new RefreshRepository(db)
-    this.applier = new RefreshApply(db, options.expireAfterMs)
-    this.load = new CarrierLoad(this.repository, () => this.now().getTime())
+    this.repository = parts.repository
+    this.applier = parts.applier
+    this.load = parts.load
     // A channel given no circuit gets one that never opens.
     this.circuitOf = new Map(
       [...carriers].map(([code, channel]) => [code, channel.circuit ?? new CircuitBreaker({ failureThreshold: Infinity, baseOpenMs: 0, maxOpenMs: 0 })]),
@@ -120,10 +128,12 @@ export class RefreshService {
     if (!probe && affordable === 0) return { ...result, wakeInMs: Math.max(channel.budget.msUntilNext(), MIN_ROUND_GAP_MS) }
     const limit = probe ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, affordable * channel.adapter.maxBatchSize)
     const nextRefreshInMs = await this.intervalOf(carrierCode, channel)
-    const claims = await this.repository.claimDue(carrierCode, limit, this.options.leaseMs).catch((error: unknown) => {
-      if (probe) circuit.cancelProbe()
-      throw error
-    })
+    const claims = await this.db
+      .transaction((tx) => this.repository.claimDue(tx, carrierCode, limit, this.options.leaseMs))
+      .catch((error: unknown) => {
+        if (probe) circuit.cancelProbe()
+        throw error
+      })
     if (probe && claims.length === 0) circuit.cancelProbe()
     result.claimed = claims.length
     result.more = claims.length === limit

@@ -29,11 +29,11 @@ export class RetentionService {
     const { retentionDays, auditRetentionDays } = await this.settings.get()
     const auditFull = (await this.audit.purge(auditRetentionDays, RETENTION_BATCH)) === RETENTION_BATCH
     if (retentionDays === 0) return auditFull
-    const { deleted, told } = await this.db.transaction(async (tx) => {
+    const deleted = await this.db.transaction(async (tx) => {
       const doomed = await lockLongInactive(tx, retentionDays, RETENTION_BATCH)
-      return { deleted: doomed.length, told: await deleteAndTell(tx, doomed, this.now()) }
+      if ((await deleteAndTell(tx, doomed, this.now())) > 0) tx.afterCommit(this.onDeliveriesDue)
+      return doomed.length
     })
-    if (told > 0) this.onDeliveriesDue()
     return deleted === RETENTION_BATCH || auditFull
   }
 }

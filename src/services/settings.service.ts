@@ -1,7 +1,7 @@
 import { invalid, MUST, type FieldError } from '../domain/errors'
 import { SETTINGS, validSetting, type SettingName, type Settings, type SettingSpec } from '../domain/settings'
 import type { Database } from '../db/database'
-import { remakeAllPredictions } from '../db/prediction-writes'
+import { remakePredictionsAfter } from '../db/prediction-writes'
 import type { SettingsRepository } from '../db/settings.repository'
 import type { Actor } from '../domain/audit'
 import type { AuditTrail } from './audit-trail'
@@ -36,12 +36,20 @@ export class SettingsService {
     const entry = { action: 'settings.update', target: { kind: 'settings' }, detail: { ...changes } } as const
     if (problems.length > 0) return this.audit.record(actor, entry, () => Promise.reject(invalid(problems)))
     const before = changes.predictionSharing === undefined ? undefined : await this.settings.get()
-    const after = await this.audit.record(actor, entry, () => this.settings.update(changes))
+    const after = await this.audit.record(actor, entry, (tx) => this.settings.update(tx, changes))
     // Predictions are kept on the tasks: those made under the other sharing are made again now,
     // in batches after the setting's change (a refresh meanwhile makes its tasks' with the new one).
     if (before !== undefined && before.predictionSharing !== after.predictionSharing) {
-      await remakeAllPredictions((work) => this.db.transaction(work))
+      await this.remakeAllPredictions()
     }
     return after
+  }
+
+  /** Every prediction made again, a batch a transaction. */
+  private async remakeAllPredictions(): Promise<void> {
+    for (let last: number | null = 0; last !== null;) {
+      const after: number = last
+      last = await this.db.transaction((tx) => remakePredictionsAfter(tx, after))
+    }
   }
 }

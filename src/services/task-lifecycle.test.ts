@@ -1,4 +1,5 @@
 import { AuditRepository } from '../db/audit.repository'
+import { createRefreshService } from '../../test/support/refresh-service'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,7 +15,6 @@ import { CarrierSimulator } from '../simulator/simulator'
 import { createCarrierSimulator } from '../carriers/registry'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { CarrierBudget } from './carrier-budget'
-import { RefreshService } from './refresh.service'
 import { RETENTION_BATCH, RetentionService } from './retention.service'
 import { WebhookDeliveryService } from './webhook-delivery.service'
 
@@ -42,7 +42,7 @@ afterAll(async () => {
 })
 
 const refreshService = (pollIntervalMs: number) =>
-  new RefreshService(
+  createRefreshService(
     t.db,
     new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(1000) }]]),
     { pollIntervalMs, expireAfterMs: 30 * 86_400_000, leaseMs: 30_000, claimLimit: 100, retryBaseMs: 100, retryMaxMs: 200 },

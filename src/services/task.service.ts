@@ -1,4 +1,4 @@
-import type { Database } from '../db/database'
+import type { Database, Transaction } from '../db/database'
 import type { SecretsRepository } from '../db/secrets.repository'
 import { lockUserTask } from '../db/task-deletes'
 import type { FullTaskDocument, ListedTask, TaskLifecycleRepository } from '../db/task-lifecycle.repository'
@@ -68,12 +68,23 @@ export class TaskService {
   }
 
   /** Stops the task; its full JSON document after. */
-  async stop(userId: number, taskId: number): Promise<FullTaskDocument> {
-    return (await this.tasks.stop(userId, taskId)) ?? throwNotFound()
+  stop(userId: number, taskId: number): Promise<FullTaskDocument> {
+    return this.db.transaction((tx) => this.stopIn(tx, userId, taskId))
   }
 
-  async refresh(userId: number, taskId: number): Promise<{ taskId: number; nextCheckAt: Date }> {
-    const request = await this.tasks.requestRefresh(userId, taskId)
+  /** `stop` in the caller's unit of work (the console's, with its audit entry). */
+  async stopIn(tx: Transaction, userId: number, taskId: number): Promise<FullTaskDocument> {
+    return (await this.tasks.stop(tx, userId, taskId)) ?? throwNotFound()
+  }
+
+  /** Refresh now: the task is due at once (the refresh workers are woken when it commits). */
+  refresh(userId: number, taskId: number): Promise<{ taskId: number; nextCheckAt: Date }> {
+    return this.db.transaction((tx) => this.refreshIn(tx, userId, taskId))
+  }
+
+  /** `refresh` in the caller's unit of work (the console's, with its audit entry). */
+  async refreshIn(tx: Transaction, userId: number, taskId: number): Promise<{ taskId: number; nextCheckAt: Date }> {
+    const request = await this.tasks.requestRefresh(tx, userId, taskId)
     switch (request.outcome) {
       case 'not_found':
         throw subscriptionNotFound()
@@ -85,20 +96,19 @@ export class TaskService {
           request.retryAfterSeconds,
         )
       case 'requested':
-        this.onTaskDue()
+        tx.afterCommit(this.onTaskDue)
         return { taskId, nextCheckAt: request.nextCheckAt }
     }
   }
 
   async delete(userId: number, taskId: number): Promise<{ taskId: number; deleted: true }> {
     // One transaction: the task locked, what its deletion tells written, the task deleted.
-    const told = await this.db.transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       const task = await lockUserTask(tx, userId, taskId)
-      return task && deleteAndTell(tx, [task], this.now())
+      if (!task) throw subscriptionNotFound()
+      if ((await deleteAndTell(tx, [task], this.now())) > 0) tx.afterCommit(this.onDeliveriesDue)
+      return { taskId, deleted: true as const }
     })
-    if (told === undefined) throw subscriptionNotFound()
-    if (told > 0) this.onDeliveriesDue()
-    return { taskId, deleted: true }
   }
 }
 

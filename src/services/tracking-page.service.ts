@@ -30,10 +30,10 @@ export class TrackingPageService {
   /** Replaces the user's branding (the HTTP schema has checked the members' types). */
   /** `actor`: an operator or the admin token changing a user's branding (the audit trail); none when the user does. */
   async saveBrand(userId: number, brand: TrackingPageBrand, actor?: Actor): Promise<TrackingPageBrand> {
-    return this.audit.record(actor, { action: 'tracking_page.save', target: { kind: 'api_user', id: userId } }, async () => {
+    return this.audit.record(actor, { action: 'tracking_page.save', target: { kind: 'api_user', id: userId } }, async (tx) => {
       const problems = brandProblems(brand)
       if (problems.length > 0) throw invalid(problems)
-      return this.pages.saveBrand(userId, brand)
+      return this.pages.saveBrand(tx, userId, brand)
     })
   }
 

@@ -1,5 +1,6 @@
 import { CARRIER_CODES } from '../carriers/registry'
 import { randomBytes } from 'node:crypto'
+import type { Database } from '../db/database'
 import type { WebhookEndpointRepository } from '../db/webhook-endpoint.repository'
 import { AppError, invalid } from '../domain/errors'
 import { TEST_EVENT_TYPE } from '../domain/event-types'
@@ -20,6 +21,7 @@ const notFound = () => new AppError('not_found', 'webhook endpoint not found')
 /** Account webhook endpoints: create, list, read, change, delete, rotate the secret, test. */
 export class WebhookEndpointService {
   constructor(
+    private readonly db: Database,
     private readonly endpoints: WebhookEndpointRepository,
     /** The same client, SSRF policy and timeout as the deliveries. */
     private readonly http: WebhookHttp,
@@ -31,7 +33,7 @@ export class WebhookEndpointService {
     const parsed = parseEndpointFields(input, 'create', CARRIER_CODES)
     if (!parsed.ok) throw invalid(parsed.details)
     const secret = newWebhookSecret()
-    const created = await this.endpoints.create(userId, withDefaults(parsed.value), secret, ENDPOINTS_PER_USER)
+    const created = await this.db.transaction((tx) => this.endpoints.create(tx, userId, withDefaults(parsed.value), secret, ENDPOINTS_PER_USER))
     if (!created) throw new AppError('limit_reached', `a user has at most ${ENDPOINTS_PER_USER} webhook endpoints; delete one first`)
     return { ...created, secret }
   }
@@ -47,7 +49,7 @@ export class WebhookEndpointService {
   async update(userId: number, endpointId: number, input: Record<string, unknown>): Promise<EndpointRecord> {
     const parsed = parseEndpointFields(input, 'patch', CARRIER_CODES)
     if (!parsed.ok) throw invalid(parsed.details)
-    return (await this.endpoints.update(userId, endpointId, parsed.value)) ?? throwNotFound()
+    return (await this.db.transaction((tx) => this.endpoints.update(tx, userId, endpointId, parsed.value))) ?? throwNotFound()
   }
 
   async delete(userId: number, endpointId: number): Promise<{ endpointId: number; deleted: true }> {

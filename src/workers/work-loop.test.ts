@@ -1,10 +1,10 @@
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
+import { createRefreshService } from '../../test/support/refresh-service'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FedexClient } from '../carriers/fedex/fedex.client'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierBudget } from '../services/carrier-budget'
-import { RefreshService } from '../services/refresh.service'
 import { CarrierSimulator } from '../simulator/simulator'
 import { createCarrierSimulator } from '../carriers/registry'
 import { startService, type ServiceProcess } from '../../test/support/service-process'
@@ -21,7 +21,7 @@ describe('the refresh worker loop', () => {
     const sim = createCarrierSimulator({ stepMs: 0 })
     await sim.start()
     const fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 1000 })
-    const service = new RefreshService(
+    const service = createRefreshService(
       t.db,
       new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(100) }]]),
       { pollIntervalMs: 3_600_000, expireAfterMs: 86_400_000 * 30, leaseMs: 60_000, claimLimit: 10, retryBaseMs: 1000, retryMaxMs: 10_000 },
@@ -82,7 +82,7 @@ describe('a round that says when work falls due', () => {
     const sim = createCarrierSimulator({ stepMs: 0 })
     await sim.start()
     const fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 1000 })
-    const service = new RefreshService(
+    const service = createRefreshService(
       t.db,
       new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(100) }]]),
       { pollIntervalMs: 3_600_000, expireAfterMs: 86_400_000 * 30, leaseMs: 60_000, claimLimit: 100, retryBaseMs: 1000, retryMaxMs: 10_000 },

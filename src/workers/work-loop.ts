@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks'
+
 /**
  * A background worker loop (the refresh worker, the webhook worker).
  *
@@ -9,7 +11,8 @@
  *   stopped  stop() was called: no new round starts; stop() resolves when the current one ends
  *
  * A round that throws (the database is down) is logged, and the next tick tries again; whatever
- * it had claimed comes back when its lease runs out.
+ * it had claimed comes back when its lease runs out. Rounds run in the loop's own async context,
+ * whoever wakes it (a request, a committed unit of work, a NOTIFY): never in a caller's.
  */
 export interface LoopLog {
   warn(obj: object, msg: string): void
@@ -32,6 +35,7 @@ export class WorkLoop {
   private current: Promise<void> = Promise.resolve()
   private wakeRequested = false
   private unlisten: () => Promise<void> = async () => {}
+  private readonly scope = new AsyncResource('tracking.work-loop')
 
   constructor(
     private readonly name: string,
@@ -55,9 +59,11 @@ export class WorkLoop {
       return
     }
     this.state = 'running'
-    this.current = this.drain().finally(() => {
-      if (this.state === 'running') this.state = 'idle'
-    })
+    this.current = this.scope
+      .runInAsyncScope(() => this.drain())
+      .finally(() => {
+        if (this.state === 'running') this.state = 'idle'
+      })
   }
 
   private async drain(): Promise<void> {

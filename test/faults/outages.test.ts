@@ -1,10 +1,10 @@
 import { Registry } from 'prom-client'
+import { createRefreshService } from '../support/refresh-service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FedexClient } from '../../src/carriers/fedex/fedex.client'
 import { WebhookQueueRepository } from '../../src/db/webhook-queue.repository'
 import { ServiceMetrics } from '../../src/observability/metrics'
 import { CarrierBudget } from '../../src/services/carrier-budget'
-import { RefreshService } from '../../src/services/refresh.service'
 import { WebhookDeliveryService } from '../../src/services/webhook-delivery.service'
 import { createCarrierSimulator } from '../../src/carriers/registry'
 import { WebhookHttp } from '../../src/webhooks/webhook-http'
@@ -29,7 +29,7 @@ describe('carrier outage', () => {
     const port = await freePort()
     const sim = createCarrierSimulator({ port, stepMs: 0, timeoutDelayMs: 3000 })
     const fedex = new FedexClient({ baseUrl: `http://127.0.0.1:${port}/fedex`, clientId: 'id', clientSecret: 's', timeoutMs: 500 })
-    const service = new RefreshService(
+    const service = createRefreshService(
       t.db,
       new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(100) }]]),
       { pollIntervalMs: 3_600_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 100, retryBaseMs: 10, retryMaxMs: 20 },

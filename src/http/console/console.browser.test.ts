@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client'
+import { createRefreshService } from '../../../test/support/refresh-service'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { axeFindings, launchBrowser, newPage as openPage, overflow, screenshotFolder } from '../../../test/support/browser'
@@ -12,7 +13,6 @@ import { recordDeliveries } from '../../db/transit-writes'
 import type { Delivery } from '../../domain/transit-times'
 import { ServiceMetrics } from '../../observability/metrics'
 import { CarrierBudget } from '../../services/carrier-budget'
-import { RefreshService } from '../../services/refresh.service'
 import { WebhookDeliveryService } from '../../services/webhook-delivery.service'
 import { WebhookHttp } from '../../webhooks/webhook-http'
 
@@ -68,7 +68,7 @@ async function refreshAndDeliver(): Promise<void> {
       },
     ]),
   )
-  const refresh = new RefreshService(
+  const refresh = createRefreshService(
     t.db,
     channels,
     { pollIntervalMs: 3_600_000, expireAfterMs: 30 * 86_400_000, leaseMs: 30_000, claimLimit: 100, retryBaseMs: 100, retryMaxMs: 200 },
