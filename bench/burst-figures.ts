@@ -119,7 +119,7 @@ export async function burstFigures(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM a.started_at - d.last_attempt_at) * 1000) AS wait,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY a.duration_ms) AS http,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM d.updated_at - a.started_at) * 1000 - a.duration_ms) AS record
-         FROM webhook_deliveries d JOIN tracking_tasks t ON t.id = d.task_id JOIN webhook_attempts a ON a.delivery_id = d.id
+         FROM deliveries d JOIN tracking_tasks t ON t.id = d.task_id JOIN delivery_attempts a ON a.delivery_id = d.id
         WHERE t.tracking_number LIKE $1`,
       [`${prefix}%`],
     )

@@ -95,9 +95,7 @@ export async function carrierFigures(options: FigureContext & { outageTasks: num
           `${(rate / ceiling).toFixed(2)}×`,
           '',
         )
-        await until(client, `SELECT count(*) FILTER (WHERE status NOT IN ('success', 'failed')) = 0 AS done FROM webhook_deliveries WHERE user_id = $1`, [
-          userId,
-        ])
+        await until(client, `SELECT count(*) FILTER (WHERE status NOT IN ('success', 'failed')) = 0 AS done FROM deliveries WHERE user_id = $1`, [userId])
       }
     } finally {
       await worker.stop()

@@ -44,7 +44,7 @@ app.get('/page', async (request) => {
        JOIN tracking_tasks t ON t.id = page.id
        LEFT JOIN task_schedule s ON s.task_id = t.id
        LEFT JOIN LATERAL (
-         SELECT * FROM webhook_deliveries d WHERE d.task_id = t.id AND d.endpoint_id IS NULL ORDER BY d.id DESC LIMIT 1) d ON true
+         SELECT * FROM deliveries d WHERE d.task_id = t.id AND d.endpoint_id IS NULL ORDER BY d.id DESC LIMIT 1) d ON true
       ORDER BY t.created_at DESC, t.id DESC`,
     [Number((request.query as { user: string }).user)],
   )

@@ -64,10 +64,8 @@ async function refreshWithEndpoints(b: EndpointBench, userId: number, label: str
     [userId],
   )
   const rate = TASKS / ((refreshed - started) / 1000)
-  await b.waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM webhook_deliveries WHERE user_id = $1`, [userId])
-  const [{ n: made }] = (await b.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE user_id = $1`, [userId])).rows as [
-    { n: number },
-  ]
+  await b.waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM deliveries WHERE user_id = $1`, [userId])
+  const [{ n: made }] = (await b.client.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE user_id = $1`, [userId])).rows as [{ n: number }]
   b.row(
     b.kind,
     `refresh, 3 endpoints a user (${label}; ${(made / TASKS).toFixed(1)} deliveries a task): numbers/s`,
@@ -94,7 +92,7 @@ export async function endpointFigures(b: EndpointBench): Promise<void> {
   )
   await makeDueInTurn(client, userId, 'EPS', 200)
   await b.waitFor(
-    `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE user_id = $1 AND status <> 'success') AS done
+    `SELECT count(*) FILTER (WHERE last_fetched_at IS NULL) = 0 AND NOT EXISTS (SELECT 1 FROM deliveries WHERE user_id = $1 AND status <> 'success') AS done
        FROM ${SCHEDULED} WHERE user_id = $1`,
     [userId],
   )
@@ -111,16 +109,16 @@ export async function endpointFigures(b: EndpointBench): Promise<void> {
   // Endpoint deliveries made due at once: what one worker process sends per second.
   const N = TASKS * endpoints.length
   await client.query(
-    `INSERT INTO webhook_deliveries (task_id, user_id, endpoint_id, event_type, webhook_id, payload, next_attempt_at)
-     SELECT t.id, t.user_id, e.id, 'tracking.events_added', 'msg_ep' || t.id || '_' || e.id, $2, now() + interval '1 hour'
+    `INSERT INTO deliveries (task_id, user_id, endpoint_id, target, event_type, webhook_id, payload, next_attempt_at)
+     SELECT t.id, t.user_id, e.id, 'endpoint', 'tracking.events_added', 'msg_ep' || t.id || '_' || e.id, $2, now() + interval '1 hour'
        FROM tracking_tasks t CROSS JOIN unnest($3::bigint[]) AS e (id)
       WHERE t.user_id = $1 AND t.tracking_number LIKE 'EPB%'`,
     [userId, b.payload, endpoints],
   )
   started = Date.now()
-  await client.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id LIKE 'msg_ep%'`)
+  await client.query(`UPDATE deliveries SET next_attempt_at = now() WHERE webhook_id LIKE 'msg_ep%'`)
   const delivered = await b.waitFor(
-    `SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done, ${newest('updated_at')} FROM webhook_deliveries WHERE webhook_id LIKE 'msg_ep%'`,
+    `SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done, ${newest('updated_at')} FROM deliveries WHERE webhook_id LIKE 'msg_ep%'`,
   )
   const rate = N / ((delivered - started) / 1000)
   b.row(kind, 'webhooks delivered to endpoints /s (one worker process)', fmt(rate), '', '', '≥ 1,500/s')

@@ -361,13 +361,13 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
 
     // 4b. Status change → first attempt: over the burst the refresh just made (5,000 changes
     // at once, so mostly queueing), and over a steady stream of 200 changes a second.
-    await waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM webhook_deliveries`)
+    await waitFor(`SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done FROM deliveries`)
     const latencyOf = async (since: Date, user = userId) =>
       (
         await client.query<{ p50: number; p99: number }>(
           `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
              FROM (SELECT EXTRACT(EPOCH FROM a.started_at - d.created_at) * 1000 AS ms
-                     FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt_number = 1
+                     FROM deliveries d JOIN delivery_attempts a ON a.delivery_id = d.id AND a.attempt_number = 1
                     WHERE d.created_at >= $1 AND d.user_id = $2) x`,
           [since, user],
         )
@@ -383,7 +383,7 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     )
     await makeDueInTurn(client, userId, 'DLS', 200)
     await waitFor(
-      `SELECT count(*) = $2 AS done FROM webhook_deliveries d JOIN tracking_tasks t ON t.id = d.task_id WHERE t.user_id = $1 AND t.tracking_number LIKE 'DLS%' AND d.status = 'success'`,
+      `SELECT count(*) = $2 AS done FROM deliveries d JOIN tracking_tasks t ON t.id = d.task_id WHERE t.user_id = $1 AND t.tracking_number LIKE 'DLS%' AND d.status = 'success'`,
       [userId, STEADY],
     )
     const steady = await latencyOf(steadyFrom)
@@ -392,16 +392,16 @@ async function workerFigures(kind: string, env: Record<string, string>, dbUrl: (
     // 4. Webhooks: deliveries per second by one worker process.
     const payload = readFileSync(new URL('../test/fixtures/carriers/uparcel/tracking-answer.json', import.meta.url), 'utf8')
     await client.query(
-      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at)
+      `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, next_attempt_at)
        SELECT t.id, t.user_id, 'msg_bench' || lpad(g::text, 8, '0'), $2, now() + interval '1 hour'
          FROM generate_series(1, $3::int) g JOIN tracking_tasks t ON t.user_id = $1 AND t.tracking_number = 'DLB' || g`,
       [userId, payload, N],
     )
     const before = received
     started = Date.now()
-    await client.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id LIKE 'msg_bench%'`)
+    await client.query(`UPDATE deliveries SET next_attempt_at = now() WHERE webhook_id LIKE 'msg_bench%'`)
     const delivered = await waitFor(
-      `SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done, ${newest('updated_at')} FROM webhook_deliveries WHERE webhook_id LIKE 'msg_bench%'`,
+      `SELECT count(*) FILTER (WHERE status <> 'success') = 0 AS done, ${newest('updated_at')} FROM deliveries WHERE webhook_id LIKE 'msg_bench%'`,
     )
     const deliveryRate = N / ((delivered - started) / 1000)
     const receiverCeiling = await load({

@@ -42,7 +42,7 @@ export async function seed(client: pg.Client, userId: number, tasks: number, pre
     // Each task that left pending told its callback so, once and successfully: the webhook a
     // page's latestWebhook shows.
     await client.query(
-      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, last_attempt_at, response_status_code, created_at, updated_at)
+      `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, last_attempt_at, response_status_code, created_at, updated_at)
        SELECT t.id, t.user_id, 'msg_seed_' || t.id, '{}', 'success', 1, t.updated_at, 200, t.updated_at, t.updated_at
          FROM tracking_tasks t WHERE t.id BETWEEN $1 AND $2 AND t.standard_status <> 'pending'`,
       [ids[0]!.min, ids[0]!.max],

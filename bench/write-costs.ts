@@ -138,7 +138,7 @@ export async function writeCostFigures(options: FigureContext): Promise<void> {
       await makeDue(client, 'user_id = $1', [userId])
       await finishedAt(client)(
         `SELECT NOT EXISTS (SELECT 1 FROM tracking_tasks WHERE user_id = $1 AND answer_fingerprint IS NULL)
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE user_id = $1 AND status <> 'success') AS done`,
+            AND NOT EXISTS (SELECT 1 FROM deliveries WHERE user_id = $1 AND status <> 'success') AS done`,
         [userId],
       )
       const changed = await perUnit(client, before, await read(client, worker), TASKS)
@@ -211,12 +211,12 @@ async function noChangeFetches(o: {
     await makeDue(client, 'user_id = $1 AND carrier_code = $2', [o.userId, carrier])
     await finishedAt(client)(
       `SELECT NOT EXISTS (SELECT 1 FROM tracking_tasks WHERE user_id = $1 AND carrier_code = $2 AND answer_fingerprint IS NULL)
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE user_id = $1 AND status <> 'success') AS done`,
+          AND NOT EXISTS (SELECT 1 FROM deliveries WHERE user_id = $1 AND status <> 'success') AS done`,
       [o.userId, carrier],
     )
   }
   await pause((2 * POLL_SECONDS + 2) * 1000)
-  await client.query('VACUUM tracking_tasks, tracking_events, webhook_deliveries, webhook_attempts, task_schedule, refresh_claims')
+  await client.query('VACUUM tracking_tasks, tracking_events, deliveries, delivery_attempts, task_schedule, refresh_claims')
   await client.query('CHECKPOINT')
   await pause(1500)
   const fetches = () => Object.entries(sim.stats().fetchesByNumber).reduce((sum, [number, n]) => sum + (number.startsWith(prefix) ? n : 0), 0)

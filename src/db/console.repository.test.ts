@@ -30,7 +30,7 @@ beforeAll(async () => {
        FROM tracking_tasks t WHERE t.id = s.task_id AND t.inactive_since IS NULL`,
   )
   await db.query(
-    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, next_attempt_at, created_at)
+    `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, status, next_attempt_at, created_at)
      SELECT t.id, t.user_id, 'msg_plan' || t.id, '{}', CASE WHEN t.id % 100 = 0 THEN 'failed' WHEN t.id % 100 = 1 THEN 'retry_wait' ELSE 'success' END,
             CASE WHEN t.id % 100 = 1 THEN now() + interval '1 hour' END, now() - make_interval(mins => (t.id % 86400)::int)
        FROM tracking_tasks t WHERE t.id % 2 = 0`,
@@ -75,12 +75,12 @@ describe('plans', () => {
 
   it('reads the last 24 h and the failed deliveries user by user through their indexes', async () => {
     const lastDay = await explain((c) => c.lastDay())
-    expect(lastDay).toMatch(/webhook_deliveries_user_idx/)
-    expect(lastDay).not.toMatch(/Seq Scan on webhook_deliveries/)
+    expect(lastDay).toMatch(/deliveries_user_idx/)
+    expect(lastDay).not.toMatch(/Seq Scan on deliveries/)
     const failing = await explain((c) => c.failingDeliveries(100))
-    expect(failing).toMatch(/webhook_deliveries_user_failed_idx/)
-    expect(failing).toMatch(/webhook_deliveries_due_idx/)
-    expect(failing).not.toMatch(/Seq Scan on webhook_deliveries/)
+    expect(failing).toMatch(/deliveries_user_failed_idx/)
+    expect(failing).toMatch(/deliveries_due_idx/)
+    expect(failing).not.toMatch(/Seq Scan on deliveries/)
   })
 
   it('counts the backlog, and claims, measures the lag and finds the next full request, of each carrier through the index of task_schedule', async () => {

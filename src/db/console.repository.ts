@@ -1,6 +1,7 @@
 import type { ApiUserRow } from './api-user.repository'
 import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
+import { addressOf, isCallback } from './outbox-targets.sql'
 
 /** The API user a task belongs to, as the console names them. */
 export type TaskOwner = Pick<ApiUserRow, 'id' | 'name'>
@@ -174,16 +175,16 @@ const CONSOLE_TASK_COUNTS = sql(
 const CONSOLE_LAST_DAY = sql(
   'console_last_day',
   `SELECT h.hour,
-          count(d.id) FILTER (WHERE d.endpoint_id IS NULL)::int AS status_changes,
+          count(d.id) FILTER (WHERE ${isCallback('d')})::int AS status_changes,
           count(d.id)::int AS deliveries,
           count(d.id) FILTER (WHERE d.status = 'success')::int AS succeeded,
           count(d.id) FILTER (WHERE d.status = 'retry_wait')::int AS retrying,
           count(d.id) FILTER (WHERE d.status = 'failed')::int AS failed
      FROM generate_series(date_trunc('hour', now()) - interval '23 hours', date_trunc('hour', now()), interval '1 hour') AS h (hour)
-     LEFT JOIN (SELECT d.id, d.endpoint_id, d.status, d.created_at
+     LEFT JOIN (SELECT d.id, d.target, d.status, d.created_at
                   FROM api_users u
                   -- OFFSET 0 keeps the subquery per user (an index range each), whatever the table's size.
-                  CROSS JOIN LATERAL (SELECT id, endpoint_id, status, created_at FROM webhook_deliveries
+                  CROSS JOIN LATERAL (SELECT id, target, status, created_at FROM deliveries
                                        WHERE user_id = u.id AND created_at >= date_trunc('hour', now()) - interval '23 hours' OFFSET 0) d) d
        ON date_trunc('hour', d.created_at) = h.hour
     GROUP BY h.hour
@@ -207,7 +208,7 @@ const CONSOLE_ENDPOINT_OWNER = sql('console_endpoint_owner', 'SELECT user_id FRO
 const CONSOLE_USERS_WITH_FAILED = sql(
   'console_users_with_failed',
   `SELECT u.id FROM api_users u
-    WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.user_id = u.id AND d.status = 'failed' AND d.created_at >= $1 AND d.created_at < $2)
+    WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.user_id = u.id AND d.status = 'failed' AND d.created_at >= $1 AND d.created_at < $2)
     ORDER BY u.id`,
 )
 const CONSOLE_TASK_OWNER = sql('console_task_owner', 'SELECT u.id, u.name FROM tracking_tasks t JOIN api_users u ON u.id = t.user_id WHERE t.id = $1')
@@ -215,14 +216,13 @@ const CONSOLE_FAILING_DELIVERIES = sql(
   'console_failing_deliveries',
   `SELECT d.id, d.user_id, u.name AS user_name, d.task_id, d.webhook_id, d.event_type, d.status, d.attempt_count, d.created_at,
           COALESCE(a.error_message, '') AS last_error, COALESCE(a.response_status_code, 0) AS last_status_code,
-          COALESCE((SELECT e.url FROM webhook_endpoints e WHERE e.id = d.endpoint_id),
-                   (SELECT t.callback_url FROM tracking_tasks t WHERE t.id = d.task_id), '') AS target_url
-     FROM (SELECT * FROM webhook_deliveries WHERE status = 'retry_wait'
+          COALESCE(${addressOf('d')}, '') AS target_url
+     FROM (SELECT * FROM deliveries WHERE status = 'retry_wait'
            UNION ALL
            SELECT f.* FROM api_users fu
-           CROSS JOIN LATERAL (SELECT * FROM webhook_deliveries WHERE user_id = fu.id AND status = 'failed' AND created_at >= now() - interval '24 hours' OFFSET 0) f) d
+           CROSS JOIN LATERAL (SELECT * FROM deliveries WHERE user_id = fu.id AND status = 'failed' AND created_at >= now() - interval '24 hours' OFFSET 0) f) d
      JOIN api_users u ON u.id = d.user_id
-     LEFT JOIN LATERAL (SELECT error_message, response_status_code FROM webhook_attempts WHERE delivery_id = d.id ORDER BY attempt_number DESC LIMIT 1) a ON true
+     LEFT JOIN LATERAL (SELECT error_message, response_status_code FROM delivery_attempts WHERE delivery_id = d.id ORDER BY attempt_number DESC LIMIT 1) a ON true
     ORDER BY d.created_at DESC, d.id DESC
     LIMIT $1`,
 )

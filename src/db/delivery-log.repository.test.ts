@@ -16,11 +16,11 @@ beforeAll(async () => {
     `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) SELECT 1 + g % 20, 'FEDEX', 'LOG' || g, 'https://a.example/' FROM generate_series(1, 2000) g`,
   )
   await db.query(
-    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, created_at)
+    `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, status, created_at)
      SELECT t.id, t.user_id, 'msg_log' || g, '{}', CASE WHEN g % 50 = 0 THEN 'failed' ELSE 'success' END, now() - make_interval(mins => g)
        FROM generate_series(1, 200000) g JOIN tracking_tasks t ON t.tracking_number = 'LOG' || (1 + g % 2000)`,
   )
-  await db.query('ANALYZE webhook_deliveries')
+  await db.query('ANALYZE deliveries')
 }, 120_000)
 afterAll(() => database.close())
 
@@ -35,13 +35,13 @@ describe('the delivery log reads an index of the user’s deliveries', () => {
   ])('%s', async (_name, filters) => {
     const { text, values } = logStatement(USER, filters, 20, undefined)
     const plan = await explain(text, values)
-    expect(plan).toMatch(/webhook_deliveries_user_(failed_)?idx/)
-    expect(plan).not.toMatch(/Seq Scan on webhook_deliveries/)
+    expect(plan).toMatch(/deliveries_user_(failed_)?idx/)
+    expect(plan).not.toMatch(/Seq Scan on deliveries/)
   })
 
   it('the bulk replay picks a window’s failed deliveries through their partial index', async () => {
     const plan = await explain(REPLAY_PICK_SQL, [USER, new Date(Date.now() - 86_400_000), new Date(), null, 10_000])
-    expect(plan).toMatch(/webhook_deliveries_user_failed_idx/)
-    expect(plan).not.toMatch(/Seq Scan on webhook_deliveries/)
+    expect(plan).toMatch(/deliveries_user_failed_idx/)
+    expect(plan).not.toMatch(/Seq Scan on deliveries/)
   })
 })

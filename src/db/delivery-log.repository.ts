@@ -4,11 +4,12 @@ import type { WebhookStatus } from '../domain/statuses'
 import type { Database, Queryable } from './database'
 import { nextRetryAtOf } from './task-document.sql'
 import { statementsOf } from './statements'
+import { targetOpen } from './outbox-targets.sql'
 
 /**
  * The account-wide delivery log (every delivery of a user: its tasks' callbacks and its
  * endpoints'), newest first, and the bulk replay of failed deliveries. Read along
- * webhook_deliveries_user_idx (user_id, created_at, id) from the cursor's position; the failed
+ * deliveries_user_idx (user_id, created_at, id) from the cursor's position; the failed
  * ones along their partial index.
  */
 
@@ -74,7 +75,7 @@ export function logStatement(userId: number, filters: DeliveryLogFilters, limit:
     text: `SELECT d.id, d.created_at::text AS sort_key, d.webhook_id, d.event_type, d.task_id, d.endpoint_id, d.status, d.attempt_count,
                   d.created_at, d.last_attempt_at, ${nextRetryAtOf('d')} AS next_retry_at,
                   d.response_status_code, d.error_message
-             FROM webhook_deliveries d
+             FROM deliveries d
             WHERE ${where.join(' AND ')}
             ORDER BY d.created_at DESC, d.id DESC
             LIMIT ${param(limit + 1)}`,
@@ -85,12 +86,11 @@ export function logStatement(userId: number, filters: DeliveryLogFilters, limit:
 /** The failed deliveries of a user's window (of one endpoint when given), oldest first, locked: the bulk replay's pick. */
 export const REPLAY_PICK_SQL = `
   SELECT d.id
-    FROM webhook_deliveries d
-    LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+    FROM deliveries d
    WHERE d.user_id = $1 AND d.status = 'failed'
      AND d.created_at >= $2 AND d.created_at < $3
      AND ($4::bigint IS NULL OR d.endpoint_id = $4)
-     AND (d.endpoint_id IS NULL OR e.enabled)
+     AND ${targetOpen('d')}
    ORDER BY d.created_at, d.id
    LIMIT $5
    FOR UPDATE OF d SKIP LOCKED`
@@ -141,7 +141,7 @@ const sql = statementsOf(import.meta.url)
 const DELIVERY_LOG_REPLAY = sql(
   'delivery_log_replay',
   `WITH picked AS (${REPLAY_PICK_SQL})
-   UPDATE webhook_deliveries d
+   UPDATE deliveries d
       SET status = 'pending', next_attempt_at = now(), cycle_start_attempt = d.attempt_count, updated_at = now()
      FROM picked
     WHERE d.id = picked.id

@@ -112,7 +112,7 @@ describe('migration 0010 (milestones and endpoints)', () => {
       // A task takes its newest event's milestone when it is one of its status's; otherwise its status's own.
       expect(tasks.filter((t) => t.id !== quiet).map((t) => t.milestone)).toEqual(expected.map((m) => m || 'in_transit'))
       expect(tasks.find((t) => t.id === quiet)!.milestone).toBe('pending')
-      expect(await old.db.query(`SELECT user_id FROM webhook_deliveries`)).toEqual([{ user_id: userId }])
+      expect(await old.db.query(`SELECT user_id FROM deliveries`)).toEqual([{ user_id: userId }])
     } finally {
       await old.close()
     }

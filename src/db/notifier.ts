@@ -2,6 +2,10 @@ import { AsyncResource } from 'node:async_hooks'
 import type { Database } from './database'
 import { statementsOf } from './statements'
 
+/** The NOTIFY channels the workers LISTEN on: tasks created or made due now; deliveries made due. */
+export const TASKS_DUE = 'tracking_tasks_created'
+export const DELIVERIES_DUE = 'deliveries_due'
+
 /**
  * Sends `NOTIFY channel` at most once per `intervalMs`, outside any request's transaction.
  * A NOTIFY takes a cluster-wide lock at commit; a trigger that notified on every subscribe cost

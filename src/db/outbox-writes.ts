@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { EventType } from '../domain/event-types'
 import { RawJson } from '../domain/json-text'
 import type { Milestone } from '../domain/milestones'
-import type { EndpointSubscription, PlannedDelivery } from '../domain/task-events'
+import { endpointIdOf, type PlannedDelivery } from '../domain/outbox'
+import type { EndpointSubscription } from '../domain/task-events'
 import { intArray, textArray } from './array-literal'
 import type { Queryable } from './database'
 import { statementsOf } from './statements'
@@ -60,7 +61,9 @@ export async function insertDeliveries(tx: Queryable, deliveries: DeliveryToInse
     [
       intArray(deliveries.map((d) => d.taskId)),
       intArray(deliveries.map((d) => d.userId)),
-      deliveries.map((d) => d.endpointId),
+      textArray(deliveries.map((d) => d.channel)),
+      textArray(deliveries.map((d) => d.target.kind)),
+      deliveries.map((d) => endpointIdOf(d.target)),
       textArray(deliveries.map(() => `msg_${randomBytes(16).toString('hex')}`)),
       textArray(deliveries.map((d) => d.type)),
       deliveries.map((d) => text(d.payload)).join('\n'),
@@ -77,8 +80,8 @@ const ENDPOINTS_OF_USERS = sql(
 )
 const INSERT_DELIVERIES = sql(
   'insert_deliveries',
-  `INSERT INTO webhook_deliveries (task_id, user_id, endpoint_id, webhook_id, event_type, payload, status, next_attempt_at)
-   SELECT task_id, user_id, endpoint_id, webhook_id, event_type, payload::json, 'pending', now()
-     FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], string_to_array($6, E'\\n'))
-          AS d (task_id, user_id, endpoint_id, webhook_id, event_type, payload)`,
+  `INSERT INTO deliveries (task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload, status, next_attempt_at)
+   SELECT task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload::json, 'pending', now()
+     FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], string_to_array($8, E'\\n'))
+          AS d (task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload)`,
 )

@@ -1,3 +1,4 @@
+import { CALLBACK } from '../domain/outbox'
 import { NO_TRANSIT } from '../domain/transit-times'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
@@ -29,11 +30,11 @@ describe('insertDeliveries', () => {
     await t.db.transaction((tx) =>
       insertDeliveries(
         tx,
-        payloads.map((payload) => ({ taskId, userId, endpointId: null, type: payload.type as 'tracking.status_changed', payload })),
+        payloads.map((payload) => ({ taskId, userId, channel: 'webhook', target: CALLBACK, type: payload.type as 'tracking.status_changed', payload })),
       ),
     )
     const rows = await t.db.query<{ payload: string; event_type: string }>(
-      `SELECT payload::text AS payload, event_type FROM webhook_deliveries WHERE task_id = $1 ORDER BY id`,
+      `SELECT payload::text AS payload, event_type FROM deliveries WHERE task_id = $1 ORDER BY id`,
       [taskId],
     )
     expect(rows.map((r) => r.payload)).toEqual(payloads.map((p) => JSON.stringify(p)))

@@ -30,7 +30,7 @@ describe('the schema agrees with the domain', () => {
     expect(quoted(milestones!).sort()).toEqual([...MILESTONE_NAMES].sort())
     const [tasks] = await checks('tracking_tasks', 'standard_status')
     expect(quoted(tasks!).sort()).toEqual([...STANDARD_STATUSES].sort())
-    const [deliveries] = await checks('webhook_deliveries', 'status')
+    const [deliveries] = await checks('deliveries', 'status')
     expect(quoted(deliveries!).sort()).toEqual([...WEBHOOK_STATUSES].sort())
   })
 

@@ -9,6 +9,7 @@ import {
   type WebhookSummaryJson,
 } from '../domain/task-document'
 import { fullEventsOf } from './events-view'
+import { isCallback } from './outbox-targets.sql'
 
 /**
  * The task documents as the database writes them: one JSON text per task, with the members,
@@ -23,7 +24,7 @@ export const PAGE_URL_OF_TASK = `current_setting('app.public_base_url') || '/t/'
 /** An SQL expression written as JavaScript's toISOString writes a Date. */
 export const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
-/** A delivery's nextRetryAt: its next attempt's time while it waits to be retried, else null (`d` a webhook_deliveries row). */
+/** A delivery's nextRetryAt: its next attempt's time while it waits to be retried, else null (`d` a deliveries row). */
 export const nextRetryAtOf = (d: string) => `CASE WHEN ${d}.status = 'retry_wait' THEN ${d}.next_attempt_at END`
 
 /** Where each member of a task document comes from, `t` being the tracking_tasks row. */
@@ -64,7 +65,7 @@ const TASK_SOURCES: Record<QueryTaskMember | FullTaskMember, string> = {
 /** The task's schedule row as `s`, beside the task row `t` (every task has one: migration 0017). */
 const scheduleJoin = (relation: string) => `FROM (SELECT) AS one LEFT JOIN ${relation} s ON s.task_id = t.id`
 
-/** Where each member of latestWebhook comes from, `d` being the webhook_deliveries row. */
+/** Where each member of latestWebhook comes from, `d` being the deliveries row. */
 const LATEST_WEBHOOK_SOURCES: Record<keyof WebhookSummaryJson, string> = {
   status: 'd.status',
   attemptCount: 'd.attempt_count',
@@ -103,8 +104,8 @@ function objectOf<M extends Members>(members: M, sources: Record<keyof M, string
 function latestWebhookOf(taskId: string): string {
   return `(SELECT row_to_json(w) FROM (
             ${objectOf(LATEST_WEBHOOK, LATEST_WEBHOOK_SOURCES)}
-              FROM webhook_deliveries d
-             WHERE d.task_id = ${taskId} AND d.endpoint_id IS NULL
+              FROM deliveries d
+             WHERE d.task_id = ${taskId} AND ${isCallback('d')}
              ORDER BY d.id DESC
              LIMIT 1) w)`
 }

@@ -163,16 +163,16 @@ describe('owners', () => {
     const { taskId } = await t.services.subscriptions.subscribe(userId, item('OWNED-2'))
     await t.db.query(`INSERT INTO tracking_events (task_id, event_key, event_time) VALUES ($1, 'k', now())`, [taskId])
     const [delivery] = await t.db.query<{ id: number }>(
-      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), 'msg_owned', '{}') RETURNING id`,
+      `INSERT INTO deliveries (task_id, user_id, webhook_id, payload) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), 'msg_owned', '{}') RETURNING id`,
       [taskId],
     )
-    await t.db.query(`INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms) VALUES ($1, 1, now(), 1)`, [delivery!.id])
+    await t.db.query(`INSERT INTO delivery_attempts (delivery_id, attempt_number, started_at, duration_ms) VALUES ($1, 1, now(), 1)`, [delivery!.id])
     await expect(t.db.query('TRUNCATE tracking_tasks CASCADE')).rejects.toThrow(/never truncated/)
-    await expect(t.db.query('TRUNCATE webhook_deliveries CASCADE')).rejects.toThrow(/never truncated/)
+    await expect(t.db.query('TRUNCATE deliveries CASCADE')).rejects.toThrow(/never truncated/)
     // Even a delete made by hand, outside the service.
     await t.db.query('DELETE FROM tracking_tasks WHERE id = $1', [taskId])
     const [left] = await t.db.query<{ n: number }>(
-      `SELECT (SELECT count(*) FROM tracking_events WHERE task_id = $1) + (SELECT count(*) FROM webhook_deliveries WHERE task_id = $1) + (SELECT count(*) FROM webhook_attempts WHERE delivery_id = $2) AS n`,
+      `SELECT (SELECT count(*) FROM tracking_events WHERE task_id = $1) + (SELECT count(*) FROM deliveries WHERE task_id = $1) + (SELECT count(*) FROM delivery_attempts WHERE delivery_id = $2) AS n`,
       [taskId, delivery!.id],
     )
     expect(Number(left!.n)).toBe(0)
@@ -219,7 +219,7 @@ describe('query plans', () => {
          FROM tracking_tasks t, generate_series(1, 3) e`,
     )
     await t.db.query(
-      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload)
+      `INSERT INTO deliveries (task_id, user_id, webhook_id, payload)
        SELECT id, user_id, 'msg_' || id, '{}' FROM tracking_tasks WHERE id % 5 = 0`,
     )
     await t.db.query(`INSERT INTO api_tokens (user_id, token_hash) SELECT 2 + (g % 200), sha256(g::text::bytea) FROM generate_series(1, 20000) g`)
@@ -234,7 +234,7 @@ describe('query plans', () => {
   it('finds a task by id through the primary key and its latest webhook through its index, without reading events', async () => {
     const text = await plan(TASK_BY_ID_SQL, [50, 12345])
     expect(text).toMatch(/Index Scan using tracking_tasks_pkey on tracking_tasks/)
-    expect(text).toMatch(/webhook_deliveries_task_idx/)
+    expect(text).toMatch(/deliveries_task_idx/)
     // The events are kept ready on the task row (events_view).
     expect(text).not.toMatch(/tracking_events/)
     expect(text).not.toMatch(/Seq Scan/)
@@ -270,7 +270,7 @@ describe('query plans', () => {
       ]),
     ]) {
       expect(text).toMatch(/Index Scan using (tracking_tasks_pkey|tracking_tasks_user_number_carrier_key) on tracking_tasks/)
-      expect(text).toMatch(/webhook_deliveries_task_idx/)
+      expect(text).toMatch(/deliveries_task_idx/)
       expect(text).not.toMatch(/Seq Scan|tracking_events/)
     }
   })

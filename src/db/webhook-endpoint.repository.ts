@@ -138,7 +138,7 @@ const ENDPOINT_UPDATE = sql(
 )
 const ENDPOINT_FAIL_WAITING = sql(
   'endpoint_fail_waiting',
-  `UPDATE webhook_deliveries
+  `UPDATE deliveries
       SET status = 'failed', next_attempt_at = NULL, error_message = 'endpoint disabled', updated_at = now()
     WHERE endpoint_id = $1 AND status IN ('pending', 'retry_wait')`,
 )

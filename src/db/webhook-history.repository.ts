@@ -3,6 +3,7 @@ import type { DeliveryRecord } from '../domain/webhook-record'
 import type { Database, Queryable } from './database'
 import { nextRetryAtOf } from './task-document.sql'
 import { statementsOf } from './statements'
+import { isCallback } from './outbox-targets.sql'
 
 /** The webhook outbox's record side: a task's deliveries with every attempt, and a redeliver. */
 export class WebhookHistoryRepository {
@@ -52,11 +53,11 @@ const WEBHOOK_HISTORY = sql(
                          'attemptNumber', a.attempt_number, 'startedAt', a.started_at, 'durationMs', a.duration_ms,
                          'responseStatusCode', a.response_status_code, 'errorMessage', a.error_message,
                          'responseBody', a.response_body_excerpt) ORDER BY a.attempt_number)
-                  FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::json))
+                  FROM delivery_attempts a WHERE a.delivery_id = d.id), '[]'::json))
           ) AS record
      FROM tracking_tasks t
      LEFT JOIN LATERAL (
-       SELECT * FROM webhook_deliveries WHERE task_id = t.id AND endpoint_id IS NULL ORDER BY id DESC LIMIT $3
+       SELECT * FROM deliveries d WHERE d.task_id = t.id AND ${isCallback('d')} ORDER BY d.id DESC LIMIT $3
      ) d ON true
     WHERE t.id = $2 AND t.user_id = $1
     ORDER BY d.id DESC`,
@@ -64,12 +65,12 @@ const WEBHOOK_HISTORY = sql(
 const WEBHOOK_REDELIVER = sql(
   'webhook_redeliver',
   `WITH target AS (
-     SELECT d.id, d.status FROM webhook_deliveries d JOIN tracking_tasks t ON t.id = d.task_id
+     SELECT d.id, d.status FROM deliveries d JOIN tracking_tasks t ON t.id = d.task_id
       WHERE t.user_id = $1 AND t.id = $2 AND d.webhook_id = $3
       FOR UPDATE OF d
    ),
    restarted AS (
-     UPDATE webhook_deliveries d
+     UPDATE deliveries d
         SET status = 'pending', next_attempt_at = now(), cycle_start_attempt = d.attempt_count, updated_at = now()
        FROM target
       WHERE d.id = target.id AND target.status IN ('success', 'failed', 'retry_wait')

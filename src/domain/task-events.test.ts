@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { EVENT_TYPES } from './event-types'
 import type { FullEventJson } from './task-document'
+import { endpointIdOf } from './outbox'
 import { deliveriesOfChange, deliveriesOfDeletion, eventsOfChange, type EndpointData, type EndpointSubscription, type TaskChange } from './task-events'
 import type { TaskUpdate } from './tracking-update'
 
@@ -77,7 +78,9 @@ function change(update: Partial<TaskUpdate>, newEvents: FullEventJson[] = []): T
 describe('what a change tells whom', () => {
   it('makes every event type a user may subscribe to, from a change or a deletion', () => {
     const all = change({ statusChanged: true, milestoneChanged: true, etaChanged: true }, [event])
-    const made = new Set([...deliveriesOfChange(all, [everything], NOW), ...deliveriesOfDeletion(full, [everything], NOW)].map((d) => d.type))
+    const made = new Set(
+      [...deliveriesOfChange(all, { endpoints: [everything] }, NOW), ...deliveriesOfDeletion(full, { endpoints: [everything] }, NOW)].map((d) => d.type),
+    )
     expect([...made].sort()).toEqual([...EVENT_TYPES].sort())
   })
 
@@ -92,9 +95,9 @@ describe('what a change tells whom', () => {
   it('tells the callback of status changes only, and an endpoint only what it chose and its filters hold', () => {
     const onlyEta: EndpointSubscription = { id: 2, eventTypes: ['tracking.eta_changed'], carrierCodes: [], milestones: [] }
     const otherCarrier: EndpointSubscription = { id: 3, eventTypes: [...EVENT_TYPES], carrierCodes: ['UPS'], milestones: [] }
-    const deliveries = deliveriesOfChange(change({ milestoneChanged: true, etaChanged: true }), [onlyEta, otherCarrier], NOW)
-    expect(deliveries.map((d) => [d.endpointId, d.type])).toEqual([[2, 'tracking.eta_changed']])
-    const status = deliveriesOfChange(change({ statusChanged: true }), [], NOW)
-    expect(status.map((d) => [d.endpointId, d.type])).toEqual([[null, 'tracking.status_changed']])
+    const deliveries = deliveriesOfChange(change({ milestoneChanged: true, etaChanged: true }), { endpoints: [onlyEta, otherCarrier] }, NOW)
+    expect(deliveries.map((d) => [endpointIdOf(d.target), d.type])).toEqual([[2, 'tracking.eta_changed']])
+    const status = deliveriesOfChange(change({ statusChanged: true }), { endpoints: [] }, NOW)
+    expect(status.map((d) => [endpointIdOf(d.target), d.type])).toEqual([[null, 'tracking.status_changed']])
   })
 })

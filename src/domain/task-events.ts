@@ -1,18 +1,18 @@
 import type { EventType } from './event-types'
 import type { Milestone } from './milestones'
+import { CALLBACK, CHANNELS, type Channel, type PlannedDelivery } from './outbox'
 import type { StandardStatus } from './statuses'
 import type { FullEventJson, FullTaskJson, JsonText } from './task-document'
-import type { RawJson } from './json-text'
 import type { TaskUpdate } from './tracking-update'
 import { statusChangedBody, type StatusChangedPayload, type WebhookTaskJson } from './webhook-payload'
 
 /**
- * What a change of a task tells whom (docs/webhooks.md): the task's callbackUrl gets the
- * interface's `tracking.status_changed` and nothing else; each enabled endpoint of the task's user
- * gets every event type it chose, when its carrier and milestone filters (if any) hold the task.
- * Which event types a change makes happen is decided here, by one rule per type (HAPPENS); the
- * deletion makes `tracking.deleted`. Pure: the caller stores the deliveries in the transaction of
- * the change.
+ * What a change of a task tells whom, channel by channel (PLANS). On the webhook channel
+ * (docs/webhooks.md): the task's callbackUrl gets the interface's `tracking.status_changed` and
+ * nothing else; each enabled endpoint of the task's user gets every event type it chose, when its
+ * carrier and milestone filters (if any) hold the task. Which event types a change makes happen is
+ * decided here, by one rule per type (HAPPENS); the deletion makes `tracking.deleted`. Pure: the
+ * caller stores the deliveries in the outbox in the transaction of the change.
  */
 
 /** An endpoint as the events need it. */
@@ -25,12 +25,10 @@ export interface EndpointSubscription {
   milestones: readonly Milestone[]
 }
 
-export interface PlannedDelivery {
-  /** null: the task's own callbackUrl. */
-  endpointId: number | null
-  type: EventType
-  /** An object, or JSON text written already. */
-  payload: object | RawJson
+/** Who may be told of a change of a user's task, besides the task's own callback. */
+export interface Audience {
+  /** The user's enabled endpoints. */
+  endpoints: readonly EndpointSubscription[]
 }
 
 /** The task before a fetch, as the rules compare it. */
@@ -119,12 +117,12 @@ const ENDPOINT_BODIES: { [T in ChangeEventType]: (change: TaskChange, full: Endp
   }),
 }
 
-/** Every delivery a change makes: the callback's, and each endpoint's that wants one of its events. */
-export function deliveriesOfChange(change: TaskChange, endpoints: readonly EndpointSubscription[], now: Date): PlannedDelivery[] {
+/** The webhooks a change makes: the callback's, and each endpoint's that wants one of its events. */
+function webhooksOfChange(change: TaskChange, { endpoints }: Audience, now: Date): PlannedDelivery[] {
   const happened = eventsOfChange(change)
   const deliveries: PlannedDelivery[] = []
   if (happened.includes('tracking.status_changed')) {
-    deliveries.push({ endpointId: null, type: 'tracking.status_changed', payload: statusChangedBody(change.task, change.previous, now) })
+    deliveries.push({ channel: 'webhook', target: CALLBACK, type: 'tracking.status_changed', payload: statusChangedBody(change.task, change.previous, now) })
   }
   const { full } = change
   if (!full || endpoints.length === 0) return deliveries
@@ -132,17 +130,30 @@ export function deliveriesOfChange(change: TaskChange, endpoints: readonly Endpo
   for (const type of happened) {
     // One body for every endpoint of one event: the same event, signed by each with its own secret.
     const body = ENDPOINT_BODIES[type](change, full, timestamp)
-    for (const endpoint of endpoints) if (endpointWants(endpoint, type, full)) deliveries.push({ endpointId: endpoint.id, type, payload: body })
+    for (const endpoint of endpoints) {
+      if (endpointWants(endpoint, type, full))
+        deliveries.push({ channel: 'webhook', target: { kind: 'endpoint', endpointId: endpoint.id }, type, payload: body })
+    }
   }
   return deliveries
 }
 
+/** What each channel is told of a change. A new channel must have its plan here. */
+const PLANS: Record<Channel, (change: TaskChange, audience: Audience, now: Date) => PlannedDelivery[]> = {
+  webhook: webhooksOfChange,
+}
+
+/** Every delivery a change makes, channel by channel. */
+export function deliveriesOfChange(change: TaskChange, audience: Audience, now: Date): PlannedDelivery[] {
+  return CHANNELS.flatMap((channel) => PLANS[channel](change, audience, now))
+}
+
 /** The deliveries of a task's deletion: `tracking.deleted` to each endpoint that wants it, with the task as it was. */
-export function deliveriesOfDeletion(full: EndpointData, endpoints: readonly EndpointSubscription[], now: Date): PlannedDelivery[] {
+export function deliveriesOfDeletion(full: EndpointData, { endpoints }: Audience, now: Date): PlannedDelivery[] {
   const wanting = endpoints.filter((e) => endpointWants(e, 'tracking.deleted', full))
   if (wanting.length === 0) return []
   const payload: EndpointPayloadJson = { type: 'tracking.deleted', timestamp: now.toISOString(), data: full }
-  return wanting.map((e) => ({ endpointId: e.id, type: 'tracking.deleted', payload }))
+  return wanting.map((e) => ({ channel: 'webhook', target: { kind: 'endpoint', endpointId: e.id }, type: 'tracking.deleted', payload }))
 }
 
-export type { StatusChangedPayload }
+export type { PlannedDelivery, StatusChangedPayload }

@@ -1,14 +1,17 @@
+import type { AttemptOutcome } from './outbox'
+
 /**
- * Webhook delivery states (docs/webhooks.md):
+ * Delivery states, of every channel of the outbox (docs/webhooks.md):
  *
- *   pending ──claim──▶ sending ──2xx──────────────────────▶ success
- *                        │  ├──410 Gone──────────────────▶ failed
- *                        │  ├──other failure, last attempt▶ failed
- *                        │  └──other failure─────────────▶ retry_wait ──due──▶ sending …
- *                        └──lease expired (worker died)──▶ as "other failure"
+ *   pending ──claim──▶ sending ──delivered─────────────────▶ success
+ *                        │  ├──refused for good───────────▶ failed
+ *                        │  ├──failed, last attempt───────▶ failed
+ *                        │  └──failed─────────────────────▶ retry_wait ──due──▶ sending …
+ *                        └──lease expired (worker died)──▶ as "failed"
  *
- * A manual redeliver moves success, failed or retry_wait back to pending and starts a new cycle
- * of the schedule. This file holds the pure part: what follows an attempt.
+ * A webhook is delivered on a 2xx and refused for good on 410 Gone (outcomeOfStatus). A manual
+ * redeliver moves success, failed or retry_wait back to pending and starts a new cycle of the
+ * schedule. This file holds the pure part: what follows an attempt.
  */
 
 /** Seconds to wait after attempt 1, 2, … of a cycle: 8 attempts in all. */
@@ -26,8 +29,14 @@ export type AttemptVerdict = { status: 'success' } | { status: 'failed' } | { st
 export interface AttemptFacts {
   /** 1 for the first attempt of the current cycle. */
   attemptInCycle: number
-  statusCode: number
+  outcome: AttemptOutcome
   retryAfterMs: number | undefined
+}
+
+/** A webhook's answer as the schedule judges it: any 2xx delivers; 410 Gone says the endpoint is gone for good. */
+export function outcomeOfStatus(statusCode: number): AttemptOutcome {
+  if (statusCode >= 200 && statusCode < 300) return 'delivered'
+  return statusCode === 410 ? 'refused' : 'failed'
 }
 
 export interface ScheduleContext {
@@ -38,9 +47,8 @@ export interface ScheduleContext {
 }
 
 export function afterAttempt(facts: AttemptFacts, ctx: ScheduleContext): AttemptVerdict {
-  if (facts.statusCode >= 200 && facts.statusCode < 300) return { status: 'success' }
-  // 410 Gone: the receiver says the endpoint is gone for good.
-  if (facts.statusCode === 410) return { status: 'failed' }
+  if (facts.outcome === 'delivered') return { status: 'success' }
+  if (facts.outcome === 'refused') return { status: 'failed' }
   const wait = ctx.scheduleMs[facts.attemptInCycle - 1]
   if (wait === undefined) return { status: 'failed' }
   let delay = wait * (0.9 + ctx.random * 0.2)

@@ -2,9 +2,9 @@ import { loadConfig } from '../config/config'
 import { EmbeddedUnavailableError } from '../db/embedded/binaries'
 import { DataDirInUseError } from '../db/embedded/embedded-server'
 import { RefreshRepository } from '../db/refresh.repository'
-import { WebhookQueueRepository } from '../db/webhook-queue.repository'
+import { OutboxRepository } from '../db/outbox.repository'
 import { migrate } from '../db/migrator'
-import { Notifier } from '../db/notifier'
+import { DELIVERIES_DUE, Notifier, TASKS_DUE } from '../db/notifier'
 import { openDatabase } from '../db/open-database'
 import { buildApp } from '../http/app'
 import { createLogger } from '../observability/logger'
@@ -42,18 +42,18 @@ async function main(): Promise<void> {
 
   const registry = createRegistry()
   const refreshRepository = new RefreshRepository(db)
-  const deliveryRepository = new WebhookQueueRepository(db)
+  const deliveryRepository = new OutboxRepository(db)
   const metrics = new ServiceMetrics(registry, {
     refreshLagSeconds: () => refreshRepository.refreshLagSeconds(CARRIER_CODES),
-    webhookQueueDepth: () => deliveryRepository.queueDepth(),
+    webhookQueueDepth: () => deliveryRepository.queueDepth('webhook'),
   })
   // Carriers and workers first: the services wake the workers, and /healthz names the carriers' modes.
   const modes = carrierModes(config)
   const carriers = config.role !== 'api' ? await createCarriers(config, log) : undefined
   // New tasks are refreshed, and due deliveries sent, at once: by this process's workers, and by
   // other processes' workers woken with a NOTIFY (at most one per 100 ms a channel).
-  const tasksCreated = new Notifier(db, 'tracking_tasks_created')
-  const deliveriesDue = new Notifier(db, 'webhook_deliveries_due')
+  const tasksCreated = new Notifier(db, TASKS_DUE)
+  const deliveriesDue = new Notifier(db, DELIVERIES_DUE)
   const workers = carriers
     ? createWorkers(config, { db, carriers, deliveryRepository, metrics, log, notifyDeliveriesDue: () => deliveriesDue.notify() })
     : undefined

@@ -3,7 +3,7 @@ import { startService, type ServiceProcess } from '../../test/support/service-pr
 import { createRunDatabase, type RunDatabase } from '../../test/support/run-database'
 import { createTestDatabase, onPostgres } from '../../test/support/test-database'
 import { WebhookReceiver } from '../../test/support/webhook-receiver'
-import { Notifier } from '../db/notifier'
+import { DELIVERIES_DUE, Notifier } from '../db/notifier'
 import { waitFor as waitUntil } from '../../test/support/wait-for'
 
 const ADMIN_TOKEN = 'webhook-process-admin-token'
@@ -120,17 +120,17 @@ describe('two webhook worker processes on PostgreSQL', () => {
       )
       const started = Date.now()
       await db.query(
-        `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at)
+        `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, next_attempt_at)
            SELECT t.id, t.user_id, 'msg_bulk' || lpad(g::text, 8, '0'), '{"type": "tracking.status_changed"}', now()
              FROM generate_series(1, 1000) g JOIN tracking_tasks t ON t.id = ($1::bigint[])[1 + g % 10]`,
         [tasks.map((t) => t.id)],
       )
       // What a service process does after committing due deliveries (refresh, redeliver).
-      new Notifier(db, 'webhook_deliveries_due').notify()
+      new Notifier(db, DELIVERIES_DUE).notify()
       await waitFor(
         '1,000 deliveries',
         async () => {
-          const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'success'`)
+          const [row] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE status = 'success'`)
           return row!.n === 1000 ? true : undefined
         },
         60_000,
@@ -143,12 +143,12 @@ describe('two webhook worker processes on PostgreSQL', () => {
       expect(firstAt - started).toBeLessThan(1000)
       const perWorker = await Promise.all(
         workers.map(async (w) =>
-          Number(/^webhook_attempts_total\{outcome="success"\} (\d+)/m.exec(await (await fetch(`${w.baseUrl}/metrics`)).text())?.[1] ?? 0),
+          Number(/^delivery_attempts_total\{outcome="success"\} (\d+)/m.exec(await (await fetch(`${w.baseUrl}/metrics`)).text())?.[1] ?? 0),
         ),
       )
       expect(perWorker[0]! + perWorker[1]!).toBe(1000)
       expect(perWorker.every((n) => n > 0)).toBe(true)
-      const [stuck] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status <> 'success' OR lease_owner IS NOT NULL`)
+      const [stuck] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE status <> 'success' OR lease_owner IS NOT NULL`)
       expect(stuck!.n).toBe(0)
       console.log(`1,000 webhooks by two workers in ${elapsed} ms (${perWorker.join(' + ')}); first attempt ${firstAt - started} ms after the insert`)
     } finally {

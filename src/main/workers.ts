@@ -2,7 +2,8 @@ import { AuditRepository } from '../db/audit.repository'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config/config'
 import type { Database } from '../db/database'
-import type { WebhookQueueRepository } from '../db/webhook-queue.repository'
+import { DELIVERIES_DUE, TASKS_DUE } from '../db/notifier'
+import type { OutboxRepository } from '../db/outbox.repository'
 import type { ServiceMetrics } from '../observability/metrics'
 import { SettingsRepository } from '../db/settings.repository'
 import type { CircuitView } from '../domain/circuit-breaker'
@@ -11,7 +12,8 @@ import { CarrierLoad } from '../services/carrier-load'
 import { RefreshApply } from '../services/refresh-apply'
 import { RefreshService, type CarrierChannel, type RefreshHooks, type RefreshOptions } from '../services/refresh.service'
 import { RetentionService } from '../services/retention.service'
-import { WebhookDeliveryService, type HostView } from '../services/webhook-delivery.service'
+import { OutboxService, type ChannelMetrics, type DeliveryHooks, type DeliveryLog, type DeliveryOptions, type HostView } from '../services/outbox.service'
+import { WebhookSender } from '../webhooks/webhook-sender'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { WorkLoop } from '../workers/work-loop'
 import type { Carriers } from './carriers'
@@ -38,7 +40,7 @@ export function createWorkers(
   deps: {
     db: Database
     carriers: Carriers
-    deliveryRepository: WebhookQueueRepository
+    deliveryRepository: OutboxRepository
     metrics: ServiceMetrics
     log: FastifyBaseLogger
     /** Tells other processes' webhook workers that deliveries are due (a debounced NOTIFY). */
@@ -51,7 +53,7 @@ export function createWorkers(
     allowPrivateTargets: config.webhook.allowPrivateTargets,
     connectionsPerHost: Math.max(config.webhook.hostConcurrency, config.webhook.hostConcurrencyMax),
   })
-  const delivery = new WebhookDeliveryService(
+  const delivery = createWebhookDelivery(
     db,
     deliveryRepository,
     webhookHttp,
@@ -71,7 +73,7 @@ export function createWorkers(
   const webhookLoop = new WorkLoop(
     'webhooks',
     () => delivery.runRound(),
-    { pollMs: config.webhook.pollMs, listen: (wake) => db.listen('webhook_deliveries_due', wake) },
+    { pollMs: config.webhook.pollMs, listen: (wake) => db.listen(DELIVERIES_DUE, wake) },
     log,
   )
 
@@ -121,7 +123,7 @@ export function createWorkers(
     wakeWebhooks: () => webhookLoop.wake(),
     async start() {
       await webhookLoop.start()
-      unlistenTasks = await db.listen('tracking_tasks_created', wakeRefresh)
+      unlistenTasks = await db.listen(TASKS_DUE, wakeRefresh)
       for (const loop of refreshLoops) await loop.start()
       await retentionLoop.start()
     },
@@ -146,4 +148,25 @@ export function createRefreshService(
   const now = hooks.now ?? (() => new Date())
   const parts = { repository, applier: new RefreshApply(db, options.expireAfterMs), load: new CarrierLoad(repository, () => now().getTime()) }
   return new RefreshService(db, parts, carriers, options, metrics, hooks)
+}
+
+/** The webhook channel's loop: the outbox's claim and schedule, the webhook sender, the webhook metrics. */
+export function createWebhookDelivery(
+  db: Database,
+  repository: OutboxRepository,
+  http: WebhookHttp,
+  options: DeliveryOptions,
+  metrics: ServiceMetrics,
+  log: DeliveryLog,
+  hooks: DeliveryHooks = {},
+): OutboxService<'webhook'> {
+  const channelMetrics: ChannelMetrics = {
+    attempted(verdict, seconds) {
+      metrics.webhookAttempts.inc({ outcome: verdict })
+      metrics.webhookAttemptSeconds.observe(seconds)
+    },
+    gateLimit: (host, limit) => metrics.webhookHostLimit.set({ host }, limit),
+    gateForgotten: (host) => metrics.webhookHostLimit.remove({ host }),
+  }
+  return new OutboxService(db, repository, new WebhookSender(http, hooks.now), options, channelMetrics, log, hooks)
 }

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client'
-import { createRefreshService } from '../../test/support/refresh-service'
+import { createRefreshService } from '../../test/support/worker-services'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { createCarrierSimulator } from '../carriers/registry'

@@ -7,7 +7,7 @@ import type { DeliveryLogService } from './delivery-log.service'
 import { parseDocument, type FullTaskJson } from '../domain/task-document'
 import type { CarrierCatalogService, CarrierInfo, CarrierMode, CarrierPacing } from './carrier-catalog.service'
 import type { TaskService } from './task.service'
-import type { HostView } from './webhook-delivery.service'
+import type { HostView } from './outbox.service'
 import type { WebhookHistoryService } from './webhook-history.service'
 
 /** How long the overview's counts are kept by default: one pass over the tasks per this at most. */

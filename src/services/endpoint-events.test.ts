@@ -1,5 +1,5 @@
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
-import { createRefreshService } from '../../test/support/refresh-service'
+import { createRefreshService, createWebhookDelivery } from '../../test/support/worker-services'
 import { Registry } from 'prom-client'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { waitFor } from '../../test/support/wait-for'
 import { WebhookReceiver, type ReceivedWebhook } from '../../test/support/webhook-receiver'
 import { FedexClient } from '../carriers/fedex/fedex.client'
-import { WebhookQueueRepository } from '../db/webhook-queue.repository'
+import { OutboxRepository } from '../db/outbox.repository'
 import { EVENT_TYPES } from '../domain/event-types'
 import { FULL_EVENT_FIELDS } from '../domain/task-document'
 import { ServiceMetrics } from '../observability/metrics'
@@ -15,7 +15,7 @@ import { CarrierSimulator } from '../simulator/simulator'
 import { createCarrierSimulator } from '../carriers/registry'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { CarrierBudget } from './carrier-budget'
-import { WebhookDeliveryService } from './webhook-delivery.service'
+import type { OutboxService } from './outbox.service'
 
 // A parcel walks the failed-attempt story (label → picked up → in transit → out for delivery →
 // failed attempt, the ETA a day later → out for delivery → delivered) while its user has a
@@ -58,9 +58,9 @@ const refresh = () =>
     new ServiceMetrics(new Registry()),
   )
 const delivery = () =>
-  new WebhookDeliveryService(
+  createWebhookDelivery(
     t.db,
-    new WebhookQueueRepository(t.db),
+    new OutboxRepository(t.db),
     http,
     { scheduleMs: [50, 50], leaseMs: 10_000, concurrency: 16, hostConcurrency: 16 },
     new ServiceMetrics(new Registry()),
@@ -76,12 +76,12 @@ async function createEndpoint(token: string, body: object): Promise<{ endpointId
 }
 
 /** Sends every delivery due until none is waiting. */
-async function deliverAll(service: WebhookDeliveryService): Promise<void> {
+async function deliverAll(service: OutboxService): Promise<void> {
   await waitFor(
     async () => {
       await service.runRound()
       await service.drain()
-      const [row] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status IN ('pending', 'sending', 'retry_wait')`)
+      const [row] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE status IN ('pending', 'sending', 'retry_wait')`)
       return row!.n === 0
     },
     { what: 'every delivery to be sent' },

@@ -139,7 +139,7 @@ export class RefreshApply {
                 // As the full task writes them: only an endpoint reads them.
                 newEvents: told.full ? newEvents.map(fullEventToJson) : [],
               },
-              userEndpoints,
+              { endpoints: userEndpoints },
               item.fetchedAt,
             )
           : []

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client'
-import { createRefreshService } from '../../test/support/refresh-service'
+import { createRefreshService } from '../../test/support/worker-services'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { createCarrierSimulator } from '../carriers/registry'

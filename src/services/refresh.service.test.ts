@@ -1,5 +1,5 @@
 import { UPARCEL } from '../carriers/uparcel/uparcel.plugin'
-import { createRefreshService } from '../../test/support/refresh-service'
+import { createRefreshService } from '../../test/support/worker-services'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -77,7 +77,7 @@ async function taskRow(id: number) {
   const [row] = await t.db.query(
     `SELECT standard_status, carrier_status, estimated_delivery_at, origin_address, destination_address, s.next_refresh_at,
             s.refresh_failures, (SELECT count(*)::int FROM tracking_events WHERE task_id = $1) AS events,
-            (SELECT count(*)::int FROM webhook_deliveries WHERE task_id = $1) AS notifications,
+            (SELECT count(*)::int FROM deliveries WHERE task_id = $1) AS notifications,
             (SELECT count(*)::int FROM refresh_claims WHERE $1 = ANY(task_ids)) AS claims
        FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id WHERE t.id = $1`,
     [id],
@@ -130,10 +130,7 @@ describe.each(['FEDEX', 'UPARCEL'])('refreshing %s tasks', (carrier) => {
     ])
     expect(view!.same).toBe(true)
 
-    const [payload] = await t.db.query<{ payload: Record<string, unknown> }>(
-      'SELECT payload FROM webhook_deliveries WHERE task_id = $1 ORDER BY id DESC LIMIT 1',
-      [id],
-    )
+    const [payload] = await t.db.query<{ payload: Record<string, unknown> }>('SELECT payload FROM deliveries WHERE task_id = $1 ORDER BY id DESC LIMIT 1', [id])
     expect(payload!.payload).toMatchObject({
       type: 'tracking.status_changed',
       data: { taskId: id, standardStatus: 'delivered', previousStandardStatus: 'in_transit', previousCarrierStatus: expect.any(String) },
@@ -349,8 +346,8 @@ describe('answers arriving together', () => {
     const rows = await t.db.query<{ tracking_number: string; events: number; viewed: number; notifications: number; payload_number: string }>(
       `SELECT t.tracking_number, (SELECT count(*)::int FROM tracking_events e WHERE e.task_id = t.id) AS events,
               json_array_length(t.events_view) AS viewed,
-              (SELECT count(*)::int FROM webhook_deliveries d WHERE d.task_id = t.id) AS notifications,
-              (SELECT d.payload->'data'->>'trackingNumber' FROM webhook_deliveries d WHERE d.task_id = t.id) AS payload_number
+              (SELECT count(*)::int FROM deliveries d WHERE d.task_id = t.id) AS notifications,
+              (SELECT d.payload->'data'->>'trackingNumber' FROM deliveries d WHERE d.task_id = t.id) AS payload_number
          FROM tracking_tasks t WHERE t.id = ANY($1::bigint[]) ORDER BY t.id`,
       [ids],
     )

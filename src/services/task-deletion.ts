@@ -24,7 +24,8 @@ export async function deleteAndTell(tx: Queryable, doomed: DoomedTask[], now: Da
   for (const { id, userId } of told) {
     const document = documents.get(id)
     if (!document) continue
-    for (const delivery of deliveriesOfDeletion(parseDocument(document), endpoints.get(userId)!, now)) deliveries.push({ ...delivery, taskId: id, userId })
+    for (const delivery of deliveriesOfDeletion(parseDocument(document), { endpoints: endpoints.get(userId)! }, now))
+      deliveries.push({ ...delivery, taskId: id, userId })
   }
   await deleteTasks(
     tx,

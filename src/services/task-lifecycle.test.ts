@@ -1,5 +1,5 @@
 import { AuditRepository } from '../db/audit.repository'
-import { createRefreshService } from '../../test/support/refresh-service'
+import { createRefreshService, createWebhookDelivery } from '../../test/support/worker-services'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,7 +8,7 @@ import { waitFor } from '../../test/support/wait-for'
 import { WebhookReceiver } from '../../test/support/webhook-receiver'
 import { FedexClient } from '../carriers/fedex/fedex.client'
 import { SettingsRepository } from '../db/settings.repository'
-import { WebhookQueueRepository } from '../db/webhook-queue.repository'
+import { OutboxRepository } from '../db/outbox.repository'
 import type { FullTaskJson } from '../domain/task-document'
 import { ServiceMetrics } from '../observability/metrics'
 import { CarrierSimulator } from '../simulator/simulator'
@@ -16,7 +16,6 @@ import { createCarrierSimulator } from '../carriers/registry'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { CarrierBudget } from './carrier-budget'
 import { RETENTION_BATCH, RetentionService } from './retention.service'
-import { WebhookDeliveryService } from './webhook-delivery.service'
 
 let t: TestApp
 let sim: CarrierSimulator
@@ -120,9 +119,9 @@ describe('deletes under refresh and delivery load', () => {
     await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE NOT (task_id = ANY($1))', [ids])
     const refresh = refreshService(50)
     const http = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
-    const delivery = new WebhookDeliveryService(
+    const delivery = createWebhookDelivery(
       t.db,
-      new WebhookQueueRepository(t.db),
+      new OutboxRepository(t.db),
       http,
       { scheduleMs: [50, 50], leaseMs: 10_000, concurrency: 16, hostConcurrency: 16 },
       new ServiceMetrics(new Registry()),
@@ -153,15 +152,15 @@ describe('deletes under refresh and delivery load', () => {
 
     const [orphans] = await t.db.query<Record<string, number>>(
       `SELECT (SELECT count(*)::int FROM tracking_events e WHERE NOT EXISTS (SELECT 1 FROM tracking_tasks t WHERE t.id = e.task_id)) AS events,
-              (SELECT count(*)::int FROM webhook_deliveries d WHERE NOT EXISTS (SELECT 1 FROM tracking_tasks t WHERE t.id = d.task_id)) AS deliveries,
-              (SELECT count(*)::int FROM webhook_attempts a WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id)) AS attempts,
+              (SELECT count(*)::int FROM deliveries d WHERE NOT EXISTS (SELECT 1 FROM tracking_tasks t WHERE t.id = d.task_id)) AS deliveries,
+              (SELECT count(*)::int FROM delivery_attempts a WHERE NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.id = a.delivery_id)) AS attempts,
               (SELECT count(*)::int FROM tracking_tasks WHERE id = ANY($1)) AS resurrected`,
       [deleted],
     )
     expect(orphans).toEqual({ events: 0, deliveries: 0, attempts: 0, resurrected: 0 })
     // The load was real: the tasks that stayed were fetched and notified meanwhile.
     const [kept] = await t.db.query<{ events: number; deliveries: number }>(
-      `SELECT (SELECT count(*)::int FROM tracking_events WHERE task_id = ANY($1)) AS events, (SELECT count(*)::int FROM webhook_deliveries WHERE task_id = ANY($1)) AS deliveries`,
+      `SELECT (SELECT count(*)::int FROM tracking_events WHERE task_id = ANY($1)) AS events, (SELECT count(*)::int FROM deliveries WHERE task_id = ANY($1)) AS deliveries`,
       [ids.filter((id) => !deleted.includes(id))],
     )
     // Every task that stayed was fetched (an event at least) and notified; tasks being deleted

@@ -1,5 +1,6 @@
+import { TASKS_DUE } from '../db/notifier'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
-import { createRefreshService } from '../../test/support/refresh-service'
+import { createRefreshService } from '../../test/support/worker-services'
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FedexClient } from '../carriers/fedex/fedex.client'
@@ -31,7 +32,7 @@ describe('the refresh worker loop', () => {
     const worker = new WorkLoop(
       'refresh',
       async () => (await service.runRound()).claimed >= 10,
-      { pollMs: 500, listen: (wake) => t.db.listen('tracking_tasks_created', wake) },
+      { pollMs: 500, listen: (wake) => t.db.listen(TASKS_DUE, wake) },
       { warn: () => {} },
     )
     try {
@@ -177,7 +178,7 @@ describe('two refresh worker processes on PostgreSQL', () => {
     expect(a! + b!).toBe(500)
     expect(a).toBeGreaterThan(0)
     expect(b).toBeGreaterThan(0)
-    const [notified] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries`)
+    const [notified] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries`)
     expect(notified!.n).toBe(500)
   }, 90_000)
 

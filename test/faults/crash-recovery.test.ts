@@ -90,14 +90,14 @@ async function settled(db: Database, timeoutMs = 60_000): Promise<void> {
       `SELECT standard_status, refresh_failures, round(EXTRACT(EPOCH FROM next_refresh_at - now())) AS due_in, count(*)::int
          FROM tracking_tasks t JOIN task_schedule s ON s.task_id = t.id GROUP BY 1, 2, 3`,
     )
-    const deliveries = await db.query(`SELECT status, attempt_count, count(*)::int FROM webhook_deliveries GROUP BY 1, 2`)
+    const deliveries = await db.query(`SELECT status, attempt_count, count(*)::int FROM deliveries GROUP BY 1, 2`)
     return JSON.stringify({ tasks, deliveries })
   }
   await waitFor(
     async () => {
       const [row] = await db.query<{ open: number }>(
         `SELECT (SELECT count(*)::int FROM tracking_tasks WHERE standard_status <> 'delivered')
-              + (SELECT count(*)::int FROM webhook_deliveries WHERE status NOT IN ('success', 'failed')) AS open`,
+              + (SELECT count(*)::int FROM deliveries WHERE status NOT IN ('success', 'failed')) AS open`,
       )
       return row!.open === 0
     },
@@ -111,15 +111,15 @@ async function checkInvariants(db: Database, path: string, endpointSecret: strin
   const [counts] = await db.query<Record<string, number>>(
     `SELECT (SELECT count(*)::int FROM tracking_tasks) AS tasks,
             (SELECT count(DISTINCT (user_id, carrier_code, tracking_number))::int FROM tracking_tasks) AS distinct_tasks,
-            (SELECT count(*)::int FROM webhook_deliveries) AS deliveries,
-            (SELECT count(*)::int FROM (SELECT 1 FROM webhook_deliveries GROUP BY task_id, endpoint_id, event_type HAVING count(*) <> 1) x) AS not_exactly_once,
-            (SELECT count(DISTINCT (task_id, endpoint_id, event_type))::int FROM webhook_deliveries) AS kinds,
-            (SELECT count(*)::int FROM webhook_deliveries WHERE status <> 'success') AS not_success,
+            (SELECT count(*)::int FROM deliveries) AS deliveries,
+            (SELECT count(*)::int FROM (SELECT 1 FROM deliveries GROUP BY task_id, endpoint_id, event_type HAVING count(*) <> 1) x) AS not_exactly_once,
+            (SELECT count(DISTINCT (task_id, endpoint_id, event_type))::int FROM deliveries) AS kinds,
+            (SELECT count(*)::int FROM deliveries WHERE status <> 'success') AS not_success,
             -- Tasks claimed by a live round and not fetched yet.
             (SELECT count(*)::int FROM refresh_claims c CROSS JOIN unnest(c.task_ids) AS h (task_id) JOIN task_schedule s ON s.task_id = h.task_id
               WHERE c.lease_until > now() AND s.next_refresh_at <= now()) AS task_leases,
-            (SELECT count(*)::int FROM webhook_deliveries WHERE lease_owner IS NOT NULL OR status = 'sending') AS delivery_leases,
-            (SELECT count(*)::int FROM webhook_attempts WHERE error_message LIKE 'attempt interrupted%') AS interrupted`,
+            (SELECT count(*)::int FROM deliveries WHERE lease_owner IS NOT NULL OR status = 'sending') AS delivery_leases,
+            (SELECT count(*)::int FROM delivery_attempts WHERE error_message LIKE 'attempt interrupted%') AS interrupted`,
   )
   expect(counts).toMatchObject({
     tasks: TASKS,
@@ -134,7 +134,7 @@ async function checkInvariants(db: Database, path: string, endpointSecret: strin
   // Every webhook reached its receiver; one arrives twice only where an attempt was cut short.
   const received = [...receiver.requests(path), ...receiver.requests(`${path}-endpoint`)]
   const ids = received.map((r) => String(r.headers['webhook-id']))
-  const stored = await db.query<{ webhook_id: string }>('SELECT webhook_id FROM webhook_deliveries')
+  const stored = await db.query<{ webhook_id: string }>('SELECT webhook_id FROM deliveries')
   expect(new Set(ids)).toEqual(new Set(stored.map((r) => r.webhook_id)))
   expect(ids.length - NOTIFICATIONS).toBeLessThanOrEqual(counts!.interrupted!)
   // The endpoint's webhooks are signed with its secret, and announce every stored event once.

@@ -25,7 +25,7 @@ beforeAll(async () => {
     })
   ).taskId
   await t.db.query(
-    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}', 'failed', 8)`,
+    `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, status, attempt_count) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}', 'failed', 8)`,
     [aliceTask, aliceWebhook],
   )
 })
@@ -57,7 +57,7 @@ describe('cross-tenant matrix', () => {
   it("leaves alice's task and delivery untouched", async () => {
     const [task] = await t.db.query(`SELECT callback_url, external_reference_no FROM tracking_tasks WHERE id = $1`, [aliceTask])
     expect(task).toEqual({ callback_url: 'https://alice.example/hook', external_reference_no: 'alice-ref' })
-    const [delivery] = await t.db.query(`SELECT status FROM webhook_deliveries WHERE webhook_id = $1`, [aliceWebhook])
+    const [delivery] = await t.db.query(`SELECT status FROM deliveries WHERE webhook_id = $1`, [aliceWebhook])
     expect(delivery).toEqual({ status: 'failed' })
   })
 

@@ -139,7 +139,7 @@ async function settle(subject: Subject, databaseUrl: string): Promise<string> {
         (
           await client.query<{ open: string }>(
             `SELECT (SELECT count(*) FROM tracking_tasks WHERE user_id = $1 AND standard_status <> 'delivered')
-                  + (SELECT count(*) FROM webhook_deliveries WHERE user_id = $1 AND status <> 'success') AS open`,
+                  + (SELECT count(*) FROM deliveries WHERE user_id = $1 AND status <> 'success') AS open`,
             [userId],
           )
         ).rows[0]!.open,
@@ -155,7 +155,7 @@ async function settle(subject: Subject, databaseUrl: string): Promise<string> {
         [userId],
       )
       const deliveries = await client.query(
-        `SELECT status, attempt_count, lease_owner IS NOT NULL AS leased, count(*)::int FROM webhook_deliveries WHERE user_id = $1 AND status <> 'success' GROUP BY 1, 2, 3`,
+        `SELECT status, attempt_count, lease_owner IS NOT NULL AS leased, count(*)::int FROM deliveries WHERE user_id = $1 AND status <> 'success' GROUP BY 1, 2, 3`,
         [userId],
       )
       throw new Error(`${error.message}: ${JSON.stringify({ tasks: tasks.rows, deliveries: deliveries.rows })}`)
@@ -166,11 +166,11 @@ async function settle(subject: Subject, databaseUrl: string): Promise<string> {
     const [told] = (
       await client.query<{ tasks: number; deliveries: number; not_once: number; leases: number }>(
         `SELECT (SELECT count(*)::int FROM tracking_tasks WHERE user_id = $1) AS tasks,
-                (SELECT count(*)::int FROM webhook_deliveries WHERE user_id = $1) AS deliveries,
-                (SELECT count(*)::int FROM (SELECT 1 FROM webhook_deliveries WHERE user_id = $1 GROUP BY task_id HAVING count(*) <> 1) x) AS not_once,
+                (SELECT count(*)::int FROM deliveries WHERE user_id = $1) AS deliveries,
+                (SELECT count(*)::int FROM (SELECT 1 FROM deliveries WHERE user_id = $1 GROUP BY task_id HAVING count(*) <> 1) x) AS not_once,
                 (SELECT count(*)::int FROM refresh_claims c CROSS JOIN unnest(c.task_ids) AS h (task_id) JOIN task_schedule s ON s.task_id = h.task_id
                    JOIN tracking_tasks t ON t.id = h.task_id WHERE t.user_id = $1 AND c.lease_until > now() AND s.next_refresh_at <= now())
-                  + (SELECT count(*)::int FROM webhook_deliveries WHERE user_id = $1 AND lease_owner IS NOT NULL) AS leases`,
+                  + (SELECT count(*)::int FROM deliveries WHERE user_id = $1 AND lease_owner IS NOT NULL) AS leases`,
         [userId],
       )
     ).rows

@@ -537,7 +537,7 @@ function rawOnce(payload: string): Promise<{ status: number; body: string }> {
 async function rowCounts(): Promise<Record<string, number>> {
   const [row] = await db.query<Record<string, number>>(
     `SELECT (SELECT count(*)::int FROM api_users) AS users, (SELECT count(*)::int FROM api_tokens) AS tokens,
-            (SELECT count(*)::int FROM tracking_tasks) AS tasks, (SELECT count(*)::int FROM webhook_deliveries) AS deliveries,
+            (SELECT count(*)::int FROM tracking_tasks) AS tasks, (SELECT count(*)::int FROM deliveries) AS deliveries,
             (SELECT batch_max_items FROM settings) AS batch_max_items, (SELECT retention_days FROM settings) AS retention_days,
             (SELECT count(*)::int FROM tracking_tasks WHERE external_reference_no <> '' OR callback_url <> 'https://a.example/') AS changed_tasks,
             (SELECT count(*)::int FROM tracking_tasks WHERE stopped_at IS NOT NULL OR refresh_requested_at IS NOT NULL) AS stopped_or_refreshed,

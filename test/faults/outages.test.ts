@@ -1,11 +1,10 @@
 import { Registry } from 'prom-client'
-import { createRefreshService } from '../support/refresh-service'
+import { createRefreshService, createWebhookDelivery } from '../support/worker-services'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FedexClient } from '../../src/carriers/fedex/fedex.client'
-import { WebhookQueueRepository } from '../../src/db/webhook-queue.repository'
+import { OutboxRepository } from '../../src/db/outbox.repository'
 import { ServiceMetrics } from '../../src/observability/metrics'
 import { CarrierBudget } from '../../src/services/carrier-budget'
-import { WebhookDeliveryService } from '../../src/services/webhook-delivery.service'
 import { createCarrierSimulator } from '../../src/carriers/registry'
 import { WebhookHttp } from '../../src/webhooks/webhook-http'
 import { freePort } from '../support/service-process'
@@ -89,13 +88,13 @@ describe('receiver outage', () => {
       callbackUrl: `http://127.0.0.1:${port}/hook`,
     })
     await t.db.query(
-      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), 'msg_d0d0d0d0d0d0d0d0', '{}', now())`,
+      `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), 'msg_d0d0d0d0d0d0d0d0', '{}', now())`,
       [taskId],
     )
     const http = new WebhookHttp({ timeoutMs: 500, allowPrivateTargets: true })
-    const service = new WebhookDeliveryService(
+    const service = createWebhookDelivery(
       t.db,
-      new WebhookQueueRepository(t.db),
+      new OutboxRepository(t.db),
       http,
       { scheduleMs: [20, 20, 20, 20, 20, 20, 20], leaseMs: 5000, concurrency: 4, hostConcurrency: 4 },
       metrics,
@@ -105,17 +104,17 @@ describe('receiver outage', () => {
       async () => {
         await service.runRound()
         await service.drain()
-        return (await t.db.query<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE webhook_id = 'msg_d0d0d0d0d0d0d0d0'`))[0]!.status === 'failed'
+        return (await t.db.query<{ status: string }>(`SELECT status FROM deliveries WHERE webhook_id = 'msg_d0d0d0d0d0d0d0d0'`))[0]!.status === 'failed'
       },
       { intervalMs: 30, what: 'the delivery to fail after its whole schedule' },
     )
     await http.close()
     const [delivery] = await t.db.query(
-      `SELECT status, attempt_count, next_attempt_at IS NULL AS no_retry FROM webhook_deliveries WHERE webhook_id = 'msg_d0d0d0d0d0d0d0d0'`,
+      `SELECT status, attempt_count, next_attempt_at IS NULL AS no_retry FROM deliveries WHERE webhook_id = 'msg_d0d0d0d0d0d0d0d0'`,
     )
     expect(delivery).toMatchObject({ status: 'failed', attempt_count: 8 })
     const attempts = await t.db.query<{ attempt_number: number; response_status_code: number; error_message: string }>(
-      `SELECT a.attempt_number, a.response_status_code, a.error_message FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = 'msg_d0d0d0d0d0d0d0d0' ORDER BY 1`,
+      `SELECT a.attempt_number, a.response_status_code, a.error_message FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = 'msg_d0d0d0d0d0d0d0d0' ORDER BY 1`,
     )
     expect(attempts.map((a) => a.attempt_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
     expect(attempts.every((a) => a.response_status_code === 0 && a.error_message === 'connection failed: ECONNREFUSED')).toBe(true)

@@ -67,8 +67,8 @@ describe('graceful shutdown', () => {
       const db = await run.open()
       try {
         const [row] = await db.query<Record<string, number>>(
-          `SELECT (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'success') AS success,
-                  (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'sending' OR lease_owner IS NOT NULL) AS leased,
+          `SELECT (SELECT count(*)::int FROM deliveries WHERE status = 'success') AS success,
+                  (SELECT count(*)::int FROM deliveries WHERE status = 'sending' OR lease_owner IS NOT NULL) AS leased,
                   (SELECT count(*)::int FROM refresh_claims) AS task_leases`,
         )
         expect(row).toEqual({ success: 3, leased: 0, task_leases: 0 })

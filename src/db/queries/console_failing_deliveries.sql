@@ -13,22 +13,24 @@ SELECT
   COALESCE(a.error_message, '') AS last_error,
   COALESCE(a.response_status_code, 0) AS last_status_code,
   COALESCE(
-    (
-      SELECT
-        e.url
-      FROM
-        webhook_endpoints e
-      WHERE
-        e.id = d.endpoint_id
-    ),
-    (
-      SELECT
-        t.callback_url
-      FROM
-        tracking_tasks t
-      WHERE
-        t.id = d.task_id
-    ),
+    CASE d.target
+      WHEN 'callback' THEN (
+        SELECT
+          t.callback_url
+        FROM
+          tracking_tasks t
+        WHERE
+          t.id = d.task_id
+      )
+      WHEN 'endpoint' THEN (
+        SELECT
+          e.url
+        FROM
+          webhook_endpoints e
+        WHERE
+          e.id = d.endpoint_id
+      )
+    END,
     ''
   ) AS target_url
 FROM
@@ -36,7 +38,7 @@ FROM
     SELECT
       *
     FROM
-      webhook_deliveries
+      deliveries
     WHERE
       status = 'retry_wait'
     UNION ALL
@@ -48,7 +50,7 @@ FROM
         SELECT
           *
         FROM
-          webhook_deliveries
+          deliveries
         WHERE
           user_id = fu.id
           AND status = 'failed'
@@ -63,7 +65,7 @@ FROM
       error_message,
       response_status_code
     FROM
-      webhook_attempts
+      delivery_attempts
     WHERE
       delivery_id = d.id
     ORDER BY

@@ -4,7 +4,7 @@ SELECT
   h.hour,
   count(d.id) FILTER (
     WHERE
-      d.endpoint_id IS NULL
+      d.target = 'callback'
   )::int AS status_changes,
   count(d.id)::int AS deliveries,
   count(d.id) FILTER (
@@ -24,7 +24,7 @@ FROM
   LEFT JOIN (
     SELECT
       d.id,
-      d.endpoint_id,
+      d.target,
       d.status,
       d.created_at
     FROM
@@ -33,11 +33,11 @@ FROM
       CROSS JOIN LATERAL (
         SELECT
           id,
-          endpoint_id,
+          target,
           status,
           created_at
         FROM
-          webhook_deliveries
+          deliveries
         WHERE
           user_id = u.id
           AND created_at >= date_trunc('hour', now()) - interval '23 hours'

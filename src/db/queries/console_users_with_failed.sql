@@ -9,7 +9,7 @@ WHERE
     SELECT
       1
     FROM
-      webhook_deliveries d
+      deliveries d
     WHERE
       d.user_id = u.id
       AND d.status = 'failed'

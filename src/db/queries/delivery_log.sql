@@ -18,7 +18,7 @@ SELECT
   d.response_status_code,
   d.error_message
 FROM
-  webhook_deliveries d
+  deliveries d
 WHERE
   d.user_id = $1
 ORDER BY
@@ -45,7 +45,7 @@ SELECT
   d.response_status_code,
   d.error_message
 FROM
-  webhook_deliveries d
+  deliveries d
 WHERE
   d.user_id = $1
   AND d.status = $2

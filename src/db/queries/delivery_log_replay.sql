@@ -5,8 +5,7 @@ WITH
     SELECT
       d.id
     FROM
-      webhook_deliveries d
-      LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      deliveries d
     WHERE
       d.user_id = $1
       AND d.status = 'failed'
@@ -16,10 +15,17 @@ WITH
         $4::bigint IS NULL
         OR d.endpoint_id = $4
       )
-      AND (
-        d.endpoint_id IS NULL
-        OR e.enabled
-      )
+      AND CASE d.target
+        WHEN 'callback' THEN true
+        WHEN 'endpoint' THEN EXISTS (
+          SELECT
+          FROM
+            webhook_endpoints e
+          WHERE
+            e.id = d.endpoint_id
+            AND e.enabled
+        )
+      END
     ORDER BY
       d.created_at,
       d.id
@@ -28,7 +34,7 @@ WITH
     FOR UPDATE OF
       d SKIP LOCKED
   )
-UPDATE webhook_deliveries d
+UPDATE deliveries d
 SET
   status = 'pending',
   next_attempt_at = now(),

@@ -1,6 +1,6 @@
 -- endpoint_fail_waiting: run by src/db/webhook-endpoint.repository.ts
 
-UPDATE webhook_deliveries
+UPDATE deliveries
 SET
   status = 'failed',
   next_attempt_at = NULL,

@@ -35,10 +35,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT

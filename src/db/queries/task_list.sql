@@ -54,10 +54,10 @@ FROM
                         d.response_status_code AS "responseStatusCode",
                         d.error_message AS "errorMessage"
                       FROM
-                        webhook_deliveries d
+                        deliveries d
                       WHERE
                         d.task_id = t.id
-                        AND d.endpoint_id IS NULL
+                        AND d.target = 'callback'
                       ORDER BY
                         d.id DESC
                       LIMIT
@@ -133,10 +133,10 @@ FROM
                         d.response_status_code AS "responseStatusCode",
                         d.error_message AS "errorMessage"
                       FROM
-                        webhook_deliveries d
+                        deliveries d
                       WHERE
                         d.task_id = t.id
-                        AND d.endpoint_id IS NULL
+                        AND d.target = 'callback'
                       ORDER BY
                         d.id DESC
                       LIMIT
@@ -261,10 +261,10 @@ FROM
                         d.response_status_code AS "responseStatusCode",
                         d.error_message AS "errorMessage"
                       FROM
-                        webhook_deliveries d
+                        deliveries d
                       WHERE
                         d.task_id = t.id
-                        AND d.endpoint_id IS NULL
+                        AND d.target = 'callback'
                       ORDER BY
                         d.id DESC
                       LIMIT
@@ -377,10 +377,10 @@ FROM
                         d.response_status_code AS "responseStatusCode",
                         d.error_message AS "errorMessage"
                       FROM
-                        webhook_deliveries d
+                        deliveries d
                       WHERE
                         d.task_id = t.id
-                        AND d.endpoint_id IS NULL
+                        AND d.target = 'callback'
                       ORDER BY
                         d.id DESC
                       LIMIT
@@ -463,10 +463,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT
@@ -547,10 +547,10 @@ FROM
                         d.response_status_code AS "responseStatusCode",
                         d.error_message AS "errorMessage"
                       FROM
-                        webhook_deliveries d
+                        deliveries d
                       WHERE
                         d.task_id = t.id
-                        AND d.endpoint_id IS NULL
+                        AND d.target = 'callback'
                       ORDER BY
                         d.id DESC
                       LIMIT
@@ -626,10 +626,10 @@ FROM
                         d.response_status_code AS "responseStatusCode",
                         d.error_message AS "errorMessage"
                       FROM
-                        webhook_deliveries d
+                        deliveries d
                       WHERE
                         d.task_id = t.id
-                        AND d.endpoint_id IS NULL
+                        AND d.target = 'callback'
                       ORDER BY
                         d.id DESC
                       LIMIT
@@ -705,10 +705,10 @@ FROM
                         d.response_status_code AS "responseStatusCode",
                         d.error_message AS "errorMessage"
                       FROM
-                        webhook_deliveries d
+                        deliveries d
                       WHERE
                         d.task_id = t.id
-                        AND d.endpoint_id IS NULL
+                        AND d.target = 'callback'
                       ORDER BY
                         d.id DESC
                       LIMIT
@@ -790,10 +790,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT
@@ -867,10 +867,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT
@@ -944,10 +944,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT
@@ -1025,10 +1025,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT
@@ -1102,10 +1102,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT
@@ -1179,10 +1179,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT
@@ -1263,10 +1263,10 @@ FROM
                         d.response_status_code AS "responseStatusCode",
                         d.error_message AS "errorMessage"
                       FROM
-                        webhook_deliveries d
+                        deliveries d
                       WHERE
                         d.task_id = t.id
-                        AND d.endpoint_id IS NULL
+                        AND d.target = 'callback'
                       ORDER BY
                         d.id DESC
                       LIMIT
@@ -1350,10 +1350,10 @@ FROM
                         d.response_status_code AS "responseStatusCode",
                         d.error_message AS "errorMessage"
                       FROM
-                        webhook_deliveries d
+                        deliveries d
                       WHERE
                         d.task_id = t.id
-                        AND d.endpoint_id IS NULL
+                        AND d.target = 'callback'
                       ORDER BY
                         d.id DESC
                       LIMIT
@@ -1443,10 +1443,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT
@@ -1574,10 +1574,10 @@ SELECT
                   d.response_status_code AS "responseStatusCode",
                   d.error_message AS "errorMessage"
                 FROM
-                  webhook_deliveries d
+                  deliveries d
                 WHERE
                   d.task_id = t.id
-                  AND d.endpoint_id IS NULL
+                  AND d.target = 'callback'
                 ORDER BY
                   d.id DESC
                 LIMIT

@@ -48,7 +48,7 @@ SELECT
                   a.attempt_number
               )
             FROM
-              webhook_attempts a
+              delivery_attempts a
             WHERE
               a.delivery_id = d.id
           ),
@@ -62,12 +62,12 @@ FROM
     SELECT
       *
     FROM
-      webhook_deliveries
+      deliveries d
     WHERE
-      task_id = t.id
-      AND endpoint_id IS NULL
+      d.task_id = t.id
+      AND d.target = 'callback'
     ORDER BY
-      id DESC
+      d.id DESC
     LIMIT
       $3
   ) d ON true

@@ -6,7 +6,7 @@ WITH
       d.id,
       d.status
     FROM
-      webhook_deliveries d
+      deliveries d
       JOIN tracking_tasks t ON t.id = d.task_id
     WHERE
       t.user_id = $1
@@ -16,7 +16,7 @@ WITH
       d
   ),
   restarted AS (
-    UPDATE webhook_deliveries d
+    UPDATE deliveries d
     SET
       status = 'pending',
       next_attempt_at = now(),

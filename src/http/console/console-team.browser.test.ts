@@ -63,14 +63,14 @@ async function seedRealisticData(): Promise<void> {
   // Deliveries that failed for good and one waiting for a retry, each after 12 attempts.
   for (const [i, taskId] of taskIds.slice(0, 4).entries()) {
     const [delivery] = await t.db.query<{ id: number }>(
-      `INSERT INTO webhook_deliveries (task_id, user_id, endpoint_id, webhook_id, payload, status, attempt_count, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, $4, '{}', $5, 12, CASE WHEN $5 = 'retry_wait' THEN now() + interval '1 hour' END, now() - make_interval(mins => $6))
+      `INSERT INTO deliveries (task_id, user_id, endpoint_id, target, webhook_id, payload, status, attempt_count, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, CASE WHEN $3::bigint IS NULL THEN 'callback' ELSE 'endpoint' END, $4, '{}', $5, 12, CASE WHEN $5 = 'retry_wait' THEN now() + interval '1 hour' END, now() - make_interval(mins => $6))
        RETURNING id`,
       [taskId, longUserId, i % 2 === 0 ? endpoint.endpointId : null, `msg_2Zx${i}long0webhook0identifier0abcdef`, i === 3 ? 'retry_wait' : 'failed', 30 + i],
     )
     for (let n = 1; n <= 12; n++) {
       await t.db.query(
-        `INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, response_status_code, error_message, response_body_excerpt)
+        `INSERT INTO delivery_attempts (delivery_id, attempt_number, started_at, duration_ms, response_status_code, error_message, response_body_excerpt)
          VALUES ($1, $2, now() - make_interval(mins => 40 - $2), 15000, $3, $4, $5)`,
         [
           delivery!.id,
@@ -306,7 +306,7 @@ describe('the console for a team', () => {
     page.once('dialog', (dialog) => void dialog.accept())
     await page.getByRole('button', { name: 'Replay failed deliveries' }).click()
     await page.getByText('3 failed deliveries queued again.').waitFor()
-    const [left] = await t.db.query<{ failed: number }>("SELECT count(*)::int AS failed FROM webhook_deliveries WHERE status = 'failed'")
+    const [left] = await t.db.query<{ failed: number }>("SELECT count(*)::int AS failed FROM deliveries WHERE status = 'failed'")
     expect(left!.failed).toBe(0)
     // The page shown once: a reload replays nothing and says nothing.
     await page.reload()

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client'
-import { createRefreshService } from '../../../test/support/refresh-service'
+import { createRefreshService, createWebhookDelivery } from '../../../test/support/worker-services'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { axeFindings, launchBrowser, newPage as openPage, overflow, screenshotFolder } from '../../../test/support/browser'
@@ -8,12 +8,11 @@ import { ADMIN_TOKEN, createTestApp, type TestApp } from '../../../test/support/
 import { waitFor } from '../../../test/support/wait-for'
 import { WebhookReceiver } from '../../../test/support/webhook-receiver'
 import { CARRIERS, createCarrierSimulator } from '../../carriers/registry'
-import { WebhookQueueRepository } from '../../db/webhook-queue.repository'
+import { OutboxRepository } from '../../db/outbox.repository'
 import { recordDeliveries } from '../../db/transit-writes'
 import type { Delivery } from '../../domain/transit-times'
 import { ServiceMetrics } from '../../observability/metrics'
 import { CarrierBudget } from '../../services/carrier-budget'
-import { WebhookDeliveryService } from '../../services/webhook-delivery.service'
 import { WebhookHttp } from '../../webhooks/webhook-http'
 
 // The operator console in a real browser (Debian's chromium driven by playwright-core): an operator
@@ -76,9 +75,9 @@ async function refreshAndDeliver(): Promise<void> {
   )
   await refresh.runRound()
   for (const channel of channels.values()) await channel.adapter.close()
-  const delivery = new WebhookDeliveryService(
+  const delivery = createWebhookDelivery(
     t.db,
-    new WebhookQueueRepository(t.db),
+    new OutboxRepository(t.db),
     http,
     { scheduleMs: [3_600_000], leaseMs: 10_000, concurrency: 4, hostConcurrency: 4 },
     new ServiceMetrics(new Registry()),

@@ -1,7 +1,7 @@
 import { SETTING_SPECS, type Settings } from '../../domain/settings'
 import type { CarrierPacing } from '../../services/carrier-catalog.service'
 import type { ConsoleCarrier, ConsoleService } from '../../services/console.service'
-import type { HostView } from '../../services/webhook-delivery.service'
+import type { HostView } from '../../services/outbox.service'
 import { html, type Html } from '../html'
 import { may } from '../../domain/operators'
 import { actionButton, badge, durationOf, when, type PageContext } from './layout'

@@ -51,7 +51,7 @@ async function taskWithEverything(): Promise<number> {
   )
   await t.db.query(`UPDATE tracking_tasks t SET events_view = ${eventsViewOf('t.id')} WHERE t.id = $1`, [taskId])
   await t.db.query(
-    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, next_attempt_at, last_attempt_at, response_status_code, error_message)
+    `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, next_attempt_at, last_attempt_at, response_status_code, error_message)
      VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}', 'retry_wait', 2, '2026-11-22 10:00:00.25+00', '2026-11-22 09:59:00.000001+00', 503, $3)`,
     [taskId, `msg_all_${taskId}`, tricky],
   )

@@ -185,10 +185,10 @@ describe('DELETE /openapi/tracking-subscriptions/{taskId}', () => {
     const taskId = await subscribe(owner, { trackingNumber })
     await t.db.query(`INSERT INTO tracking_events (task_id, event_key, event_time) VALUES ($1, 'k', now())`, [taskId])
     const [delivery] = await t.db.query<{ id: number }>(
-      `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}') RETURNING id`,
+      `INSERT INTO deliveries (task_id, user_id, webhook_id, payload) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{}') RETURNING id`,
       [taskId, `msg_del${taskId}`],
     )
-    await t.db.query(`INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms) VALUES ($1, 1, now(), 5)`, [delivery!.id])
+    await t.db.query(`INSERT INTO delivery_attempts (delivery_id, attempt_number, started_at, duration_ms) VALUES ($1, 1, now(), 5)`, [delivery!.id])
 
     expect((await t.as(stranger.token, { method: 'DELETE', url: `${PATH}/${taskId}` })).statusCode).toBe(404)
     const res = await t.as(owner.token, { method: 'DELETE', url: `${PATH}/${taskId}` })
@@ -196,7 +196,7 @@ describe('DELETE /openapi/tracking-subscriptions/{taskId}', () => {
     for (const url of [`${PATH}/${taskId}`, `${PATH}?taskId=${taskId}`, `${PATH}?trackingNumber=${trackingNumber}`, `${PATH}/${taskId}/webhooks`])
       expect((await get(url)).statusCode, url).toBe(404)
     const [left] = await t.db.query<{ n: number }>(
-      `SELECT (SELECT count(*) FROM tracking_events WHERE task_id = $1) + (SELECT count(*) FROM webhook_deliveries WHERE task_id = $1) + (SELECT count(*) FROM webhook_attempts WHERE delivery_id = $2) AS n`,
+      `SELECT (SELECT count(*) FROM tracking_events WHERE task_id = $1) + (SELECT count(*) FROM deliveries WHERE task_id = $1) + (SELECT count(*) FROM delivery_attempts WHERE delivery_id = $2) AS n`,
       [taskId, delivery!.id],
     )
     expect(Number(left!.n)).toBe(0)

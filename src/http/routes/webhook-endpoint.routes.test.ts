@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 import { WebhookReceiver } from '../../../test/support/webhook-receiver'
-import { WebhookQueueRepository } from '../../db/webhook-queue.repository'
+import { OutboxRepository } from '../../db/outbox.repository'
 import { ENDPOINTS_PER_USER } from '../../domain/webhook-endpoint'
 import { REPLAY_MAX } from '../../services/delivery-log.service'
 
@@ -191,8 +191,8 @@ describe('the delivery log and bulk replay', () => {
       callbackUrl: 'https://shop.example/cb',
     })
     await t.db.query(
-      `INSERT INTO webhook_deliveries (task_id, user_id, endpoint_id, webhook_id, payload, status, attempt_count, created_at, event_type)
-       SELECT $1, $2, $3, 'msg_' || md5(random()::text || g), '{}', $4, 8, ${at} - make_interval(secs => g), CASE WHEN $3::bigint IS NULL THEN 'tracking.status_changed' ELSE 'tracking.events_added' END
+      `INSERT INTO deliveries (task_id, user_id, endpoint_id, target, webhook_id, payload, status, attempt_count, created_at, event_type)
+       SELECT $1, $2, $3, CASE WHEN $3::bigint IS NULL THEN 'callback' ELSE 'endpoint' END, 'msg_' || md5(random()::text || g), '{}', $4, 8, ${at} - make_interval(secs => g), CASE WHEN $3::bigint IS NULL THEN 'tracking.status_changed' ELSE 'tracking.events_added' END
          FROM generate_series(1, $5::int) g`,
       [taskId, user.userId, endpointId, status, count],
     )
@@ -266,7 +266,7 @@ describe('the delivery log and bulk replay', () => {
     expect((await replay()).data).toEqual({ queued: 53 })
     expect((await replay()).data).toEqual({ queued: 0 })
     const counts = await t.db.query<{ user_id: number; endpoint_id: number | null; status: string; n: number }>(
-      `SELECT user_id, endpoint_id, status, count(*)::int AS n FROM webhook_deliveries WHERE user_id IN ($1, $2) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      `SELECT user_id, endpoint_id, status, count(*)::int AS n FROM deliveries WHERE user_id IN ($1, $2) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
       [user.userId, other.userId],
     )
     expect(counts.map((c) => [c.user_id, c.endpoint_id, c.status, c.n])).toEqual([
@@ -278,7 +278,7 @@ describe('the delivery log and bulk replay', () => {
     ])
     // Replayed on a fresh cycle of the schedule, the same webhook-id; only for this endpoint when named.
     const [one] = await t.db.query<{ cycle_start_attempt: number; next_attempt_at: Date }>(
-      `SELECT cycle_start_attempt, next_attempt_at FROM webhook_deliveries WHERE endpoint_id = $1 LIMIT 1`,
+      `SELECT cycle_start_attempt, next_attempt_at FROM deliveries WHERE endpoint_id = $1 LIMIT 1`,
       [endpointId],
     )
     expect(one!.cycle_start_attempt).toBe(8)
@@ -307,21 +307,21 @@ describe('the delivery log and bulk replay', () => {
     await seed(user, 3, 'pending', endpointId, 'now()')
     // Only these are due: the claims below see nothing else.
     await t.db.query(
-      `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE endpoint_id IS DISTINCT FROM $1 AND status IN ('pending', 'retry_wait')`,
+      `UPDATE deliveries SET next_attempt_at = now() + interval '1 day' WHERE endpoint_id IS DISTINCT FROM $1 AND status IN ('pending', 'retry_wait')`,
       [endpointId],
     )
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1`, [endpointId])
+    await t.db.query(`UPDATE deliveries SET next_attempt_at = now() WHERE endpoint_id = $1`, [endpointId])
     await call(user, 'PATCH', `${PATH}/${endpointId}`, { enabled: false })
-    const rows = await t.db.query<{ status: string; error_message: string }>('SELECT status, error_message FROM webhook_deliveries WHERE endpoint_id = $1', [
+    const rows = await t.db.query<{ status: string; error_message: string }>('SELECT status, error_message FROM deliveries WHERE endpoint_id = $1', [
       endpointId,
     ])
     expect(rows).toEqual(Array.from({ length: 3 }, () => ({ status: 'failed', error_message: 'endpoint disabled' })))
     // Made pending behind its back, it is still not claimed while disabled.
-    await t.db.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() WHERE endpoint_id = $1`, [endpointId])
-    const claimed = await new WebhookQueueRepository(t.db).claim(1000, 10_000, 1000)
-    expect(claimed.filter((c) => c.url.endsWith('/disabled'))).toEqual([])
+    await t.db.query(`UPDATE deliveries SET status = 'pending', next_attempt_at = now() WHERE endpoint_id = $1`, [endpointId])
+    const claimed = await new OutboxRepository(t.db).claim('webhook', 1000, 10_000, 1000)
+    expect(claimed.filter((c) => c.address.endsWith('/disabled'))).toEqual([])
     await call(user, 'PATCH', `${PATH}/${endpointId}`, { enabled: true })
-    const again = await new WebhookQueueRepository(t.db).claim(1000, 10_000, 1000)
-    expect(again.filter((c) => c.url.endsWith('/disabled'))).toHaveLength(3)
+    const again = await new OutboxRepository(t.db).claim('webhook', 1000, 10_000, 1000)
+    expect(again.filter((c) => c.address.endsWith('/disabled'))).toHaveLength(3)
   })
 })

@@ -1,8 +1,8 @@
 import { Registry } from 'prom-client'
+import { createWebhookDelivery } from '../../../test/support/worker-services'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WebhookQueueRepository } from '../../db/webhook-queue.repository'
+import { OutboxRepository } from '../../db/outbox.repository'
 import { ServiceMetrics } from '../../observability/metrics'
-import { WebhookDeliveryService } from '../../services/webhook-delivery.service'
 import { WebhookHttp } from '../../webhooks/webhook-http'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 import { WebhookReceiver } from '../../../test/support/webhook-receiver'
@@ -24,12 +24,12 @@ beforeAll(async () => {
   taskId = (await t.services.subscriptions.subscribe(owner.userId, { carrierCode: 'FEDEX', trackingNumber: 'HIST1', callbackUrl })).taskId
   // A delivery that failed after two attempts.
   const [delivery] = await t.db.query<{ id: number }>(
-    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, last_attempt_at, response_status_code, error_message, created_at)
+    `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, last_attempt_at, response_status_code, error_message, created_at)
      VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, '{"type": "tracking.status_changed"}', 'failed', 2, '2026-11-20T10:00:05Z', 500, 'HTTP 500', '2026-11-20T10:00:00Z') RETURNING id`,
     [taskId, webhookId],
   )
   await t.db.query(
-    `INSERT INTO webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, response_status_code, error_message, response_body_excerpt)
+    `INSERT INTO delivery_attempts (delivery_id, attempt_number, started_at, duration_ms, response_status_code, error_message, response_body_excerpt)
      VALUES ($1, 1, '2026-11-20T10:00:00Z', 12, 0, 'connection failed: ECONNREFUSED', ''), ($1, 2, '2026-11-20T10:00:05Z', 40, 500, 'HTTP 500', 'oops')`,
     [delivery!.id],
   )
@@ -123,9 +123,9 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/webhooks/{webhookId}/red
     const query = await t.as(owner.token, { method: 'GET', url: `/openapi/tracking-subscriptions?taskId=${taskId}` })
     expect(query.json().data.latestWebhook).toMatchObject({ status: 'pending', attemptCount: 2, nextRetryAt: null })
 
-    const repository = new WebhookQueueRepository(t.db)
+    const repository = new OutboxRepository(t.db)
     const http = new WebhookHttp({ timeoutMs: 1000, allowPrivateTargets: true })
-    const service = new WebhookDeliveryService(
+    const service = createWebhookDelivery(
       t.db,
       repository,
       http,

@@ -48,7 +48,7 @@ beforeAll(async () => {
     [full],
   )
   await t.db.query(
-    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, next_attempt_at, last_attempt_at, response_status_code)
+    `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, status, attempt_count, next_attempt_at, last_attempt_at, response_status_code)
      VALUES ($1, $2, 'msg_doc', '{}', 'retry_wait', 1, now(), now(), 503)`,
     [full, userId],
   )
@@ -86,7 +86,7 @@ describe('the task documents', () => {
   it('writes latestWebhook with nextRetryAt only while the delivery waits to be retried', async () => {
     const value = await render('query', {}, full)
     expect(value.latestWebhook).toMatchObject({ status: 'retry_wait', attemptCount: 1, nextRetryAt: expect.stringMatching(ISO_UTC), responseStatusCode: 503 })
-    await t.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE webhook_id = 'msg_doc'`)
+    await t.db.query(`UPDATE deliveries SET status = 'failed' WHERE webhook_id = 'msg_doc'`)
     expect((await render('full', {}, full)).latestWebhook).toMatchObject({ status: 'failed', nextRetryAt: null })
     expect((await render('query', {}, bare)).latestWebhook).toBeNull()
   })

@@ -1,4 +1,4 @@
--- webhook_complete_many: run by src/db/webhook-queue.repository.ts
+-- outbox_complete_many: run by src/db/outbox.repository.ts
 
 WITH
   input AS (
@@ -18,7 +18,7 @@ WITH
       ) AS i (id, lease_owner, status, started_at, next_attempt_at, status_code, error, duration_ms, excerpt)
   ),
   done AS (
-    UPDATE webhook_deliveries d
+    UPDATE deliveries d
     SET
       status = i.status,
       attempt_count = d.attempt_count + 1,
@@ -41,7 +41,7 @@ WITH
       d.attempt_count
   )
 INSERT INTO
-  webhook_attempts (
+  delivery_attempts (
     delivery_id,
     attempt_number,
     started_at,

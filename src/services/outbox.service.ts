@@ -1,11 +1,8 @@
 import type { Database } from '../db/database'
-import { lockExpiredLeases, recordLostAttempts, type ClaimedDelivery, type WebhookQueueRepository } from '../db/webhook-queue.repository'
-import { answerKind } from '../domain/host-concurrency'
+import { lockExpiredLeases, recordLostAttempts, type ClaimedDelivery, type OutboxRepository } from '../db/outbox.repository'
+import type { Channel, ChannelSender } from '../domain/outbox'
 import { afterAttempt, type AttemptFacts, type AttemptVerdict } from '../domain/webhook-schedule'
-import type { ServiceMetrics } from '../observability/metrics'
-import type { WebhookHttp } from '../webhooks/webhook-http'
 import { HostGate, type HostView } from '../webhooks/host-gate'
-import { webhookHeaders } from '../webhooks/signing'
 
 export type { HostView }
 
@@ -26,9 +23,16 @@ export interface DeliveryOptions {
   leaseMs: number
   /** Attempts in flight in this process. */
   concurrency: number
-  /** Attempts in flight per target host: where each host starts, and the most it may get (domain/host-concurrency.ts). */
+  /** Attempts in flight per gate (a webhook's: its host): where each starts, and the most it may get (domain/host-concurrency.ts). */
   hostConcurrency: number
   hostConcurrencyMax?: number
+}
+
+/** What a channel's loop tells the metrics: each attempt's verdict and time, each gate's limit. */
+export interface ChannelMetrics {
+  attempted(verdict: 'success' | 'retry' | 'failed', seconds: number): void
+  gateLimit(key: string, limit: number): void
+  gateForgotten(key: string): void
 }
 
 export interface DeliveryLog {
@@ -44,16 +48,17 @@ export interface DeliveryHooks {
 }
 
 /**
- * Sends due webhooks. A round reaps expired leases (at most once a second), claims as many
- * deliveries as there are free slots, each host at most what its limit leaves room for, and
- * starts each attempt without waiting for it. Each host's limit adapts to its answers (the gate,
- * webhooks/host-gate.ts): a slow or failing receiver holds at most its own limit, so it cannot
- * starve the others, and a paused one (429 with Retry-After) is sent nothing. Each finished
- * attempt frees its slot and calls `onSlotFree`, so the loop claims more at once. A claimed
- * delivery whose host has no room when its turn comes (its limit shrank, or it was paused) is given
- * back unattempted. No transaction is open while a receiver is being called.
+ * Sends a channel's due deliveries through its sender. A round reaps the channel's expired leases
+ * (at most once a second), claims as many deliveries as there are free slots, each gate at most
+ * what its limit leaves room for, and starts each attempt without waiting for it. Each gate's limit
+ * adapts to its target's answers (webhooks/host-gate.ts; a webhook's gate is its host): a slow or
+ * failing target holds at most its own limit, so it cannot starve the others, and a paused one
+ * (429 with Retry-After) is sent nothing. Each finished attempt frees its slot and calls
+ * `onSlotFree`, so the loop claims more at once. A claimed delivery whose gate has no room when its
+ * turn comes (its limit shrank, or it was paused) is given back unattempted. No transaction is open
+ * while a target is being called.
  */
-export class WebhookDeliveryService {
+export class OutboxService<C extends Channel = Channel> {
   private inFlight = 0
   private readonly gate: HostGate
   private readonly attempts = new Set<Promise<void>>()
@@ -65,10 +70,10 @@ export class WebhookDeliveryService {
 
   constructor(
     private readonly db: Database,
-    private readonly repository: WebhookQueueRepository,
-    private readonly http: WebhookHttp,
+    private readonly repository: OutboxRepository,
+    private readonly sender: ChannelSender<C>,
     private readonly options: DeliveryOptions,
-    private readonly metrics: ServiceMetrics,
+    private readonly metrics: ChannelMetrics,
     private readonly log: DeliveryLog,
     hooks: DeliveryHooks = {},
   ) {
@@ -86,7 +91,7 @@ export class WebhookDeliveryService {
     if (now >= this.nextReapAt) {
       this.nextReapAt = now + REAP_EVERY_MS
       await this.reapExpiredLeases()
-      for (const host of this.gate.forgetIdle(now)) this.metrics.webhookHostLimit.remove({ host })
+      for (const key of this.gate.forgetIdle(now)) this.metrics.gateForgotten(key)
     }
     const free = this.options.concurrency - this.inFlight
     if (free <= 0) return false
@@ -95,17 +100,17 @@ export class WebhookDeliveryService {
       if (now < this.nextOtherHostsClaimAt) return false
       this.nextOtherHostsClaimAt = now + OTHER_HOSTS_CLAIM_EVERY_MS
     }
-    const claimed = await this.repository.claim(free, this.options.leaseMs, this.options.hostConcurrency, room)
+    const claimed = await this.repository.claim(this.sender.channel, free, this.options.leaseMs, this.options.hostConcurrency, room)
     for (const delivery of claimed) {
       this.inFlight++
-      this.gate.claimed(delivery.host)
+      this.gate.claimed(delivery.gateKey)
       // The host's slot is free once its answer is in: the next claim for it overlaps the
       // recording of this outcome (the process's slot is held until then).
       let holdsHost = true
       const hostDone = () => {
         if (!holdsHost) return
         holdsHost = false
-        this.gate.unclaimed(delivery.host)
+        this.gate.unclaimed(delivery.gateKey)
         this.onSlotFree()
       }
       const attempt = this.attempt(delivery, hostDone).finally(() => {
@@ -124,36 +129,34 @@ export class WebhookDeliveryService {
     await Promise.all([...this.attempts])
   }
 
-  private async attempt(delivery: ClaimedDelivery, hostDone: () => void): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery<C>, hostDone: () => void): Promise<void> {
     // No room for half a lease: given back, so that the lease does not run out while it waits.
-    const admitted = await this.gate.enter(delivery.host, this.now().getTime() + this.options.leaseMs / 2, () => this.now().getTime())
+    const admitted = await this.gate.enter(delivery.gateKey, this.now().getTime() + this.options.leaseMs / 2, () => this.now().getTime())
     if (admitted !== true) {
       await this.repository
         .release(delivery, admitted)
-        .catch((error: unknown) => this.log.warn({ err: error, webhookId: delivery.webhookId }, 'could not give a webhook back'))
+        .catch((error: unknown) => this.log.warn({ err: error, webhookId: delivery.webhookId }, 'could not give a delivery back'))
       return
     }
     let inHost = true
     const leave = () => {
       if (!inHost) return
       inHost = false
-      this.gate.leave(delivery.host)
+      this.gate.leave(delivery.gateKey)
       hostDone()
     }
     try {
       const startedAt = this.now()
-      const timestamp = Math.floor(startedAt.getTime() / 1000)
-      const result = await this.http.post(delivery.url, webhookHeaders(delivery.secrets, delivery.webhookId, timestamp, delivery.payload), delivery.payload)
+      const result = await this.sender.send(delivery)
       leave()
       const limit = this.gate.record(
-        delivery.host,
-        { kind: answerKind(result.statusCode), durationMs: result.durationMs, retryAfterMs: result.retryAfterMs },
+        delivery.gateKey,
+        { kind: result.answer, durationMs: result.durationMs, retryAfterMs: result.retryAfterMs },
         this.now().getTime(),
       )
-      this.metrics.webhookHostLimit.set({ host: delivery.host }, limit)
-      const verdict = this.verdict({ attemptInCycle: delivery.attemptsInCycle + 1, statusCode: result.statusCode, retryAfterMs: result.retryAfterMs })
-      this.metrics.webhookAttempts.inc({ outcome: verdict.status === 'retry_wait' ? 'retry' : verdict.status })
-      this.metrics.webhookAttemptSeconds.observe(result.durationMs / 1000)
+      this.metrics.gateLimit(delivery.gateKey, limit)
+      const verdict = this.verdict({ attemptInCycle: delivery.attemptsInCycle + 1, outcome: result.outcome, retryAfterMs: result.retryAfterMs })
+      this.metrics.attempted(verdict.status === 'retry_wait' ? 'retry' : verdict.status, result.durationMs / 1000)
       const completed = await this.repository.complete(delivery, {
         status: verdict.status,
         startedAt,
@@ -163,10 +166,10 @@ export class WebhookDeliveryService {
         durationMs: result.durationMs,
         responseExcerpt: result.responseExcerpt,
       })
-      if (!completed) this.log.warn({ webhookId: delivery.webhookId }, 'webhook attempt finished after its lease was lost; the new holder decides')
+      if (!completed) this.log.warn({ webhookId: delivery.webhookId }, 'delivery attempt finished after its lease was lost; the new holder decides')
     } catch (error) {
       // The database is unreachable: the lease runs out and the attempt is counted then.
-      this.log.warn({ err: error, webhookId: delivery.webhookId }, 'could not record a webhook attempt')
+      this.log.warn({ err: error, webhookId: delivery.webhookId }, 'could not record a delivery attempt')
     } finally {
       leave()
     }
@@ -175,10 +178,10 @@ export class WebhookDeliveryService {
   /** A lease that ran out is an attempt that got no answer: the schedule says what follows, in one transaction. */
   private reapExpiredLeases(): Promise<void> {
     return this.db.transaction(async (tx) => {
-      const expired = await lockExpiredLeases(tx, REAP_BATCH)
+      const expired = await lockExpiredLeases(tx, this.sender.channel, REAP_BATCH)
       await recordLostAttempts(
         tx,
-        expired.map(({ id, attemptInCycle }) => ({ id, verdict: this.verdict({ attemptInCycle, statusCode: 0, retryAfterMs: undefined }) })),
+        expired.map(({ id, attemptInCycle }) => ({ id, verdict: this.verdict({ attemptInCycle, outcome: 'failed', retryAfterMs: undefined }) })),
       )
     })
   }
@@ -187,7 +190,7 @@ export class WebhookDeliveryService {
     return afterAttempt(facts, { scheduleMs: this.options.scheduleMs, now: this.now(), random: this.random() })
   }
 
-  /** Each receiving host this process knows: its learned limit, what it is sending now, its pause (the console's deliveries page). */
+  /** Each gate (receiving host) this process knows: its learned limit, what it is sending now, its pause (the console's deliveries page). */
   hosts(): HostView[] {
     return this.gate.hosts(this.now().getTime())
   }

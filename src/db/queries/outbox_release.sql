@@ -1,6 +1,6 @@
--- webhook_release: run by src/db/webhook-queue.repository.ts
+-- outbox_release: run by src/db/outbox.repository.ts
 
-UPDATE webhook_deliveries
+UPDATE deliveries
 SET
   status = CASE
     WHEN attempt_count = cycle_start_attempt THEN 'pending'

@@ -1,8 +1,8 @@
--- webhook_record_lost: run by src/db/webhook-queue.repository.ts
+-- outbox_record_lost: run by src/db/outbox.repository.ts
 
 WITH
   reaped AS (
-    UPDATE webhook_deliveries d
+    UPDATE deliveries d
     SET
       attempt_count = d.attempt_count + 1,
       last_attempt_at = COALESCE(d.attempt_started_at, now()),
@@ -24,7 +24,7 @@ WITH
       d.last_attempt_at
   )
 INSERT INTO
-  webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, error_message)
+  delivery_attempts (delivery_id, attempt_number, started_at, duration_ms, error_message)
 SELECT
   id,
   attempt_count,

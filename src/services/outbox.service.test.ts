@@ -1,34 +1,35 @@
 import { randomBytes } from 'node:crypto'
+import { createWebhookDelivery } from '../../test/support/worker-services'
 import { Registry } from 'prom-client'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WebhookQueueRepository } from '../db/webhook-queue.repository'
+import { OutboxRepository } from '../db/outbox.repository'
 import { parseDocument } from '../domain/task-document'
 import { statusChangedBody } from '../domain/webhook-payload'
 import { ServiceMetrics } from '../observability/metrics'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { WebhookReceiver } from '../../test/support/webhook-receiver'
-import { WebhookDeliveryService, type DeliveryHooks, type DeliveryOptions } from './webhook-delivery.service'
+import { type OutboxService, type DeliveryHooks, type DeliveryOptions } from './outbox.service'
 import { waitFor } from '../../test/support/wait-for'
 
 // Real HTTP to a receiver on loopback, the real database; short schedules so retries fit a test.
 const SCHEDULE = [50, 50, 50]
 let t: TestApp
 let receiver: WebhookReceiver
-let repository: WebhookQueueRepository
+let repository: OutboxRepository
 let registry: Registry
 let metrics: ServiceMetrics
 let user: { userId: number; token: string; webhookSecret: string }
-const services: { service: WebhookDeliveryService; http: WebhookHttp }[] = []
+const services: { service: OutboxService; http: WebhookHttp }[] = []
 
 beforeAll(async () => {
   t = await createTestApp()
   receiver = new WebhookReceiver()
   await receiver.start()
-  repository = new WebhookQueueRepository(t.db)
+  repository = new OutboxRepository(t.db)
   registry = new Registry()
-  metrics = new ServiceMetrics(registry, { webhookQueueDepth: () => repository.queueDepth() })
+  metrics = new ServiceMetrics(registry, { webhookQueueDepth: () => repository.queueDepth('webhook') })
   user = await t.createUser('hooked')
 })
 afterAll(async () => {
@@ -43,7 +44,7 @@ afterAll(async () => {
 const silent = { warn: () => {} }
 
 function makeService(options: Partial<DeliveryOptions> = {}, http = new WebhookHttp({ timeoutMs: 500, allowPrivateTargets: true }), hooks: DeliveryHooks = {}) {
-  const service = new WebhookDeliveryService(
+  const service = createWebhookDelivery(
     t.db,
     repository,
     http,
@@ -69,21 +70,21 @@ async function notification(callbackUrl: string, owner = user): Promise<{ taskId
     new Date(),
   )
   await t.db.query(
-    `INSERT INTO webhook_deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, $3, now())`,
+    `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) VALUES ($1, (SELECT user_id FROM tracking_tasks WHERE id = $1), $2, $3, now())`,
     [taskId, webhookId, payload.text],
   )
   return { taskId, webhookId }
 }
 
 /** Runs rounds until the delivery is settled (success or failed) or `rounds` run out. */
-async function settle(service: WebhookDeliveryService, webhookId: string, rounds = 20): Promise<string> {
+async function settle(service: OutboxService, webhookId: string, rounds = 20): Promise<string> {
   let status = ''
   let round = 0
   await waitFor(
     async () => {
       await service.runRound()
       await service.drain()
-      ;[{ status } = { status: '' }] = await t.db.query<{ status: string }>('SELECT status FROM webhook_deliveries WHERE webhook_id = $1', [webhookId])
+      ;[{ status } = { status: '' }] = await t.db.query<{ status: string }>('SELECT status FROM deliveries WHERE webhook_id = $1', [webhookId])
       return status === 'success' || status === 'failed' || ++round >= rounds
     },
     { timeoutMs: 30_000, intervalMs: 60 },
@@ -114,7 +115,7 @@ async function latestWebhook(taskId: number) {
 async function attempts(webhookId: string) {
   return t.db.query<{ attempt_number: number; response_status_code: number; error_message: string; response_body_excerpt: string; duration_ms: number }>(
     `SELECT a.attempt_number, a.response_status_code, a.error_message, a.response_body_excerpt, a.duration_ms
-       FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+       FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
       WHERE d.webhook_id = $1 ORDER BY a.attempt_number`,
     [webhookId],
   )
@@ -279,11 +280,11 @@ describe('adaptive per-host concurrency', () => {
     const spans = receiver.requests(path).map((r, i) => [r.at, r.at + keptMs(i + 1)] as const)
     return Math.max(0, ...spans.map(([start]) => spans.filter(([from, to]) => from <= start && to > start).length))
   }
-  const sendAll = async (service: WebhookDeliveryService, webhookIds: string[], timeoutMs = 20_000) =>
+  const sendAll = async (service: OutboxService, webhookIds: string[], timeoutMs = 20_000) =>
     waitFor(
       async () => {
         await service.runRound()
-        const [row] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = ANY($1) AND status <> 'success'`, [
+        const [row] = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE webhook_id = ANY($1) AND status <> 'success'`, [
           webhookIds,
         ])
         return row!.n === 0
@@ -291,10 +292,9 @@ describe('adaptive per-host concurrency', () => {
       { timeoutMs, intervalMs: 10, what: 'every delivery to succeed' },
     )
   const only = async (ids: string[]) =>
-    t.db.query(
-      `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE NOT (webhook_id = ANY($1)) AND status IN ('pending', 'retry_wait')`,
-      [ids],
-    )
+    t.db.query(`UPDATE deliveries SET next_attempt_at = now() + interval '1 day' WHERE NOT (webhook_id = ANY($1)) AND status IN ('pending', 'retry_wait')`, [
+      ids,
+    ])
 
   it('grows a quick host past where it starts, never above its cap, and shows the limit in metrics', async () => {
     const url = receiver.on('/quick-many', () => ({ status: 200, delayMs: 20 }))
@@ -347,7 +347,7 @@ describe('adaptive per-host concurrency', () => {
     await sendAll(service, ids)
     expect(mostAtOnce('/slowing', (n) => (n <= 20 ? 5 : 200))).toBeLessThanOrEqual(10)
     const [failed] = await t.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ANY($1) AND a.response_status_code <> 200`,
+      `SELECT count(*)::int AS n FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ANY($1) AND a.response_status_code <> 200`,
       [ids],
     )
     expect(failed!.n).toBe(0)
@@ -365,14 +365,14 @@ describe('adaptive per-host concurrency', () => {
     expect(receiver.requests('/paused')).toHaveLength(1)
     const pausedAt = receiver.requests('/paused')[0]!.at
     const otherOne = await notification(other)
-    await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = ANY($1)`, [[...rest, otherOne.webhookId]])
+    await t.db.query(`UPDATE deliveries SET next_attempt_at = now() WHERE webhook_id = ANY($1)`, [[...rest, otherOne.webhookId]])
     await sendAll(service, [first.webhookId, ...rest, otherOne.webhookId], 10_000)
     const after = receiver.requests('/paused').slice(1)
     expect(after.length).toBeGreaterThanOrEqual(11)
     expect(Math.min(...after.map((r) => r.at)) - pausedAt).toBeGreaterThanOrEqual(1900)
     expect(receiver.requests('/other-host')[0]!.at - pausedAt).toBeLessThan(1500)
     // Given back, not attempted: one attempt each, the first's two.
-    const counts = await t.db.query<{ attempt_count: number }>('SELECT attempt_count FROM webhook_deliveries WHERE webhook_id = ANY($1)', [rest])
+    const counts = await t.db.query<{ attempt_count: number }>('SELECT attempt_count FROM deliveries WHERE webhook_id = ANY($1)', [rest])
     expect(counts.every((c) => c.attempt_count === 1)).toBe(true)
   })
 })
@@ -382,18 +382,16 @@ describe('leases', () => {
     const url = receiver.on('/after-crash', () => ({ status: 200 }))
     const { taskId, webhookId } = await notification(url)
     // Earlier tests' retries are parked, so that this delivery is the one claimed.
-    await t.db.query(
-      `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 day' WHERE webhook_id <> $1 AND status IN ('pending', 'retry_wait')`,
-      [webhookId],
-    )
+    await t.db.query(`UPDATE deliveries SET next_attempt_at = now() + interval '1 day' WHERE webhook_id <> $1 AND status IN ('pending', 'retry_wait')`, [
+      webhookId,
+    ])
     // A worker claims it and dies: the claim is never completed.
-    const [claimed] = await repository.claim(1, 100, 8)
+    const [claimed] = await repository.claim('webhook', 1, 100, 8)
     expect(claimed!.webhookId).toBe(webhookId)
     expect((await latestWebhook(taskId))!.status).toBe('sending')
     await waitFor(
       async () =>
-        (await t.db.query<{ expired: boolean }>('SELECT lease_until < now() AS expired FROM webhook_deliveries WHERE webhook_id = $1', [webhookId]))[0]!
-          .expired,
+        (await t.db.query<{ expired: boolean }>('SELECT lease_until < now() AS expired FROM deliveries WHERE webhook_id = $1', [webhookId]))[0]!.expired,
       { what: 'the lease to run out' },
     )
     expect(await settle(makeService(), webhookId)).toBe('success')
@@ -491,9 +489,9 @@ describe('SSRF', () => {
 describe('metrics', () => {
   it('count attempts by outcome and show the queue depth', async () => {
     const text = await registry.metrics()
-    expect(text).toMatch(/webhook_attempts_total\{outcome="success"\} \d+/)
-    expect(text).toMatch(/webhook_attempts_total\{outcome="retry"\} \d+/)
-    expect(text).toMatch(/webhook_attempts_total\{outcome="failed"\} \d+/)
+    expect(text).toMatch(/delivery_attempts_total\{outcome="success"\} \d+/)
+    expect(text).toMatch(/delivery_attempts_total\{outcome="retry"\} \d+/)
+    expect(text).toMatch(/delivery_attempts_total\{outcome="failed"\} \d+/)
     expect(text).toMatch(/webhook_queue_depth\{status="retry_wait"\} \d+/)
   })
 })

@@ -1,4 +1,4 @@
--- webhook_claim: run by src/db/webhook-queue.repository.ts
+-- outbox_claim_webhook: run by src/db/outbox.repository.ts
 
 WITH
   due AS (
@@ -6,16 +6,18 @@ WITH
       d.id,
       d.task_id,
       d.user_id,
+      d.target,
       d.endpoint_id,
       d.next_attempt_at
     FROM
-      webhook_deliveries d
+      deliveries d
     WHERE
-      d.status IN ('pending', 'retry_wait')
+      d.channel = 'webhook'
+      AND d.status IN ('pending', 'retry_wait')
       AND d.next_attempt_at <= now()
-      AND (
-        d.endpoint_id IS NULL
-        OR EXISTS (
+      AND CASE d.target
+        WHEN 'callback' THEN true
+        WHEN 'endpoint' THEN EXISTS (
           SELECT
           FROM
             webhook_endpoints e
@@ -23,21 +25,13 @@ WITH
             e.id = d.endpoint_id
             AND e.enabled
         )
-      )
+      END
       AND (
         cardinality($4::text[]) = 0
         OR lower(
           substring(
-            COALESCE(
-              (
-                SELECT
-                  e.url
-                FROM
-                  webhook_endpoints e
-                WHERE
-                  e.id = d.endpoint_id
-              ),
-              (
+            CASE d.target
+              WHEN 'callback' THEN (
                 SELECT
                   t.callback_url
                 FROM
@@ -45,7 +39,15 @@ WITH
                 WHERE
                   t.id = d.task_id
               )
-            )
+              WHEN 'endpoint' THEN (
+                SELECT
+                  e.url
+                FROM
+                  webhook_endpoints e
+                WHERE
+                  e.id = d.endpoint_id
+              )
+            END
             from
               '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\[[0-9A-Fa-f:.]*\]|[^:/?#]*)'
           )
@@ -58,34 +60,27 @@ WITH
     FOR UPDATE
       SKIP LOCKED
   ),
-  hosted AS (
+  gated AS (
     SELECT
       d.id,
       d.user_id,
+      d.target,
       d.endpoint_id,
       d.next_attempt_at,
-      target.url,
+      target.address,
       lower(
         substring(
-          target.url
+          target.address
           from
             '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\[[0-9A-Fa-f:.]*\]|[^:/?#]*)'
         )
-      ) AS host
+      ) AS gate_key
     FROM
       due d
       CROSS JOIN LATERAL (
         SELECT
-          COALESCE(
-            (
-              SELECT
-                e.url
-              FROM
-                webhook_endpoints e
-              WHERE
-                e.id = d.endpoint_id
-            ),
-            (
+          CASE d.target
+            WHEN 'callback' THEN (
               SELECT
                 t.callback_url
               FROM
@@ -93,7 +88,15 @@ WITH
               WHERE
                 t.id = d.task_id
             )
-          ) AS url
+            WHEN 'endpoint' THEN (
+              SELECT
+                e.url
+              FROM
+                webhook_endpoints e
+              WHERE
+                e.id = d.endpoint_id
+            )
+          END AS address
       ) target
   ),
   picked AS (
@@ -105,14 +108,14 @@ WITH
           *,
           row_number() OVER (
             PARTITION BY
-              host
+              gate_key
             ORDER BY
               next_attempt_at
           ) AS nth
         FROM
-          hosted
+          gated
       ) ranked
-      LEFT JOIN unnest($6::text[], $7::int[]) AS r (host, room) ON r.host = ranked.host
+      LEFT JOIN unnest($6::text[], $7::int[]) AS r (gate_key, room) ON r.gate_key = ranked.gate_key
     WHERE
       ranked.nth <= COALESCE(r.room, $3)
     ORDER BY
@@ -120,11 +123,11 @@ WITH
     LIMIT
       $1
   ),
-  signed AS (
+  detailed AS (
     SELECT
       p.id,
-      p.url,
-      p.host,
+      p.address,
+      p.gate_key,
       COALESCE(e.secret, u.webhook_secret) AS secret,
       CASE
         WHEN e.id IS NOT NULL THEN CASE
@@ -137,7 +140,7 @@ WITH
       JOIN api_users u ON u.id = p.user_id
       LEFT JOIN webhook_endpoints e ON e.id = p.endpoint_id
   )
-UPDATE webhook_deliveries d
+UPDATE deliveries d
 SET
   status = 'sending',
   lease_owner = $5,
@@ -145,7 +148,7 @@ SET
   attempt_started_at = now(),
   updated_at = now()
 FROM
-  signed p
+  detailed p
 WHERE
   d.id = p.id
 RETURNING
@@ -153,8 +156,8 @@ RETURNING
   d.task_id,
   d.webhook_id,
   d.payload::text AS payload,
-  p.url,
-  p.host,
+  p.address,
+  p.gate_key,
   d.attempt_count,
   d.cycle_start_attempt,
   p.secret,

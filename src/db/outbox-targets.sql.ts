@@ -1,0 +1,30 @@
+import { TARGET_KINDS, type TargetKind } from '../domain/outbox'
+
+/**
+ * Where each kind of delivery target goes, in SQL over a delivery row: the one place that says a
+ * callback delivery goes to its task's callbackUrl as it is when it is sent, and an endpoint's to
+ * the endpoint's URL. A new target kind gives its lines here (the typecheck says so); the
+ * statements that resolve targets (the claims, the console's failures) take them from here.
+ */
+const ADDRESS: Record<TargetKind, (d: string) => string> = {
+  callback: (d) => `(SELECT t.callback_url FROM tracking_tasks t WHERE t.id = ${d}.task_id)`,
+  endpoint: (d) => `(SELECT e.url FROM webhook_endpoints e WHERE e.id = ${d}.endpoint_id)`,
+}
+
+/** Whether a target takes deliveries now: a disabled endpoint's wait (disabling it failed those pending then). */
+const OPEN: Record<TargetKind, (d: string) => string> = {
+  callback: () => 'true',
+  endpoint: (d) => `EXISTS (SELECT FROM webhook_endpoints e WHERE e.id = ${d}.endpoint_id AND e.enabled)`,
+}
+
+const byKind = (d: string, of: Record<TargetKind, (d: string) => string>) =>
+  `CASE ${d}.target ${TARGET_KINDS.map((kind) => `WHEN '${kind}' THEN ${of[kind](d)}`).join(' ')} END`
+
+/** The address delivery `d` goes to now (a URL for the webhook channel). */
+export const addressOf = (d: string): string => byKind(d, ADDRESS)
+
+/** True when delivery `d`'s target takes deliveries now. */
+export const targetOpen = (d: string): string => byKind(d, OPEN)
+
+/** Delivery `d` is its task's own, to its callback (latestWebhook, the task's history): read through `deliveries_task_idx`. */
+export const isCallback = (d: string): string => `${d}.target = 'callback'`

@@ -1,0 +1,87 @@
+import type { EventType } from './event-types'
+import type { AnswerKind } from './host-concurrency'
+import type { RawJson } from './json-text'
+
+/**
+ * The outbox (docs/architecture.md, "The outbox"): everything the service owes someone is a
+ * delivery, planned in the transaction of the change that makes it and sent by the workers, one
+ * claim/lease/complete loop per channel with its per-target gate and the retry schedule
+ * (webhook-schedule.ts). A channel is how it travels; a target is where it goes, resolved when it
+ * is sent.
+ */
+
+/** How a delivery travels: its sender, its gate, its claim. The customer's email and SMS come next. */
+export const CHANNELS = ['webhook'] as const
+export type Channel = (typeof CHANNELS)[number]
+
+/**
+ * Where a delivery goes, named on the row and resolved at each attempt: `callback`, its task's
+ * callbackUrl as it is then (a subscribe may have changed it); `endpoint`, the account endpoint's URL.
+ */
+export const TARGET_KINDS = ['callback', 'endpoint'] as const
+export type TargetKind = (typeof TARGET_KINDS)[number]
+
+export type DeliveryTarget = { kind: 'callback' } | { kind: 'endpoint'; endpointId: number }
+
+/** The task's own callback: the interface's `tracking.status_changed`. */
+export const CALLBACK: DeliveryTarget = { kind: 'callback' }
+
+/** A delivery a change makes, before it is stored. */
+export interface PlannedDelivery {
+  channel: Channel
+  target: DeliveryTarget
+  type: EventType
+  /** An object, or JSON text written already. */
+  payload: object | RawJson
+}
+
+/**
+ * How an attempt ended, as the schedule judges it: delivered; refused for good (the receiver says
+ * never again: a webhook's 410 Gone); failed, and tried again on the schedule.
+ */
+export type AttemptOutcome = 'delivered' | 'refused' | 'failed'
+
+/** The endpoint a target names; null for any other target. */
+export const endpointIdOf = (target: DeliveryTarget): number | null => (target.kind === 'endpoint' ? target.endpointId : null)
+
+/** What each channel's sender gets with a delivery besides its address and body. A new channel adds its own. */
+export interface ChannelDetails {
+  /** The signing secrets: the target's current one, and the previous one during a rotation. */
+  webhook: { secrets: string[] }
+}
+
+/** A delivery as its channel's sender sees it. */
+export interface Outgoing<C extends Channel = Channel> {
+  /** Its message id, stable across its retries (a webhook's `webhook-id`). */
+  webhookId: string
+  /** The body exactly as stored: sent (and signed) byte for byte. */
+  payload: string
+  /** Where it goes now: its target's address (a URL for a webhook). */
+  address: string
+  details: ChannelDetails[C]
+}
+
+/** What an attempt came to, as its sender tells it. */
+export interface SendResult {
+  outcome: AttemptOutcome
+  /** How the target's gate reads the answer (host-concurrency.ts). */
+  answer: AnswerKind
+  /** The answer's status (an HTTP status for a webhook); 0 when none came back. */
+  statusCode: number
+  /** "" on success. */
+  error: string
+  responseExcerpt: string
+  durationMs: number
+  /** How long the target asked to be left alone, when it said. */
+  retryAfterMs: number | undefined
+}
+
+/**
+ * A channel's sender: one attempt of one delivery, never throwing for what the target did (a
+ * refusal, a timeout: its result says so). The outbox's loop claims, gates, schedules and records.
+ */
+export interface ChannelSender<C extends Channel = Channel> {
+  readonly channel: C
+  send(delivery: Outgoing<C>): Promise<SendResult>
+  close(): Promise<void>
+}
