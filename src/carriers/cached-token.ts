@@ -1,3 +1,5 @@
+import type { CarrierResponse } from './carrier-http'
+
 /**
  * An access token shared by all of a carrier's requests: asked for once, kept until shortly
  * before it expires (carriers lock out or rate-limit callers that ask for one per call), renewed
@@ -24,6 +26,17 @@ export class CachedToken {
   /** The carrier refused it (a 401): the next call asks for a new one. */
   forget(): void {
     this.token = undefined
+  }
+
+  /**
+   * A call that carries the token: a 401 (the carrier forgot it, or it expired early) forgets it
+   * and the call goes once more with a new one; what that second call answers is the answer.
+   */
+  async authorized(call: (token: string) => Promise<CarrierResponse>): Promise<CarrierResponse> {
+    const response = await call(await this.get())
+    if (response.status !== 401) return response
+    this.forget()
+    return call(await this.get())
   }
 
   private async renew(): Promise<string> {

@@ -3,6 +3,7 @@ import { gunzip, inflate, brotliDecompress } from 'node:zlib'
 import { Agent, errors, request, type Dispatcher } from 'undici'
 import { parseRetryAfter } from '../domain/retry-after'
 import { CarrierError } from './carrier'
+import { untilWindowEnds, type QuotaWindow } from './quota'
 
 const gunzipAsync = promisify(gunzip)
 const inflateAsync = promisify(inflate)
@@ -12,8 +13,15 @@ const brotliAsync = promisify(brotliDecompress)
 const MAX_BODY_BYTES = 16 * 1024 * 1024
 
 export interface CarrierHttpOptions {
+  /** The carrier's name, as its errors say it. */
+  carrier: string
+  /** The API's origin (or base path): requests name their path under it, whatever slash it ends with. */
+  baseUrl: string
   /** Whole-request deadline: connect, headers and body. */
   timeoutMs: number
+  /** The window the carrier counts its quota in (default: per second). */
+  quota?: QuotaWindow
+  now?: () => number
 }
 
 export interface CarrierResponse {
@@ -24,26 +32,49 @@ export interface CarrierResponse {
 }
 
 /**
- * The outbound HTTP of the carrier adapters: undici with keep-alive, a deadline on everything,
- * compressed answers accepted. Transport failures become CarrierError; HTTP statuses are returned
- * for the adapter to judge (a 401 means "refresh the token", not "give up").
+ * The carrier client kit's HTTP (docs/architecture.md, "Adding a carrier"): undici with keep-alive,
+ * a deadline on everything, compressed answers accepted, paths under the carrier's base URL.
+ * Transport failures become CarrierError; HTTP statuses are returned for the client to judge (a
+ * 401 means "renew the token", not "give up"), and `failure` says what any other one means,
+ * quota windows included.
  */
 export class CarrierHttp {
   private readonly agent: Dispatcher
+  private readonly base: string
+  private readonly now: () => number
 
   constructor(private readonly options: CarrierHttpOptions) {
     this.agent = new Agent({ connectTimeout: options.timeoutMs, keepAliveTimeout: 30_000, connections: 16 })
+    this.base = options.baseUrl.replace(/\/+$/, '')
+    this.now = options.now ?? Date.now
   }
 
-  post(url: string, init: { headers: Record<string, string>; body: string }): Promise<CarrierResponse> {
-    return this.send('POST', url, init)
+  post(path: string, init: { headers: Record<string, string>; body: string }): Promise<CarrierResponse> {
+    return this.send('POST', path, init)
   }
 
-  get(url: string, init: { headers: Record<string, string> }): Promise<CarrierResponse> {
-    return this.send('GET', url, { ...init, body: undefined })
+  get(path: string, init: { headers: Record<string, string> }): Promise<CarrierResponse> {
+    return this.send('GET', path, { ...init, body: undefined })
   }
 
-  private async send(method: 'GET' | 'POST', url: string, init: { headers: Record<string, string>; body: string | undefined }): Promise<CarrierResponse> {
+  /**
+   * The CarrierError for an answer that is neither success nor the client's own business: past
+   * the quota (Retry-After, else the end of the quota's window), the carrier failing, the
+   * credentials refused, anything else. `who` names the call ("FedEx OAuth"); the carrier by default.
+   */
+  failure(response: CarrierResponse, who = this.options.carrier): CarrierError {
+    if (response.status === 429) {
+      const window = this.options.quota ?? 'second'
+      if (window === 'second') return new CarrierError('rate_limited', `${who} rate limit (HTTP 429)`, response.retryAfterMs)
+      return new CarrierError('rate_limited', `${who} quota exceeded (HTTP 429)`, response.retryAfterMs ?? untilWindowEnds(window, this.now()))
+    }
+    if (response.status >= 500) return new CarrierError('server_error', `${who} answered HTTP ${response.status}`, response.retryAfterMs)
+    if (response.status === 401 || response.status === 403) return new CarrierError('unauthorized', `${who} refused the credentials (HTTP ${response.status})`)
+    return new CarrierError('bad_response', `${who} answered HTTP ${response.status}`)
+  }
+
+  private async send(method: 'GET' | 'POST', path: string, init: { headers: Record<string, string>; body: string | undefined }): Promise<CarrierResponse> {
+    const url = `${this.base}/${path.replace(/^\/+/, '')}`
     let response: Dispatcher.ResponseData
     try {
       response = await request(url, {
@@ -116,13 +147,4 @@ function transportError(error: unknown): CarrierError {
     return new CarrierError('timeout', 'the carrier did not answer in time')
   }
   return new CarrierError('network', `could not reach the carrier: ${(error as Error)?.message ?? String(error)}`)
-}
-
-/** The CarrierError for an answer that is neither success nor an auth problem. */
-export function failureForStatus(carrier: string, response: CarrierResponse): CarrierError {
-  if (response.status === 429) return new CarrierError('rate_limited', `${carrier} rate limit (HTTP 429)`, response.retryAfterMs)
-  if (response.status >= 500) return new CarrierError('server_error', `${carrier} answered HTTP ${response.status}`, response.retryAfterMs)
-  if (response.status === 401 || response.status === 403)
-    return new CarrierError('unauthorized', `${carrier} refused the credentials (HTTP ${response.status})`)
-  return new CarrierError('bad_response', `${carrier} answered HTTP ${response.status}`)
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { fedexMeaning } from '../carriers/fedex/fedex.mapper'
-import { UPARCEL_STATUSES } from '../carriers/uparcel/uparcel.format'
+import { fedexMeaning } from '../carriers/fedex/fedex.statuses'
+import { UPARCEL_STATUSES } from '../carriers/uparcel/uparcel.statuses'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import type { Database } from './database'
 import { eventsViewOf } from './events-view'

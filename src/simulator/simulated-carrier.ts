@@ -12,6 +12,8 @@ export interface SimulatedCarrier {
   readonly emittedCodes: Readonly<Record<StageKind, string>>
   /** The part of a number that selects its story (UPS numbers: after "1Z"). */
   storyKey?(trackingNumber: string): string
+  /** A number of the carrier's shape that follows the story `prefix` selects (stories.ts), one per `serial`. */
+  storyNumber(prefix: string, serial: number): string
   /** The carrier's error body for an HTTP status, as its API shapes it. */
   errorBody(status: number, message: string): unknown
   handle(request: SimulatorRequest, context: SimulationContext): Promise<SimulatorAnswer>

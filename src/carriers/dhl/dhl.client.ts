@@ -1,5 +1,5 @@
 import { CarrierError, fetchOneByOne, type CarrierAdapter, type CarrierLookup } from '../carrier'
-import { CarrierHttp, failureForStatus, type CarrierResponse } from '../carrier-http'
+import { CarrierHttp } from '../carrier-http'
 import { serviceOf } from './dhl.formats'
 import { lookupFromAnswer } from './dhl.mapper'
 
@@ -9,8 +9,6 @@ export interface DhlConfig {
   apiKey: string
   timeoutMs: number
 }
-
-const DAY_MS = 86_400_000
 
 /**
  * DHL Shipment Tracking – Unified: GET /track/shipments?trackingNumber=…, one number a request,
@@ -26,9 +24,9 @@ export class DhlClient implements CarrierAdapter {
 
   constructor(
     private readonly config: DhlConfig,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
   ) {
-    this.http = new CarrierHttp({ timeoutMs: config.timeoutMs })
+    this.http = new CarrierHttp({ carrier: 'DHL', baseUrl: config.baseUrl, timeoutMs: config.timeoutMs, quota: 'day', now })
   }
 
   fetch(trackingNumbers: string[]): Promise<Map<string, CarrierLookup>> {
@@ -36,28 +34,18 @@ export class DhlClient implements CarrierAdapter {
   }
 
   private async fetchOne(trackingNumber: string): Promise<CarrierLookup | undefined> {
-    const response = await this.track(trackingNumber)
-    if (response.status === 404) return { found: false, reason: 'HTTP 404' }
-    if (response.status === 429) throw this.quotaExceeded(response)
-    if (response.status === 401 || response.status === 403) {
-      throw new CarrierError('unauthorized', `DHL refused the API key (HTTP ${response.status}): check DHL_API_KEY (the app's API Key, not its secret)`)
-    }
-    if (response.status !== 200) throw failureForStatus('DHL', response)
-    const lookup = lookupFromAnswer(trackingNumber, response.json)
-    if (!lookup) throw new CarrierError('bad_response', 'DHL answer has no shipments')
-    return lookup
-  }
-
-  private quotaExceeded(response: CarrierResponse): CarrierError {
-    const untilMidnight = DAY_MS - (this.now() % DAY_MS)
-    return new CarrierError('rate_limited', 'DHL quota exceeded (HTTP 429)', response.retryAfterMs ?? untilMidnight)
-  }
-
-  private track(trackingNumber: string): Promise<CarrierResponse> {
     const query = new URLSearchParams({ trackingNumber })
     const service = serviceOf(trackingNumber)
     if (service) query.set('service', service)
-    return this.http.get(`${this.config.baseUrl}/track/shipments?${query}`, { headers: { 'DHL-API-Key': this.config.apiKey, accept: 'application/json' } })
+    const response = await this.http.get(`/track/shipments?${query}`, { headers: { 'DHL-API-Key': this.config.apiKey, accept: 'application/json' } })
+    if (response.status === 404) return { found: false, reason: 'HTTP 404' }
+    if (response.status === 401 || response.status === 403) {
+      throw new CarrierError('unauthorized', `DHL refused the API key (HTTP ${response.status}): check DHL_API_KEY (the app's API Key, not its secret)`)
+    }
+    if (response.status !== 200) throw this.http.failure(response)
+    const lookup = lookupFromAnswer(trackingNumber, response.json)
+    if (!lookup) throw new CarrierError('bad_response', 'DHL answer has no shipments')
+    return lookup
   }
 
   close(): Promise<void> {

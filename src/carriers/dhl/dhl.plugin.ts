@@ -19,6 +19,6 @@ export const DHL: CarrierPlugin = {
     requestBudget: { variable: 'DHL_REQUEST_BUDGET', fallback: { requests: 250, per: 'day' } },
     requiredInProduction: false,
   },
-  createAdapter: ({ baseUrl, credentials, timeoutMs }) => new DhlClient({ baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: credentials.apiKey!, timeoutMs }),
+  createAdapter: ({ baseUrl, credentials, timeoutMs }) => new DhlClient({ baseUrl, apiKey: credentials.apiKey!, timeoutMs }),
   simulator: dhlSimulator(),
 }

@@ -93,6 +93,7 @@ async function track(request: SimulatorRequest, context: SimulationContext): Pro
 export function dhlSimulator(): SimulatedCarrier {
   return {
     path: 'dhl',
+    storyNumber: (prefix, serial) => `${prefix}${String(serial).padStart(9, '0')}DE`,
     emittedCodes: Object.fromEntries(Object.entries(STAGES).map(([kind, [, status]]) => [kind, status])) as Record<StageKind, string>,
     errorBody: (status, message) => ({ title: status === 429 ? 'Too Many Requests' : 'Error', status, detail: message }),
     async handle(request, context) {

@@ -2,7 +2,7 @@ import type { CarrierPlugin } from '../carrier-plugin'
 import { IMPB_PATTERN } from '../impb'
 import { mod10, weightedMod11 } from '../check-digits'
 import { FedexClient } from './fedex.client'
-import { FEDEX_STATUSES } from './fedex.mapper'
+import { FEDEX_STATUSES } from './fedex.statuses'
 import { fedexSimulator } from './fedex.simulator'
 
 export const FEDEX: CarrierPlugin = {
@@ -33,6 +33,6 @@ export const FEDEX: CarrierPlugin = {
     requiredInProduction: true,
   },
   createAdapter: ({ baseUrl, credentials, timeoutMs }) =>
-    new FedexClient({ baseUrl: baseUrl.replace(/\/+$/, ''), clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs }),
+    new FedexClient({ baseUrl, clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs }),
   simulator: fedexSimulator(),
 }

@@ -179,6 +179,7 @@ export function fedexSimulator(): SimulatedCarrier {
   const tokens = new Map<string, number>()
   return {
     path: 'fedex',
+    storyNumber: (prefix, serial) => `${prefix}${String(serial).padStart(10, '0')}`,
     emittedCodes: Object.fromEntries(Object.entries(STAGES).map(([kind, [eventType]]) => [kind, eventType])) as Record<StageKind, string>,
     errorBody: (status, message) => fedexError(status === 429 ? 'RATE.LIMIT.EXCEEDED' : status >= 500 ? 'INTERNAL.SERVER.ERROR' : 'BAD.REQUEST.ERROR', message),
     async handle(request, context) {

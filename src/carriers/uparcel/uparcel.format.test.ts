@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { isTrackingAnswer, mapTrackingAnswer, uparcelStandardStatus } from './uparcel.format'
+import { isTrackingAnswer, mapTrackingAnswer } from './uparcel.format'
+import { uparcelStandardStatus } from './uparcel.statuses'
 
 const answer = JSON.parse(readFileSync(new URL('../../../test/fixtures/carriers/uparcel/tracking-answer.json', import.meta.url), 'utf8'))
 

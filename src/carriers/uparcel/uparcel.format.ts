@@ -1,6 +1,5 @@
-import type { StandardStatus } from '../../domain/statuses'
 import type { Address } from '../../domain/tracking-task'
-import { StatusTable } from '../status-table'
+import { UPARCEL_STATUSES } from './uparcel.statuses'
 import { addressOrNull, eventKey, parseCarrierTime, writtenOffset, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
@@ -13,26 +12,6 @@ import { arr, obj, str, type Json } from '../json'
 
 /** ASSUMED: at most 50 numbers per tracking request. */
 export const UPARCEL_MAX_BATCH = 50
-
-/**
- * ASSUMED: status_code values by milestone (each milestone's standard status follows). Unknown
- * codes keep the previous status and milestone.
- */
-export const UPARCEL_STATUSES = new StatusTable({
-  info_received: ['POSTED'],
-  pending: ['ASSIGNED', 'ACCEPTED'],
-  in_transit: ['PICKED_UP', 'IN_TRANSIT'],
-  out_for_delivery: ['OUT_FOR_DELIVERY'],
-  failed_attempt: ['FAILED_DELIVERY'],
-  exception: ['ON_HOLD'],
-  delivered: ['DELIVERED'],
-  returned: ['RETURNED'],
-  cancelled: ['CANCELLED'],
-})
-
-export function uparcelStandardStatus(code: unknown): StandardStatus | null {
-  return UPARCEL_STATUSES.meaning(code)?.status ?? null
-}
 
 /** ASSUMED: addresses as {address, pincode, city, state, country}. */
 export function uparcelAddress(value: unknown): Address {

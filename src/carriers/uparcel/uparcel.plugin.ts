@@ -1,6 +1,7 @@
 import type { CarrierPlugin } from '../carrier-plugin'
 import { UparcelClient } from './uparcel.client'
-import { UPARCEL_MAX_BATCH, UPARCEL_STATUSES } from './uparcel.format'
+import { UPARCEL_MAX_BATCH } from './uparcel.format'
+import { UPARCEL_STATUSES } from './uparcel.statuses'
 import { uparcelSimulator } from './uparcel.simulator'
 
 export const UPARCEL: CarrierPlugin = {

@@ -90,6 +90,7 @@ export function uparcelSimulator(): SimulatedCarrier {
   const tokens = new Set<string>()
   return {
     path: 'uparcel',
+    storyNumber: (prefix, serial) => `${prefix}${String(serial).padStart(10, '0')}`,
     emittedCodes: Object.fromEntries(Object.entries(STAGES).map(([kind, [code]]) => [kind, code])) as Record<StageKind, string>,
     errorBody: (status, message) => envelope(status, null, status === 429 ? 'Too many requests' : status >= 500 ? 'Internal error' : message),
     async handle(request, context) {

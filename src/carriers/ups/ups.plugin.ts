@@ -27,6 +27,6 @@ export const UPS: CarrierPlugin = {
     requiredInProduction: false,
   },
   createAdapter: ({ baseUrl, credentials, timeoutMs }) =>
-    new UpsClient({ baseUrl: baseUrl.replace(/\/+$/, ''), clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs }),
+    new UpsClient({ baseUrl, clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs }),
   simulator: upsSimulator(),
 }

@@ -163,6 +163,7 @@ export function upsSimulator(): SimulatedCarrier {
   const tokens = new Map<string, number>()
   return {
     path: 'ups',
+    storyNumber: (prefix, serial) => `1Z${prefix}${String(serial).padStart(12, '0')}`,
     emittedCodes: Object.fromEntries(Object.entries(STAGES).map(([kind, [statusCode]]) => [kind, statusCode])) as Record<StageKind, string>,
     storyKey: (number) => number.replace(/^1Z/i, ''),
     errorBody: (status, message) => upsError(status === 429 ? '10429' : status >= 500 ? '10004' : 'TV1002', message),

@@ -47,6 +47,6 @@ export const USPS: CarrierPlugin = {
     requiredInProduction: false,
   },
   createAdapter: ({ baseUrl, credentials, timeoutMs }) =>
-    new UspsClient({ baseUrl: baseUrl.replace(/\/+$/, ''), clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs }),
+    new UspsClient({ baseUrl, clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs }),
   simulator: uspsSimulator(),
 }

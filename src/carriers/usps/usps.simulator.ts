@@ -160,6 +160,7 @@ export function uspsSimulator(): SimulatedCarrier {
   const tokens = new Map<string, number>()
   return {
     path: 'usps',
+    storyNumber: (prefix, serial) => `${prefix}${String(serial).padStart(9, '0')}US`,
     emittedCodes: Object.fromEntries(Object.entries(STAGES).map(([kind, [code]]) => [kind, code])) as Record<StageKind, string>,
     errorBody: (status, message) => uspsError(status, '', message),
     async handle(request, context) {
