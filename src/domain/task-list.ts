@@ -1,4 +1,6 @@
+import { normalizeCarrierCode, unsupportedCarrierMessage } from './carriers'
 import type { FieldError } from './errors'
+import { externalReferenceProblem, parseTrackingNumber } from './subscription-input'
 import { MILESTONE_NAMES, milestonesOf, type Milestone } from './milestones'
 import type { StandardStatus } from './statuses'
 
@@ -60,4 +62,45 @@ export function filterProblems(filters: TaskListFilters): FieldError[] {
     if (a && b && a.getTime() >= b.getTime()) problems.push({ field: from, message: `must be before ${to}` })
   }
   return problems
+}
+
+/** The filters as the list's query schema checked them: their types, lengths and closed lists; times as the date-times given. */
+export type ListFilterParameters = { [K in keyof TaskListFilters]: TaskListFilters[K] extends Date | undefined ? string : TaskListFilters[K] }
+
+/**
+ * What a schema cannot say of the filters: a carrier code any case, one of the registry's; a
+ * tracking number trimmed, by the subscribe's rules; a reference without control characters (a
+ * value that breaks what can be stored matches nothing, and says so); ranges that can hold
+ * something.
+ */
+export function judgeListFilters(
+  p: ListFilterParameters,
+  carrierCodes: readonly string[],
+): { ok: true; filters: TaskListFilters } | { ok: false; details: FieldError[] } {
+  const problems: FieldError[] = []
+  const date = (value: string | undefined) => (value === undefined ? undefined : new Date(value))
+  const filters: TaskListFilters = {
+    standardStatus: p.standardStatus,
+    milestone: p.milestone,
+    externalReferenceNo: p.externalReferenceNo,
+    active: p.active,
+    createdFrom: date(p.createdFrom),
+    createdTo: date(p.createdTo),
+    updatedFrom: date(p.updatedFrom),
+    updatedTo: date(p.updatedTo),
+  }
+  if (p.carrierCode !== undefined) {
+    const code = normalizeCarrierCode(p.carrierCode)
+    if (carrierCodes.includes(code)) filters.carrierCode = code
+    else problems.push({ field: 'carrierCode', message: unsupportedCarrierMessage(carrierCodes) })
+  }
+  const referenceProblem = p.externalReferenceNo === undefined ? undefined : externalReferenceProblem(p.externalReferenceNo)
+  if (referenceProblem) problems.push({ field: 'externalReferenceNo', message: referenceProblem })
+  if (p.trackingNumber !== undefined) {
+    const number = parseTrackingNumber(p.trackingNumber)
+    if (number.ok) filters.trackingNumber = number.value
+    else problems.push({ field: 'trackingNumber', message: number.message })
+  }
+  problems.push(...filterProblems(filters))
+  return problems.length > 0 ? { ok: false, details: problems } : { ok: true, filters }
 }

@@ -25,6 +25,7 @@ import type { WebhookEndpointService } from '../services/webhook-endpoint.servic
 import type { WebhookHistoryService } from '../services/webhook-history.service'
 import { AppError } from '../domain/errors'
 import { errorEnvelope, frameworkErrorHandler, installErrorHandling } from './error-handler'
+import { AJV_OPTIONS } from './request-check'
 import { createRegistry } from '../observability/metrics'
 import { installMetrics } from './metrics'
 import { installRateLimits, type RateLimitOptions } from './rate-limit'
@@ -33,7 +34,7 @@ import { healthRoutes } from './routes/health.routes'
 import { apiRoutes } from './routes/api.routes'
 import { consoleRoutes } from './console/console.routes'
 import { openapiOptions } from './openapi'
-import { isDateTime, parameterCompiler } from './parameters'
+import { parameterCompiler } from './parameters'
 import { registerComponents } from './schemas/components'
 
 export interface AppServices {
@@ -106,13 +107,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const given = request.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
-    ajv: {
-      // Types are never coerced; every field problem is reported at once.
-      // verbose: an error carries its schema, so that "must be an integer from 1 to 1000" can say the range.
-      customOptions: { coerceTypes: false, allErrors: true, removeAdditional: false, useDefaults: false, verbose: true },
-      // A body's date-times are the query string's (ajv-formats would take "2026-11-24 09:30:00+0100" and refuse "…T09:30Z").
-      onCreate: (ajv) => ajv.addFormat('date-time', isDateTime),
-    },
+    ajv: AJV_OPTIONS,
     // Bodies by Ajv; path and query parameters (strings in a URL) by their own strict compiler.
     schemaController: {
       compilersFactory: {

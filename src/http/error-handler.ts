@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, BODY_FIELD, invalid, MUST, type ErrorCode, type FieldError } from '../domain/errors'
+import { AppError, BODY_FIELD, invalid, type ErrorCode } from '../domain/errors'
 import { envelope } from './envelope'
 import { ParameterError } from './parameters'
+import { fieldErrors } from './request-check'
 
 /** The one place where an error reason becomes an HTTP status (docs/api.md, Errors). */
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -31,64 +32,12 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply.code(body.code).send(body)
 }
 
-interface AjvError {
-  instancePath: string
-  keyword: string
-  params: Record<string, unknown>
-  message?: string
-  /** With Ajv's `verbose`: the schema of the value in error. */
-  parentSchema?: { type?: string; minimum?: number; maximum?: number; enum?: string[]; maxLength?: number }
-}
-
-const TYPE_WORDS: Record<string, string> = { string: MUST.string, integer: MUST.integer, boolean: MUST.boolean, object: MUST.object, array: MUST.array }
-const FORMAT_WORDS: Record<string, string> = { 'date-time': MUST.dateTime, uri: MUST.url }
-
-/** Ajv's report of a body, in the words the domain's own checks use (MUST). */
-function fieldErrors(validation: AjvError[]): FieldError[] {
-  return validation.map((e) => {
-    const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
-    const child = (name: unknown) => [path, String(name)].filter(Boolean).join('.')
-    const schema = e.parentSchema ?? {}
-    const range = () => (schema.minimum !== undefined && schema.maximum !== undefined ? MUST.between(schema.minimum, schema.maximum) : undefined)
-    switch (e.keyword) {
-      case 'required':
-        return { field: child(e.params.missingProperty), message: MUST.required }
-      case 'additionalProperties':
-        return { field: child(e.params.additionalProperty), message: MUST.unknownField }
-      case 'type':
-        return {
-          field: path || BODY_FIELD,
-          message: (schema.type === 'integer' && range()) || TYPE_WORDS[String(e.params.type)] || `must be a ${String(e.params.type)}`,
-        }
-      case 'minimum':
-      case 'maximum':
-        return { field: path, message: range() ?? `${e.message}` }
-      case 'maxLength':
-        return { field: path, message: MUST.atMost(Number(e.params.limit)) }
-      case 'minLength':
-        return { field: path, message: Number(e.params.limit) === 1 ? MUST.notEmpty : MUST.atLeast(Number(e.params.limit)) }
-      case 'enum':
-        return { field: path, message: MUST.oneOf((e.params.allowedValues as string[]) ?? []) }
-      case 'minItems':
-        return { field: path, message: MUST.atLeastItems(Number(e.params.limit)) }
-      case 'uniqueItems':
-        return { field: path, message: MUST.distinct(Number(e.params.j), Number(e.params.i)) }
-      case 'format':
-        return { field: path, message: FORMAT_WORDS[String(e.params.format)] ?? `${e.message}` }
-      case 'minProperties':
-        return { field: path || BODY_FIELD, message: 'must hold at least one field' }
-      default:
-        return { field: path || BODY_FIELD, message: e.message ?? 'is invalid' }
-    }
-  })
-}
-
 /** Maps anything thrown while serving a request onto the closed set of reasons. */
 export function classify(error: FastifyError | AppError | Error): AppError {
   if (error instanceof AppError) return error
   if (error instanceof ParameterError) return invalid(error.details)
   const fastifyError = error as FastifyError & { validationContext?: string }
-  if (fastifyError.validation) return invalid(fieldErrors(fastifyError.validation as unknown as AjvError[]))
+  if (fastifyError.validation) return invalid(fieldErrors(fastifyError.validation as unknown as Parameters<typeof fieldErrors>[0]))
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'the request body is larger than 1 MiB')

@@ -9,6 +9,7 @@ import { DeliveryLogRepository } from '../db/delivery-log.repository'
 import { WebhookHistoryRepository } from '../db/webhook-history.repository'
 import { WebhookEndpointRepository } from '../db/webhook-endpoint.repository'
 import type { AppServices } from '../http/app'
+import { checkBatchEnvelope, checkSubscription } from '../http/schemas/subscription.schema'
 import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
 import { CARRIER_CODES } from '../carriers/registry'
@@ -85,7 +86,9 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
   const deliveryLog = new DeliveryLogService(db, new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue())
   return {
     auth: new AuthService(users, config.tokenCacheTtlMs),
-    subscriptions: new SubscriptionService(new TaskRepository(db), settings, carriers, () => wakeups.tasksDue()),
+    subscriptions: new SubscriptionService({ subscription: checkSubscription, batch: checkBatchEnvelope }, new TaskRepository(db), settings, carriers, () =>
+      wakeups.tasksDue(),
+    ),
     tasks,
     users: new ApiUserService(users, audit),
     settings: new SettingsService(settings, db, audit),

@@ -1,6 +1,6 @@
 import type { CarrierCandidate } from '../domain/carriers'
 import type { CarrierCatalogService } from './carrier-catalog.service'
-import { AppError, BODY_FIELD, subscriptionNotFound, describeFieldErrors, invalid, MUST } from '../domain/errors'
+import { AppError, subscriptionNotFound, describeFieldErrors, invalid, type FieldError } from '../domain/errors'
 import { SETTINGS } from '../domain/settings'
 import type { BatchResultKind, SubscribeResultKind } from '../domain/subscription-outcomes'
 import type { StandardStatus } from '../domain/statuses'
@@ -30,9 +30,17 @@ export type BatchItemResult = {
   candidates?: CarrierCandidate[]
 }
 
+/** The schema checks of the subscribe bodies (http/schemas/subscription.schema.ts): each field's first problem. */
+export interface SubscriptionChecks {
+  subscription(body: unknown): FieldError[]
+  /** A batch body's envelope: an object holding an array `items`. */
+  batch(body: unknown): FieldError[]
+}
+
 /** Subscribe (single and batch) and query: the three endpoints of the interface. */
 export class SubscriptionService {
   constructor(
+    private readonly checks: SubscriptionChecks,
     private readonly tasks: TaskRepository,
     private readonly settings: SettingsRepository,
     private readonly carriers: CarrierCatalogService,
@@ -41,7 +49,7 @@ export class SubscriptionService {
   ) {}
 
   async subscribe(userId: number, body: unknown): Promise<SubscribeResult> {
-    const validation = validateSubscription(body, this.carriers.resolve)
+    const validation = validateSubscription({ body, refused: this.checks.subscription(body) }, this.carriers.resolve)
     if (!validation.ok) {
       const { error, details, candidates } = validation
       throw new AppError(error, describeFieldErrors(details), details, undefined, candidates ? { candidates } : undefined)
@@ -66,7 +74,9 @@ export class SubscriptionService {
    * the taskId of its first occurrence. All valid items are written in one statement.
    */
   async subscribeBatch(userId: number, body: unknown): Promise<BatchItemResult[]> {
-    const items = batchItems(body)
+    const envelope = this.checks.batch(body)
+    if (envelope.length > 0) throw invalid(envelope)
+    const { items } = body as { items: unknown[] }
     // No setting allows more than the limit: such a batch is refused before any item is judged.
     if (items.length < 1 || items.length > SETTINGS.batchMaxItems.max) throw tooManyItems(items.length, (await this.settings.get()).batchMaxItems)
 
@@ -74,7 +84,7 @@ export class SubscriptionService {
     const firstIndexByKey = new Map<string, number>()
     const toWrite: SubscriptionRequest[] = []
     items.forEach((item, index) => {
-      const validation = validateSubscription(item, this.carriers.resolve)
+      const validation = validateSubscription({ body: item, refused: this.checks.subscription(item) }, this.carriers.resolve)
       if (!validation.ok) {
         const { error, details, carrierCode, trackingNumber, candidates } = validation
         results.push({
@@ -142,13 +152,4 @@ export class SubscriptionService {
 
 function tooManyItems(count: number, batchMaxItems: number): AppError {
   return invalid([{ field: 'items', message: `must hold 1 to ${batchMaxItems} items, got ${count}` }])
-}
-
-/** A batch body's items: the body must be an object holding an array `items`. */
-function batchItems(body: unknown): unknown[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid([{ field: BODY_FIELD, message: MUST.object }])
-  const { items } = body as { items?: unknown }
-  if (items === undefined) throw invalid([{ field: 'items', message: MUST.required }])
-  if (!Array.isArray(items)) throw invalid([{ field: 'items', message: MUST.array }])
-  return items
 }

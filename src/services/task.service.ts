@@ -3,15 +3,13 @@ import type { SecretsRepository } from '../db/secrets.repository'
 import { lockUserTask } from '../db/task-deletes'
 import type { FullTaskDocument, ListedTask, TaskLifecycleRepository } from '../db/task-lifecycle.repository'
 import { CARRIER_CODES } from '../carriers/registry'
-import { normalizeCarrierCode, unsupportedCarrierMessage } from '../domain/carriers'
-import { AppError, invalid, subscriptionNotFound, type FieldError } from '../domain/errors'
-import { externalReferenceProblem, parseTrackingNumber } from '../domain/subscription-input'
+import { AppError, invalid, subscriptionNotFound } from '../domain/errors'
 import { decodeCursor, encodeCursor } from '../domain/list-cursor'
-import { filterProblems, LIST_LIMIT, type ListSort, type TaskListFilters, type TaskListQuery } from '../domain/task-list'
+import { judgeListFilters, LIST_LIMIT, type ListFilterParameters, type ListSort, type TaskListQuery } from '../domain/task-list'
 import { deleteAndTell } from './task-deletion'
 
-/** The list's parameters as the HTTP layer has checked their types: the filters, their times as given. */
-export type ListParameters = { [K in keyof TaskListFilters]: TaskListFilters[K] extends Date | undefined ? string : TaskListFilters[K] } & {
+/** The list's parameters as the HTTP layer has checked them: the filters, their times as given. */
+export type ListParameters = ListFilterParameters & {
   sort?: ListSort
   limit?: number
   cursor?: string
@@ -45,7 +43,9 @@ export class TaskService {
   }
 
   async list(userId: number, parameters: ListParameters): Promise<TaskPage> {
-    const filters = listFilters(parameters)
+    const judged = judgeListFilters(parameters, CARRIER_CODES)
+    if (!judged.ok) throw invalid(judged.details)
+    const { filters } = judged
     const sort = parameters.sort ?? '-createdAt'
     const query: TaskListQuery = {
       userId,
@@ -115,36 +115,3 @@ export class TaskService {
 function throwNotFound(): never {
   throw subscriptionNotFound()
 }
-
-/** The list's filters, each judged as the domain judges it elsewhere (a number trimmed, a carrier upper-cased). */
-function listFilters(p: ListParameters): TaskListFilters {
-  const problems: FieldError[] = []
-  const filters: TaskListFilters = {
-    standardStatus: p.standardStatus,
-    milestone: p.milestone,
-    externalReferenceNo: p.externalReferenceNo,
-    active: p.active,
-    createdFrom: date(p.createdFrom),
-    createdTo: date(p.createdTo),
-    updatedFrom: date(p.updatedFrom),
-    updatedTo: date(p.updatedTo),
-  }
-  if (p.carrierCode !== undefined) {
-    const code = normalizeCarrierCode(p.carrierCode)
-    if (CARRIER_CODES.includes(code)) filters.carrierCode = code
-    else problems.push({ field: 'carrierCode', message: unsupportedCarrierMessage(CARRIER_CODES) })
-  }
-  // The rules of what can be stored: a value that breaks them matches nothing, and says so.
-  const referenceProblem = externalReferenceProblem(p.externalReferenceNo)
-  if (referenceProblem) problems.push({ field: 'externalReferenceNo', message: referenceProblem })
-  if (p.trackingNumber !== undefined) {
-    const number = parseTrackingNumber(p.trackingNumber)
-    if (number.ok) filters.trackingNumber = number.value
-    else problems.push({ field: 'trackingNumber', message: number.message })
-  }
-  problems.push(...filterProblems(filters))
-  if (problems.length > 0) throw invalid(problems)
-  return filters
-}
-
-const date = (value: string | undefined) => (value === undefined ? undefined : new Date(value))

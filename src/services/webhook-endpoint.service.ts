@@ -4,7 +4,14 @@ import type { Database } from '../db/database'
 import type { WebhookEndpointRepository } from '../db/webhook-endpoint.repository'
 import { AppError, invalid } from '../domain/errors'
 import { TEST_EVENT_TYPE } from '../domain/event-types'
-import { ENDPOINT_SECRET_GRACE_SECONDS, ENDPOINTS_PER_USER, parseEndpointFields, withDefaults, type EndpointRecord } from '../domain/webhook-endpoint'
+import {
+  ENDPOINT_SECRET_GRACE_SECONDS,
+  ENDPOINTS_PER_USER,
+  judgeEndpointFields,
+  withDefaults,
+  type EndpointInput,
+  type EndpointRecord,
+} from '../domain/webhook-endpoint'
 import type { WebhookHttp } from '../webhooks/webhook-http'
 import { webhookHeaders } from '../webhooks/signing'
 import { newWebhookSecret } from './credentials'
@@ -29,8 +36,8 @@ export class WebhookEndpointService {
   ) {}
 
   /** Creates an endpoint; its secret is in the answer, and never again (until a rotation). */
-  async create(userId: number, input: Record<string, unknown>): Promise<EndpointRecord & { secret: string }> {
-    const parsed = parseEndpointFields(input, 'create', CARRIER_CODES)
+  async create(userId: number, input: EndpointInput & Pick<EndpointRecord, 'url' | 'eventTypes'>): Promise<EndpointRecord & { secret: string }> {
+    const parsed = judgeEndpointFields(input, CARRIER_CODES)
     if (!parsed.ok) throw invalid(parsed.details)
     const secret = newWebhookSecret()
     const created = await this.db.transaction((tx) => this.endpoints.create(tx, userId, withDefaults(parsed.value), secret, ENDPOINTS_PER_USER))
@@ -46,8 +53,8 @@ export class WebhookEndpointService {
     return (await this.endpoints.find(userId, endpointId)) ?? throwNotFound()
   }
 
-  async update(userId: number, endpointId: number, input: Record<string, unknown>): Promise<EndpointRecord> {
-    const parsed = parseEndpointFields(input, 'patch', CARRIER_CODES)
+  async update(userId: number, endpointId: number, input: EndpointInput): Promise<EndpointRecord> {
+    const parsed = judgeEndpointFields(input, CARRIER_CODES)
     if (!parsed.ok) throw invalid(parsed.details)
     return (await this.db.transaction((tx) => this.endpoints.update(tx, userId, endpointId, parsed.value))) ?? throwNotFound()
   }

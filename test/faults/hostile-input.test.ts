@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/database'
 import { ERROR_CODES } from '../../src/domain/errors'
 import { validateSubscription } from '../../src/domain/subscription-input'
+import { checkSubscription } from '../../src/http/schemas/subscription.schema'
 import { createRunDatabase, type RunDatabase } from '../support/run-database'
 import { startService, type ServiceProcess } from '../support/service-process'
 
@@ -126,11 +127,13 @@ const VALID_ENDPOINT = { url: 'https://shop.example/events', eventTypes: ['track
 const ALL_CARRIERS = new CarrierCatalogService(Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const])))
 const VALID = { carrierCode: 'FEDEX', trackingNumber: 'HOSTILE1', callbackUrl: 'https://shop.example/hook', externalReferenceNo: 'ref' }
 
+/** A subscription as the service judges it: its schema's check, then the domain's rules. */
+const judged = (body: unknown) => validateSubscription({ body, refused: checkSubscription(body) }, ALL_CARRIERS.resolve)
+
 /** The body with `value` in `field`, made invalid elsewhere if the value alone is acceptable. */
 function rejectedBody(field: string, value: unknown): Record<string, unknown> {
   const body: Record<string, unknown> = { ...VALID, [field]: value }
-  if (validateSubscription(body, ALL_CARRIERS.resolve).ok)
-    body[field === 'trackingNumber' ? 'callbackUrl' : 'trackingNumber'] = field === 'trackingNumber' ? 'not a url' : 'has space'
+  if (judged(body).ok) body[field === 'trackingNumber' ? 'callbackUrl' : 'trackingNumber'] = field === 'trackingNumber' ? 'not a url' : 'has space'
   return body
 }
 
@@ -179,7 +182,7 @@ function corpus(): HostileRequest[] {
       })
       for (const other of FIELDS.filter((f) => f > field)) {
         const both = { ...rejectedBody(field, value), [other]: value }
-        if (validateSubscription(both, ALL_CARRIERS.resolve).ok) both.trackingNumber = 'has space'
+        if (judged(both).ok) both.trackingNumber = 'has space'
         requests.push({
           name: `subscribe ${field}+${other}=${String(value).slice(0, 20)}`,
           method: 'POST',

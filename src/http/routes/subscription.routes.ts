@@ -12,9 +12,16 @@ export interface SubscriptionRoutesOptions {
 const tags = ['subscriptions']
 
 /**
- * The interface's three endpoints judge their requests in the domain (every field problem at
- * once, each batch item alone, in the words of docs/api.md): their schemas document the requests
- * and are not run against them.
+ * A subscribe body is checked by the subscription service against these same schemas
+ * (`checkSubscription`, each batch item alone), so that its schema problems and the domain's are
+ * told together, field by field: Fastify's validation of the body, which would stop at the first
+ * and fail a whole batch for one item, is off for them.
+ */
+const checkedByService = { validatorCompiler: () => () => true }
+
+/**
+ * The query's rules are the domain's (domain/task-query.ts): exactly one of the two parameters,
+ * an id only digits spell, and a well-formed id past any task's not found rather than invalid.
  */
 const judgedByDomain = { validatorCompiler: () => () => true }
 
@@ -30,7 +37,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<SubscriptionRoutesOpt
         body: ref(Subscription),
         response: { 200: SubscribeResponse, ...errors(...API_ERRORS, ...BODY_ERRORS) },
       },
-      ...judgedByDomain,
+      ...checkedByService,
     },
     async (request) => success(await subscriptions.subscribe(request.userId, request.body)),
   )
@@ -46,7 +53,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<SubscriptionRoutesOpt
         body: BatchBody,
         response: { 200: BatchResponse, ...errors(...API_ERRORS, ...BODY_ERRORS) },
       },
-      ...judgedByDomain,
+      ...checkedByService,
     },
     async (request) => success({ results: await subscriptions.subscribeBatch(request.userId, request.body) }),
   )

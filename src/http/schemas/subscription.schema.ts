@@ -2,13 +2,15 @@ import { Type } from '@sinclair/typebox'
 import { SETTINGS } from '../../domain/settings'
 import { CALLBACK_URL_MAX, EXTERNAL_REFERENCE_MAX, TRACKING_NUMBER_MAX } from '../../domain/subscription-input'
 import { BATCH_RESULTS, SUBSCRIBE_RESULTS } from '../../domain/subscription-outcomes'
+import { checkOf } from '../request-check'
 import { CarrierCandidate, component, envelope, Id, ref, stringEnum } from './common.schema'
 import { StandardStatus, Task } from './task.schema'
 
 /**
- * The three endpoints of the interface. Their requests are judged by the domain (every field
- * problem at once, batch items one by one, in the words of docs/api.md): these schemas document
- * them and are not run against requests (see `judgedByDomain` in the routes).
+ * The three endpoints of the interface. A subscription's shape is `Subscription`, checked by the
+ * subscription service with `checkSubscription` (every item of a batch alone), and what a schema
+ * cannot say (trimmed values, control characters, a URL's scheme and host, the carrier) is then
+ * judged by the domain (domain/subscription-input.ts), every problem told at once.
  */
 
 export const Subscription = component(
@@ -21,15 +23,12 @@ export const Subscription = component(
         examples: ['FEDEX'],
       }),
       trackingNumber: Type.String({
-        minLength: 1,
-        maxLength: TRACKING_NUMBER_MAX,
-        description: 'trimmed; no whitespace or control characters inside',
+        description: `1 to ${TRACKING_NUMBER_MAX} characters once trimmed; no whitespace or control characters inside`,
         examples: ['794843185271'],
       }),
       callbackUrl: Type.String({
-        format: 'uri',
         maxLength: CALLBACK_URL_MAX,
-        description: 'an absolute http or https URL',
+        description: 'an absolute http or https URL with a host, written out in full (http://…, https://…)',
         examples: ['https://shop.example/webhooks/tracking'],
       }),
       externalReferenceNo: Type.Optional(
@@ -53,6 +52,9 @@ const SubscribeResult = component(
   }),
 )
 
+/** A subscription's schema problems, each field's first (none: its shape is right). */
+export const checkSubscription = checkOf(Subscription)
+
 export const SubscribeResponse = envelope(ref(SubscribeResult), 'the task, created or updated')
 
 export const BatchBody = Type.Object({
@@ -62,6 +64,13 @@ export const BatchBody = Type.Object({
     description: `1 to batchMaxItems (default ${SETTINGS.batchMaxItems.default}) subscriptions; each is judged alone, and a malformed one fails alone`,
   }),
 })
+
+/**
+ * What the batch route checks of its body before the items: an object holding an array. Each
+ * item is then checked alone with `checkSubscription`, and the count against the batchMaxItems
+ * setting (its words name the setting's value).
+ */
+export const checkBatchEnvelope = checkOf(Type.Object({ items: Type.Array(Type.Unknown()) }))
 
 const BatchItemResult = component(
   'BatchItemResult',
