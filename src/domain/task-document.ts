@@ -8,13 +8,13 @@ import type { Basis } from './transit-times'
  * The task on the wire: the one table of the members of its documents, their order and how each
  * value is written (datetimes as ISO 8601 in UTC with milliseconds and a Z). From it come the
  * documents' TypeScript types (here), the SQL that renders them (db/task-document.sql.ts, which
- * must name a source for every member, or the typecheck fails) and the HTTP schemas' checks
- * (http/schemas/task.schema.ts, task-lifecycle.schema.ts: held to these types by the typechecker;
- * src/db/task-document.test.ts renders every document and checks it against them).
+ * must name a source for every member, or the typecheck fails) and the HTTP schemas, made from
+ * these tables (http/schemas/task.schema.ts: each kind's schema held to MemberTypes by the
+ * typechecker; http/schemas/task-document.test.ts renders every document and checks it).
  *
  * Adding a member: a line in QUERY_TASK or FULL_TASK (the order is the document's), its source in
- * db/task-document.sql.ts, the column in a migration and the code that fills it, and the member
- * in the HTTP schema (the typecheck says where).
+ * db/task-document.sql.ts, the column in a migration and the code that fills it, and its words in
+ * the HTTP schema's MEMBER_WORDS when it needs any.
  */
 
 /** How each kind of member is written, as the type it has in JSON. */
@@ -154,14 +154,26 @@ export const LATEST_WEBHOOK = {
   errorMessage: 'text',
 } as const satisfies Record<keyof WebhookSummaryJson, MemberKind>
 
+/** Every key of T, in the order given: a member added to T and not here fails the typecheck. */
+const membersOf =
+  <T>() =>
+  <const K extends readonly (keyof T)[]>(keys: K & (Exclude<keyof T, K[number]> extends never ? unknown : never)) =>
+    keys
+
+/** An address's members, in the order the documents write them. */
+export const ADDRESS_FIELDS = membersOf<Address>()(['country', 'state', 'city', 'postalCode', 'address'])
+
+/** A proof of delivery's members, in the order the documents write them. */
+export const PROOF_OF_DELIVERY_FIELDS = membersOf<ProofOfDelivery>()(['signedBy', 'location', 'signatureAvailable', 'documentUrl'])
+
 /** A proof of delivery as the documents write it (and the task row stores it): its members in order. */
 export function proofOfDeliveryJson(p: ProofOfDelivery): ProofOfDelivery {
-  return { signedBy: p.signedBy, location: p.location, signatureAvailable: p.signatureAvailable, documentUrl: p.documentUrl }
+  return Object.fromEntries(PROOF_OF_DELIVERY_FIELDS.map((field) => [field, p[field]])) as unknown as ProofOfDelivery
 }
 
-/** An address as the documents write it: compact, its members in the interface's order. */
+/** An address as the documents write it: compact, its members in ADDRESS_FIELDS' order. */
 export function addressJson(a: Address): Address {
-  return { country: a.country, state: a.state, city: a.city, postalCode: a.postalCode, address: a.address }
+  return Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, a[field]])) as unknown as Address
 }
 
 /** An event of the full task, as the database writes it (events-view.ts): its members in FULL_EVENT_FIELDS' order. */

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { SubscriptionService } from '../../services/subscription.service'
 import { asJsonText, JsonAnswer, success, successText } from '../envelope'
 import { API_ERRORS, BODY_ERRORS, errors, ref } from '../schemas/common.schema'
-import { BatchBody, BatchResponse, Subscription, SubscribeResponse, TaskAnswer, TaskQuery } from '../schemas/subscription.schema'
+import { BatchBody, BatchResponse, Subscription, SubscribeResponse, QueryAnswer, TaskQuery } from '../schemas/subscription.schema'
 
 export interface SubscriptionRoutesOptions {
   subscriptions: SubscriptionService
@@ -66,7 +66,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<SubscriptionRoutesOpt
         summary: 'Query a subscription by taskId or trackingNumber',
         tags,
         querystring: TaskQuery,
-        response: { 200: Type.Unsafe<JsonAnswer>(TaskAnswer), ...errors(...API_ERRORS, 400, 404) },
+        response: { 200: Type.Unsafe<JsonAnswer>(QueryAnswer), ...errors(...API_ERRORS, 400, 404) },
       },
       ...judgedByDomain,
     },

@@ -4,7 +4,7 @@ import { objectText, RawJson } from '../../domain/json-text'
 import type { TaskService } from '../../services/task.service'
 import { asJsonText, envelope, JsonAnswer, success, successText } from '../envelope'
 import { API_ERRORS, errors } from '../schemas/common.schema'
-import { Deleted, ListQuery, RefreshAccepted, TaskAnswer, TaskPageAnswer, TaskParams } from '../schemas/task-lifecycle.schema'
+import { Deleted, FullTaskAnswer, ListQuery, RefreshAccepted, TaskPageAnswer, TaskParams } from '../schemas/task-lifecycle.schema'
 
 const tags = ['tasks']
 
@@ -42,7 +42,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService }> = asy
         summary: 'The full task',
         tags,
         params: TaskParams,
-        response: { 200: Type.Unsafe<JsonAnswer>(TaskAnswer), ...errors(...API_ERRORS, 400, 404) },
+        response: { 200: Type.Unsafe<JsonAnswer>(FullTaskAnswer), ...errors(...API_ERRORS, 400, 404) },
       },
     },
     async (request, reply) => {
@@ -60,7 +60,7 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService }> = asy
         summary: 'Stop fetching the task (idempotent); deliveries already made still go out',
         tags,
         params: TaskParams,
-        response: { 200: Type.Unsafe<JsonAnswer>(TaskAnswer), ...errors(...API_ERRORS, 400, 404) },
+        response: { 200: Type.Unsafe<JsonAnswer>(FullTaskAnswer), ...errors(...API_ERRORS, 400, 404) },
       },
     },
     async (request, reply) => {

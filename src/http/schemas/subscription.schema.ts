@@ -98,4 +98,4 @@ export const TaskQuery = Type.Object(
   { description: 'exactly one of taskId and trackingNumber' },
 )
 
-export const TaskAnswer = envelope(ref(Task), 'the subscription task')
+export const QueryAnswer = envelope(ref(Task), 'the subscription task')

@@ -6,8 +6,7 @@ import { taskDocumentOf, type DocumentOptions } from '../../db/task-document.sql
 import { FULL_TASK, QUERY_TASK } from '../../domain/task-document'
 import { allComponents } from './common.schema'
 import './components'
-import { FullTask } from './task-lifecycle.schema'
-import { Task } from './task.schema'
+import { FullTask, Task } from './task.schema'
 
 // Every task document the database writes, rendered from a task that has every member filled (and
 // one that has none), holds the members of the table in domain/task-document.ts, in its order, and

@@ -1,10 +1,30 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type SchemaOptions, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox'
 import { MILESTONE_NAMES } from '../../domain/milestones'
 import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../../domain/statuses'
-import type { TaskJson } from '../../domain/task-document'
+import {
+  ADDRESS_FIELDS,
+  EVENT_FIELDS,
+  FULL_EVENT_FIELDS,
+  FULL_TASK,
+  LATEST_WEBHOOK,
+  PROOF_OF_DELIVERY_FIELDS,
+  QUERY_TASK,
+  type FullTaskJson,
+  type FullTaskMember,
+  type MemberKind,
+  type MemberTypes,
+  type Members,
+  type TaskJson,
+} from '../../domain/task-document'
+import { BASES, MIN_LANE_DELIVERIES } from '../../domain/transit-times'
 import { component, DateTime, Id, NullableDateTime, ref, stringEnum } from './common.schema'
 
-/** The task document (domain/task-json.ts owns it; the checks at the end hold this schema to it). */
+/**
+ * The task's documents as schemas, made from the domain's tables of their members
+ * (domain/task-document.ts): each member's schema is its kind's (KIND_SCHEMAS, held to the
+ * domain's types by the typechecker) with the words this file gives it. A member added to the
+ * domain's tables is in every schema at once.
+ */
 
 export const StandardStatus = component('StandardStatus', stringEnum(STANDARD_STATUSES, { description: 'the standard status (docs/api.md, Statuses)' }))
 export const Milestone = component(
@@ -13,89 +33,166 @@ export const Milestone = component(
 )
 export const WebhookStatus = component('WebhookStatus', stringEnum(WEBHOOK_STATUSES, { description: 'the state of a webhook delivery (docs/webhooks.md)' }))
 
+/** An object schema of `fields` in their order, each from `schemaOf`, with the words `about` gives it. */
+function objectOf<K extends string>(fields: readonly K[], schemaOf: (field: K) => TSchema, about: Partial<Record<K, SchemaOptions>>, options: SchemaOptions) {
+  return Type.Object(Object.fromEntries(fields.map((field) => [field, { ...schemaOf(field), ...about[field] }])), options)
+}
+
 export const Address = component(
   'Address',
-  Type.Object(
-    { country: Type.String(), state: Type.String(), city: Type.String(), postalCode: Type.String(), address: Type.String() },
-    { description: 'a place; "" for a part the carrier did not give' },
-  ),
+  Type.Unsafe<MemberTypes['address']>(objectOf(ADDRESS_FIELDS, () => Type.String(), {}, { description: 'a place; "" for a part the carrier did not give' })),
 )
 
-export const TrackingEvent = component(
-  'TrackingEvent',
+const EVENT_KINDS = {
+  datetime: DateTime,
+  text: Type.String(),
+  milestone: Type.Union([ref(Milestone), Type.Literal('')]),
+  localTime: Type.Union([Type.String({ examples: ['2026-11-25T14:03:00-08:00'] }), Type.Null()]),
+  offset: Type.Union([Type.String({ pattern: '^[+-][0-9]{2}:[0-9]{2}$', examples: ['-08:00'] }), Type.Null()]),
+}
+const EVENT_WORDS: Partial<Record<keyof typeof FULL_EVENT_FIELDS, SchemaOptions>> = {
+  eventCode: { description: "the carrier's event code" },
+  status: { description: 'the standard status the event maps to; "" when its code is unknown' },
+  exceptionDescription: { description: '"" when none' },
+  milestone: { description: '"" when the carrier\'s table does not know the code' },
+  localTime: { description: "eventTime at the event's own offset, as the carrier wrote it; null when the carrier gives no offset (never guessed)" },
+  utcOffset: { description: "the offset of the event's local time; null when the carrier gives none" },
+}
+const eventOf = (fields: Record<string, keyof typeof EVENT_KINDS>, options: SchemaOptions) =>
+  objectOf(Object.keys(fields) as (keyof typeof FULL_EVENT_FIELDS)[], (field) => EVENT_KINDS[fields[field]!], EVENT_WORDS, options)
+
+export const TrackingEvent = component('TrackingEvent', Type.Unsafe<MemberTypes['events'][number]>(eventOf(EVENT_FIELDS, {})))
+export const FullTrackingEvent = component(
+  'FullTrackingEvent',
+  Type.Unsafe<MemberTypes['fullEvents'][number]>(eventOf(FULL_EVENT_FIELDS, { description: 'a tracking event of the full task' })),
+)
+
+const Prediction = component(
+  'Prediction',
   Type.Object({
-    eventTime: DateTime,
-    eventCode: Type.String({ description: "the carrier's event code" }),
-    status: Type.String({ description: 'the standard status the event maps to; "" when its code is unknown' }),
-    statusInfo: Type.String(),
-    description: Type.String(),
-    exceptionDescription: Type.String({ description: '"" when none' }),
-    country: Type.String(),
-    state: Type.String(),
-    city: Type.String(),
-    postalCode: Type.String(),
-    address: Type.String(),
+    basis: stringEnum(BASES, {
+      description: `the lane it rests on, the narrowest with at least ${MIN_LANE_DELIVERIES} deliveries: the carrier and the origin's and destination's states, their countries, or the carrier alone`,
+    }),
+    samples: Type.Integer({ minimum: MIN_LANE_DELIVERIES, description: 'how many deliveries of that lane it rests on' }),
+    earliest: { ...DateTime, description: "the first scan plus the lane's 10th percentile of transit time" },
+    latest: { ...DateTime, description: "the first scan plus the lane's 90th percentile of transit time" },
   }),
 )
 
-export const FullTrackingEvent = component(
-  'FullTrackingEvent',
-  Type.Composite(
-    [
-      TrackingEvent,
-      Type.Object({
-        milestone: Type.Union([ref(Milestone), Type.Literal('')], { description: '"" when the carrier\'s table does not know the code' }),
-        localTime: Type.Union([Type.String({ examples: ['2026-11-25T14:03:00-08:00'] }), Type.Null()], {
-          description: "eventTime at the event's own offset, as the carrier wrote it; null when the carrier gives no offset (never guessed)",
-        }),
-        utcOffset: Type.Union([Type.String({ pattern: '^[+-][0-9]{2}:[0-9]{2}$', examples: ['-08:00'] }), Type.Null()], {
-          description: "the offset of the event's local time; null when the carrier gives none",
-        }),
-      }),
-    ],
-    {
-      description: 'a tracking event of the full task',
-    },
+const PROOF_KINDS = {
+  signedBy: Type.String(),
+  location: Type.String(),
+  signatureAvailable: Type.Boolean(),
+  documentUrl: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
+}
+export const ProofOfDelivery = component(
+  'ProofOfDelivery',
+  Type.Unsafe<NonNullable<MemberTypes['proofOfDelivery']>>(
+    objectOf(
+      PROOF_OF_DELIVERY_FIELDS,
+      (field) => PROOF_KINDS[field],
+      {
+        signedBy: { description: 'who signed or received it; "" when the carrier does not say' },
+        location: { description: 'where it was left ("Front Door", "Receptionist/Front Desk"); "" when the carrier does not say' },
+        signatureAvailable: { description: 'the carrier holds a signature image' },
+        documentUrl: { description: "an https link to the carrier's proof-of-delivery document; null unless the carrier gives one" },
+      },
+      {},
+    ),
   ),
 )
 
-export const LatestWebhook = component(
-  'LatestWebhook',
-  Type.Object(
-    {
-      status: ref(WebhookStatus),
-      attemptCount: Type.Integer({ minimum: 0 }),
-      nextRetryAt: { ...NullableDateTime, description: 'null unless the status is retry_wait' },
-      lastAttemptAt: { ...NullableDateTime, description: 'null before the first attempt' },
-      responseStatusCode: Type.Integer({ minimum: 0, description: '0 when no HTTP answer came back' }),
-      errorMessage: Type.String({ description: '"" when none' }),
-    },
-    { description: 'the newest webhook delivery of the task' },
-  ),
-)
+/** Each kind of member's schema. */
+const KIND_SCHEMAS = {
+  id: Id,
+  count: Type.Integer({ minimum: 0 }),
+  text: Type.String(),
+  status: ref(StandardStatus),
+  milestone: ref(Milestone),
+  webhookStatus: ref(WebhookStatus),
+  boolean: Type.Boolean(),
+  time: DateTime,
+  timeOrNull: NullableDateTime,
+  address: ref(Address),
+  proofOfDelivery: Type.Union([ref(ProofOfDelivery), Type.Null()]),
+  prediction: Type.Union([ref(Prediction), Type.Null()]),
+  events: Type.Array(ref(TrackingEvent)),
+  fullEvents: Type.Array(ref(FullTrackingEvent)),
+  latestWebhook: Type.Union([Type.Unsafe<MemberTypes['latestWebhook']>(Type.Ref('LatestWebhook')), Type.Null()]),
+} satisfies Record<MemberKind, TSchema>
 
-export const Task = component(
-  'Task',
-  Type.Object(
-    {
-      taskId: Id,
-      carrierCode: Type.String({ examples: ['FEDEX'] }),
-      trackingNumber: Type.String(),
-      externalReferenceNo: Type.String({ description: '"" when none was given' }),
-      standardStatus: ref(StandardStatus),
-      carrierStatus: Type.String({ description: 'the carrier\'s own status text; "" before the first fetch' }),
-      estimatedDeliveryAt: { ...NullableDateTime, description: 'null when the carrier gave none' },
-      originAddress: ref(Address),
-      destinationAddress: ref(Address),
-      events: Type.Array(ref(TrackingEvent), { description: 'ascending by eventTime' }),
-      latestWebhook: Type.Union([ref(LatestWebhook), Type.Null()], { description: 'null before the first webhook' }),
-    },
-    { description: 'a subscription task, as the query endpoint answers it' },
-  ),
-)
-
-// The schema and the document the domain writes must agree, member for member: a field added to
-// one and not the other fails the typecheck here.
+// Each kind's schema and the type the domain writes it as must agree: a kind added to one and not
+// the other, or given another type, fails the typecheck here.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-const taskAgrees: Same<Static<typeof Task>, TaskJson> = true
-void taskAgrees
+type KindsAgree = { [K in MemberKind]: Same<Static<(typeof KIND_SCHEMAS)[K]>, MemberTypes[K]> }
+const kindsAgree: false extends KindsAgree[MemberKind] ? never : true = true
+void kindsAgree
+
+/** The words of the task's members, in every document that has them. */
+const MEMBER_WORDS: Partial<Record<FullTaskMember | 'attemptCount' | 'nextRetryAt' | 'lastAttemptAt' | 'responseStatusCode' | 'errorMessage', SchemaOptions>> =
+  {
+    carrierCode: { examples: ['FEDEX'] },
+    externalReferenceNo: { description: '"" when none was given' },
+    callbackUrl: { description: 'where tracking.status_changed is sent' },
+    carrierStatus: { description: 'the carrier\'s own status text; "" before the first fetch' },
+    estimatedDeliveryAt: { description: 'null when the carrier gave none' },
+    predictedDeliveryAt: {
+      description:
+        'the service\'s own prediction, from delivered tasks of the same lane (docs/api.md, "Predicted delivery"): the first scan plus the lane\'s median transit time; null before the first scan, for a terminal task and where no lane has enough deliveries. Never replaces estimatedDeliveryAt',
+    },
+    prediction: { description: 'what predictedDeliveryAt rests on, and its window; null when it is null' },
+    proofOfDelivery: { description: 'what the carrier says of the delivery (FedEx, UPS, DHL); null until a fetch returns one, then kept until another does' },
+    trackingPageUrl: {
+      format: 'uri',
+      description:
+        'the public tracking page for the shop\'s customer (docs/api.md, "The tracking page"): PUBLIC_BASE_URL/t/{token}, a random token replaced by POST …/tracking-page/rotate',
+    },
+    active: { description: 'still fetched: false once terminal, stopped or expired' },
+    stoppedAt: { description: 'when the user stopped it' },
+    updatedAt: { description: 'moves when anything shown here changes (not on a fetch that found nothing new, nor on webhook attempts)' },
+    lastCheckedAt: { description: 'the last carrier fetch' },
+    nextCheckAt: { description: 'the next fetch planned; null when inactive' },
+    events: { description: 'ascending by eventTime' },
+    latestWebhook: { description: 'null before the first webhook' },
+    attemptCount: {},
+    nextRetryAt: { description: 'null unless the status is retry_wait' },
+    lastAttemptAt: { description: 'null before the first attempt' },
+    responseStatusCode: { description: '0 when no HTTP answer came back' },
+    errorMessage: { description: '"" when none' },
+  }
+
+type KindSchemas = typeof KIND_SCHEMAS
+/** A document's schema type: each member its kind's schema, the optional ones optional. */
+type DocumentSchema<M extends Members, O extends keyof M> = TObject<{
+  -readonly [K in keyof M]: K extends O ? TOptional<KindSchemas[M[K]]> : KindSchemas[M[K]]
+}>
+
+/** A document's schema from its table of members: each its kind's schema with its words; `optional` members may be absent. */
+function documentOf<M extends Members, O extends keyof M & string = never>(
+  members: M,
+  options: SchemaOptions,
+  optional: readonly O[] = [],
+): DocumentSchema<M, O> {
+  const properties = Object.entries(members).map(([member, kind]) => {
+    const schema = { ...KIND_SCHEMAS[kind], ...MEMBER_WORDS[member as keyof typeof MEMBER_WORDS] }
+    return [member, (optional as readonly string[]).includes(member) ? Type.Optional(schema) : schema]
+  })
+  return Type.Object(Object.fromEntries(properties), options) as unknown as DocumentSchema<M, O>
+}
+
+export const LatestWebhook = component('LatestWebhook', documentOf(LATEST_WEBHOOK, { description: 'the newest webhook delivery of the task' }))
+
+export const Task = component('Task', documentOf(QUERY_TASK, { description: 'a subscription task, as the query endpoint answers it' }))
+
+export const FullTask = component(
+  'FullTask',
+  documentOf(
+    FULL_TASK,
+    { description: "a subscription task with its life: the query endpoint's fields and more; events in list items only with include=events" },
+    ['events'],
+  ),
+)
+
+// Made from the same tables, the documents' schemas are the types the domain writes: checked all the same.
+const documentsAgree: [Same<Static<typeof Task>, TaskJson>, Same<Static<typeof FullTask>, FullTaskJson>] = [true, true]
+void documentsAgree

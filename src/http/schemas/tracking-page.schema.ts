@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { LANGUAGES, STEPS, type TrackingPage, type TrackingPageBrand } from '../../domain/tracking-page'
 import { component, DateTime, envelope, ref, stringEnum } from './common.schema'
 import { Milestone } from './task.schema'
-import { ProofOfDelivery } from './task-lifecycle.schema'
+import { ProofOfDelivery } from './task.schema'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description })
 

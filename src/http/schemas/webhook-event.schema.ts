@@ -3,8 +3,7 @@ import { TEST_EVENT_TYPE } from '../../domain/event-types'
 import type { EndpointPayloadJson } from '../../domain/task-events'
 import type { StatusChangedPayload } from '../../domain/webhook-payload'
 import { component, DateTime, Id, NullableDateTime, ref } from './common.schema'
-import { FullTask } from './task-lifecycle.schema'
-import { FullTrackingEvent, Milestone, StandardStatus, Task } from './task.schema'
+import { FullTask, FullTrackingEvent, Milestone, StandardStatus, Task } from './task.schema'
 
 /** The bodies the service POSTs to receivers (the OpenAPI document's `webhooks`). */
 
