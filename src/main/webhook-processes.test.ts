@@ -143,7 +143,7 @@ describe('two webhook worker processes on PostgreSQL', () => {
       expect(firstAt - started).toBeLessThan(1000)
       const perWorker = await Promise.all(
         workers.map(async (w) =>
-          Number(/^delivery_attempts_total\{outcome="success"\} (\d+)/m.exec(await (await fetch(`${w.baseUrl}/metrics`)).text())?.[1] ?? 0),
+          Number(/^webhook_attempts_total\{outcome="success"\} (\d+)/m.exec(await (await fetch(`${w.baseUrl}/metrics`)).text())?.[1] ?? 0),
         ),
       )
       expect(perWorker[0]! + perWorker[1]!).toBe(1000)

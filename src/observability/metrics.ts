@@ -45,7 +45,7 @@ export class ServiceMetrics {
       registers,
     })
     this.webhookAttempts = new Counter({
-      name: 'delivery_attempts_total',
+      name: 'webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome (success, retry, failed)',
       labelNames: ['outcome'],
       registers,
