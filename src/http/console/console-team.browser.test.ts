@@ -4,6 +4,7 @@ import { axeFindings, launchBrowser, newPage, overflow, screenshotFolder } from 
 import { signInAs, signInWithToken } from '../../../test/support/console-sign-in'
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../../../test/support/test-app'
 import { waitFor } from '../../../test/support/wait-for'
+import { seedTeamData } from '../../../test/support/console-team-data'
 
 // The console for a team in a real browser, with realistic data (long names and URLs, many users,
 // tasks and attempts): operators and their roles, enforced on the server; sessions ended by an
@@ -32,57 +33,12 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
   browser = await launchBrowser()
-  await seedRealisticData()
+  ;({ longUserId, longTaskId, longToken, unbrokenUserId } = await seedTeamData(t, LONG_NAME, LONG_URL))
 })
 afterAll(async () => {
   await browser?.close()
   await t?.close()
 })
-
-/** 60 API users (one with a long name, endpoints with long URLs), 30 of its tasks, failing deliveries with 12 attempts each. */
-async function seedRealisticData(): Promise<void> {
-  const long = await t.createUser(LONG_NAME)
-  longUserId = long.userId
-  longToken = long.token
-  // A name with no space to break at: a heading must wrap it anyway.
-  unbrokenUserId = (await t.createUser(`Versandhaus${'Ü'.repeat(89)}`)).userId
-  for (let i = 2; i < 60; i++) await t.createUser(`Shop ${String(i).padStart(2, '0')} ${i % 7 === 0 ? 'Versandhaus' : 'Boutique'}`)
-  const endpoint = await t.services.endpoints.create(longUserId, { url: LONG_URL, eventTypes: ['tracking.status_changed'], description: 'ERP' })
-  await t.services.endpoints.create(longUserId, { url: `${LONG_URL}&copy=2`, eventTypes: ['tracking.status_changed'] })
-  const items = Array.from({ length: 30 }, (_, i) => ({
-    carrierCode: ['FEDEX', 'UPS', 'UPARCEL'][i % 3],
-    trackingNumber: ['FA', '1ZEX000000', 'UP241122'][i % 3] + String(1000 + i),
-    callbackUrl: `${LONG_URL}&task=${i}`,
-    externalReferenceNo: `order-2026-11-${String(i).padStart(4, '0')}-${'x'.repeat(20)}`,
-  }))
-  const res = await t.as(longToken, { method: 'POST', url: '/openapi/tracking-subscriptions/batch', payload: { items } })
-  const results = (res.json() as { data: { results: { result: string; taskId: number }[] } }).data.results
-  expect(results.map((r) => r.result)).toEqual(Array(30).fill('created'))
-  const taskIds = results.map((r) => r.taskId)
-  longTaskId = taskIds[0]!
-  // Deliveries that failed for good and one waiting for a retry, each after 12 attempts.
-  for (const [i, taskId] of taskIds.slice(0, 4).entries()) {
-    const [delivery] = await t.db.query<{ id: number }>(
-      `INSERT INTO deliveries (task_id, user_id, endpoint_id, target, webhook_id, payload, status, attempt_count, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, CASE WHEN $3::bigint IS NULL THEN 'callback' ELSE 'endpoint' END, $4, '{}', $5, 12, CASE WHEN $5 = 'retry_wait' THEN now() + interval '1 hour' END, now() - make_interval(mins => $6))
-       RETURNING id`,
-      [taskId, longUserId, i % 2 === 0 ? endpoint.endpointId : null, `msg_2Zx${i}long0webhook0identifier0abcdef`, i === 3 ? 'retry_wait' : 'failed', 30 + i],
-    )
-    for (let n = 1; n <= 12; n++) {
-      await t.db.query(
-        `INSERT INTO delivery_attempts (delivery_id, attempt_number, started_at, duration_ms, response_status_code, error_message, response_body_excerpt)
-         VALUES ($1, $2, now() - make_interval(mins => 40 - $2), 15000, $3, $4, $5)`,
-        [
-          delivery!.id,
-          n,
-          n % 2 ? 0 : 503,
-          n % 2 ? 'timed out after 15000 ms waiting for the receiving host to answer' : '',
-          n % 2 ? '' : '<html>Service Unavailable: '.padEnd(300, 'x'),
-        ],
-      )
-    }
-  }
-}
 
 async function signedInAdmin(width = 1440, bypassCSP = false): Promise<{ page: Page; close: () => Promise<void> }> {
   const { context, page } = await newPage(browser, width, { bypassCSP })

@@ -1,0 +1,61 @@
+/** The values and fields the hostile-input corpus (hostile-corpus.ts) puts together. */
+
+export const HOSTILE_VALUES: unknown[] = [
+  null,
+  0,
+  -1,
+  1.5,
+  1e308,
+  true,
+  [],
+  ['FEDEX'],
+  {},
+  { $ne: null },
+  '',
+  ' ',
+  'A'.repeat(10_240),
+  'B'.repeat(200_000),
+  '😀'.repeat(65),
+  '\u202eRTL\u202c',
+  'zero\u200bwidth',
+  '\u0000',
+  'a\u0001b\u001fc',
+  '\u007f\u0085\u009f',
+  '\ud800',
+  '\udfff\ud800',
+  "' OR '1'='1' --",
+  '1; DROP TABLE tracking_tasks; --',
+  '"; SELECT pg_sleep(10); --',
+  '<script>alert(1)</script>',
+  '${jndi:ldap://127.0.0.1/a}',
+  '{{7*7}}',
+  '../../../../etc/passwd',
+  '%00%0d%0aSet-Cookie: x=1',
+  'javascript:alert(1)',
+  'file:///etc/passwd',
+  'http://',
+  'https://exa mple.com/',
+  'http://[::1',
+  'ftp://a.example/',
+  '\\\\server\\share',
+]
+export const FIELDS = ['carrierCode', 'trackingNumber', 'callbackUrl', 'externalReferenceNo']
+export const LIST_PARAMETERS = [
+  'standardStatus',
+  'carrierCode',
+  'trackingNumber',
+  'externalReferenceNo',
+  'active',
+  'createdFrom',
+  'createdTo',
+  'updatedFrom',
+  'updatedTo',
+  'sort',
+  'limit',
+  'cursor',
+  'include',
+]
+export const ENDPOINT_FIELDS = ['url', 'eventTypes', 'description', 'carrierCodes', 'milestones', 'enabled']
+export const LOG_PARAMETERS = ['status', 'eventType', 'endpointId', 'taskId', 'createdFrom', 'createdTo', 'limit', 'cursor']
+export const VALID_ENDPOINT = { url: 'https://shop.example/events', eventTypes: ['tracking.deleted'] }
+// The carriers of the registry, all served by the simulator as in the suite's service.
