@@ -61,6 +61,8 @@ export interface ServiceDeps {
   wakeups?: Wakeups
   /** The client of the endpoints' test calls (the deliveries' SSRF policy and timeout); its owner closes it. */
   webhookHttp?: WebhookHttp
+  /** The token cache's clock (tests move it past the cache's lifetime). */
+  tokenCacheClock?: () => number
 }
 
 /** Wires repositories into services: the one place that knows every concrete class. */
@@ -85,7 +87,7 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
   const operators = new OperatorRepository(db)
   const deliveryLog = new DeliveryLogService(db, new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue())
   return {
-    auth: new AuthService(users, config.tokenCacheTtlMs),
+    auth: new AuthService(users, config.tokenCacheTtlMs, deps.tokenCacheClock),
     subscriptions: new SubscriptionService({ subscription: checkSubscription, batch: checkBatchEnvelope }, new TaskRepository(db), settings, carriers, () =>
       wakeups.tasksDue(),
     ),

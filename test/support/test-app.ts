@@ -44,6 +44,8 @@ export interface TestAppOptions {
   database?: TestDatabase
   /** How each carrier runs; by default every carrier of the registry on the simulator, as `npm start` has it. */
   carrierModes?: CarrierModes
+  /** The token cache's clock; the real one by default. */
+  tokenCacheClock?: () => number
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -56,6 +58,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 },
     {
       carrierModes: options.carrierModes,
+      tokenCacheClock: options.tokenCacheClock,
       wakeups,
       webhookHttp,
       consoleOverviewTtlMs: 0,

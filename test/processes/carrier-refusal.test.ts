@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createCarrierSimulator } from '../carriers/registry'
-import { USPS_NO_TRACKING_SCOPE } from '../carriers/usps/usps.client'
-import { USPS } from '../carriers/usps/usps.plugin'
-import { escapeHtml } from '../http/html'
-import { createRunDatabase, type RunDatabase } from '../../test/support/run-database'
-import { startService, type ServiceProcess } from '../../test/support/service-process'
-import { simulatorEnv } from '../../test/support/simulator-env'
-import { waitFor } from '../../test/support/wait-for'
+import { createCarrierSimulator } from '../../src/carriers/registry'
+import { USPS_NO_TRACKING_SCOPE } from '../../src/carriers/usps/usps.client'
+import { USPS } from '../../src/carriers/usps/usps.plugin'
+import { escapeHtml } from '../../src/http/html'
+import { createRunDatabase, type RunDatabase } from '../support/run-database'
+import { startService, type ServiceProcess } from '../support/service-process'
+import { simulatorEnv } from '../support/simulator-env'
+import { waitFor } from '../support/wait-for'
 
 // A USPS app that was never granted the Tracking API: its token lacks the `tracking` scope. The
 // operator reads why in /readyz and on the console, and the service does not keep asking: the
@@ -77,7 +77,9 @@ describe('a USPS app without the tracking scope', () => {
     const stats = () => sim.stats().carriers[USPS.simulator.path]!
     expect(stats().trackRequests).toBe(0)
     const tokensWhenOpen = stats().tokenRequests
-    await new Promise((r) => setTimeout(r, 1500))
+    // For as long as the circuit stays open, USPS is asked for nothing; once it lets a probe
+    // through, for one token at most.
+    await waitFor(async () => (await circuits()).USPS!.state !== 'open', { timeoutMs: 40_000, what: "USPS's circuit to let a probe through" })
     expect(stats().tokenRequests - tokensWhenOpen).toBeLessThanOrEqual(1)
 
     const signIn = await fetch(`${service.baseUrl}/console/sign-in`, {

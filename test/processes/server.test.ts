@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { exitOf, freePort, runEntry, startService, type ServiceProcess } from '../../test/support/service-process'
-import { tempDataDir as newDataDir } from '../../test/support/run-database'
-import { createTestDatabase } from '../../test/support/test-database'
-import { waitFor } from '../../test/support/wait-for'
-import { isAlive } from '../db/embedded/postmaster'
-import { openDatabase } from '../db/open-database'
+import { exitOf, freePort, runEntry, startService, type ServiceProcess } from '../support/service-process'
+import { tempDataDir as newDataDir } from '../support/run-database'
+import { createTestDatabase } from '../support/test-database'
+import { waitFor } from '../support/wait-for'
+import { isAlive } from '../../src/db/embedded/postmaster'
+import { openDatabase } from '../../src/db/open-database'
 
 const ADMIN_TOKEN = 'process-test-admin-token'
 const dirs: string[] = []
