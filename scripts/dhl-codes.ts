@@ -1,7 +1,7 @@
 // Writes src/carriers/dhl/dhl-codes.json, the DHL plugin's code tables, from DHL's kit
 // (test/fixtures/carriers/dhl/status-codes.json): every statusCode, every parcel-de
 // statusDetailed (ICE) value, every per-service event code with its description, and the text
-// patterns in their order. src/carriers/dhl/dhl.statuses.test.ts holds the two alike.
+// patterns in their order. src/carriers/dhl/dhl.mapper.test.ts holds the two alike.
 //   node --import tsx scripts/dhl-codes.ts
 import { readFileSync, writeFileSync } from 'node:fs'
 

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs'
+import { loadConfig } from '../src/config/config'
 import { connectDatabase } from '../src/db/database'
 import { buildApp } from '../src/http/app'
 import { createServices } from '../src/main/container'
@@ -8,8 +9,9 @@ import { createServices } from '../src/main/container'
  * /openapi.json, without a database (the document needs none; the pool never connects).
  */
 const out = process.argv[2] ?? 'openapi.json'
-const db = connectDatabase('postgresql://nobody@127.0.0.1:1/none', 'postgres', { poolSize: 1 })
-const app = await buildApp({ services: createServices(db, { tokenCacheTtlMs: 0 }), adminToken: 'document-the-back-office' })
+const config = loadConfig({})
+const db = connectDatabase('postgresql://nobody@127.0.0.1:1/none', 'postgres', { poolSize: 1, publicBaseUrl: config.publicBaseUrl })
+const app = await buildApp({ services: createServices(db, config), adminToken: 'document-the-back-office' })
 await app.ready()
 writeFileSync(out, `${JSON.stringify(app.swagger(), null, 2)}\n`)
 await app.close()

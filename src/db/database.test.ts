@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/test-d
 import { AppError } from '../domain/errors'
 import { connectDatabase, isDatabaseUnavailable, type Database } from './database'
 import { translateDatabaseError } from './database-errors'
+import { DEFAULTS } from '../../test/support/config-defaults'
 
 // What the API answers 503 `unavailable` for: a database it cannot reach now, whatever the way
 // it is reached; never a query that is wrong.
@@ -46,7 +47,11 @@ describe('deadlines and broken connections', () => {
   let db: Database
   beforeAll(async () => {
     database = await createTestDatabase()
-    db = connectDatabase(database.connectionString, 'postgres', { poolSize: 2, timeouts: { statementMs: 300, connectMs: 300 } })
+    db = connectDatabase(database.connectionString, 'postgres', {
+      poolSize: 2,
+      timeouts: { statementMs: 300, connectMs: 300 },
+      publicBaseUrl: DEFAULTS.publicBaseUrl,
+    })
   })
   afterAll(async () => {
     await db.close()
@@ -83,7 +88,11 @@ describe('deadlines and broken connections', () => {
   })
 
   it('fails a wait for a connection past its deadline when every connection is busy', async () => {
-    const slow = connectDatabase(database.connectionString, 'postgres', { poolSize: 1, timeouts: { statementMs: 5_000, connectMs: 300 } })
+    const slow = connectDatabase(database.connectionString, 'postgres', {
+      poolSize: 1,
+      timeouts: { statementMs: 5_000, connectMs: 300 },
+      publicBaseUrl: DEFAULTS.publicBaseUrl,
+    })
     try {
       const busy = slow.query('SELECT pg_sleep(1)')
       const started = Date.now()

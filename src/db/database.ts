@@ -40,11 +40,10 @@ export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { statementMs: 5_000, connectM
 export interface DatabaseOptions {
   poolSize: number
   /**
-   * The public tracking pages' base URL (PUBLIC_BASE_URL, no trailing slash), set on every
-   * connection as app.public_base_url: the task documents write each task's page URL from it.
-   * The service and the CLI pass the configured one; unset (tests, tools), config.ts's default.
+   * The public tracking pages' base URL (PUBLIC_BASE_URL, no trailing slash; config.ts), set on
+   * every connection as app.public_base_url: the task documents write each task's page URL from it.
    */
-  publicBaseUrl?: string
+  publicBaseUrl: string
   timeouts?: DatabaseTimeouts
   /** Runs after the pool is closed (the embedded server is stopped there). */
   onClose?: () => Promise<void>
@@ -314,9 +313,6 @@ function translated(error: unknown, statementMs: number): unknown {
   return isDeadlineError(error) ? deadlinePassed('a statement', statementMs) : translateDatabaseError(error)
 }
 
-/** PUBLIC_BASE_URL's default for the default HOST and PORT (config.ts). */
-export const DEFAULT_PUBLIC_BASE_URL = 'http://127.0.0.1:3000'
-
 /** How long a pooled connection stays open unused. */
 export const IDLE_CONNECTION_MS = 30_000
 
@@ -340,7 +336,7 @@ export function connectDatabase(connectionString: string, kind: DatabaseKind, op
     idle_in_transaction_session_timeout: Math.max(10_000, 2 * timeouts.statementMs),
     // Sessions run in UTC so that timestamps render the same everywhere. The base URL has no
     // spaces or backslashes (config.ts), the startup options' separators.
-    options: `-c TimeZone=UTC -c app.public_base_url=${options.publicBaseUrl ?? DEFAULT_PUBLIC_BASE_URL}`,
+    options: `-c TimeZone=UTC -c app.public_base_url=${options.publicBaseUrl}`,
   })
   return new Database(pool, kind, { timeouts, onClose: options.onClose, outage: options.outage })
 }

@@ -5,7 +5,7 @@ import { statementsOf } from './statements'
 
 /**
  * tracking_tasks.events_view: a task's events exactly as the query answer writes them (its
- * members, order and formatting come from EVENT_FIELDS in domain/task-json.ts), kept on the task
+ * members, order and formatting come from EVENT_FIELDS in domain/task-document.ts), kept on the task
  * row so that a query reads them as text. tracking_events stays the record; the refresh rewrites
  * the view whenever a task gains events, with the expression below.
  *

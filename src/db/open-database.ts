@@ -8,7 +8,7 @@ export interface OpenDatabaseOptions {
   dataDir: string
   poolSize: number
   /** The public tracking pages' base URL (database.ts). */
-  publicBaseUrl?: string
+  publicBaseUrl: string
   /** Deadlines of every statement and every wait for a connection (the defaults when unset). */
   timeouts?: DatabaseTimeouts
   /**

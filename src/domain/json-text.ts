@@ -1,7 +1,7 @@
 /**
  * JSON text with parts that are JSON already: a document whose members are written with
  * JSON.stringify, except the `RawJson` ones, written as they are. The task's events are kept as
- * the text they are sent as (see task-json.ts): parsing and serialising them again on every read
+ * the text they are sent as (see task-document.ts): parsing and serialising them again on every read
  * was most of the API's work per query.
  */
 export class RawJson {

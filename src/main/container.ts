@@ -52,8 +52,6 @@ export interface ServiceDeps {
   carrierModes?: CarrierModes
   /** The refresh workers' carrier circuits, said by /readyz. */
   carrierCircuits?: () => Record<string, CircuitView>
-  /** Each carrier's request budget and poll interval in this process (GET /openapi/carriers, the console). */
-  carrierPaces?: Record<string, CarrierPace>
   /** The webhook receivers' adaptive limits in this process (the console's deliveries page). */
   webhookHosts?: () => HostView[]
   /** How long the console's overview counts are kept (default 30 s; tests want them fresh). */
@@ -65,15 +63,28 @@ export interface ServiceDeps {
   tokenCacheClock?: () => number
 }
 
+/** What the services take from the configuration. */
+export type ServiceConfig = Pick<Config, 'tokenCacheTtlMs' | 'carriers' | 'pollIntervalMs' | 'simulatorPollIntervalMs' | 'webhook'>
+
+/** Each carrier's request budget and poll interval in this process (GET /openapi/carriers, the console), from the configuration. */
+export function carrierPaces(config: ServiceConfig, modes: CarrierModes): Record<string, CarrierPace> {
+  return Object.fromEntries(
+    Object.entries(config.carriers).map(([code, settings]) => [
+      code,
+      { budget: settings.requestBudget, pollIntervalMs: modes[code] === 'simulator' ? config.simulatorPollIntervalMs : config.pollIntervalMs },
+    ]),
+  )
+}
+
 /** Wires repositories into services: the one place that knows every concrete class. */
-export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtlMs'>, deps: ServiceDeps = {}): AppServices {
+export function createServices(db: Database, config: ServiceConfig, deps: ServiceDeps = {}): AppServices {
   const users = new ApiUserRepository(db)
   const secrets = new SecretsRepository(db)
   const settings = new SettingsRepository(db)
   const wakeups = deps.wakeups ?? { tasksDue() {}, deliveriesDue() {} }
   // Without modes (tests), every carrier is served by the simulator.
   const carrierModes = deps.carrierModes ?? Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const]))
-  const carriers = new CarrierCatalogService(carrierModes, deps.carrierPaces, new CarrierLoad(new RefreshRepository(db)))
+  const carriers = new CarrierCatalogService(carrierModes, carrierPaces(config, carrierModes), new CarrierLoad(new RefreshRepository(db)))
   const tasks = new TaskService(
     db,
     new TaskLifecycleRepository(db),
@@ -113,7 +124,7 @@ export function createServices(db: Database, config: Pick<Config, 'tokenCacheTtl
     endpoints: new WebhookEndpointService(
       db,
       new WebhookEndpointRepository(db),
-      deps.webhookHttp ?? new WebhookHttp({ timeoutMs: 15_000, allowPrivateTargets: false }),
+      deps.webhookHttp ?? new WebhookHttp({ timeoutMs: config.webhook.timeoutMs, allowPrivateTargets: config.webhook.allowPrivateTargets }),
     ),
     deliveryLog,
     transit: new TransitService(new TransitRepository(db)),

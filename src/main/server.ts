@@ -62,12 +62,6 @@ async function main(): Promise<void> {
     carrierModes: modes,
     carrierCircuits: workers ? () => workers.carrierCircuits() : undefined,
     webhookHosts: workers ? () => workers.webhookHosts() : undefined,
-    carrierPaces: Object.fromEntries(
-      Object.entries(config.carriers).map(([code, settings]) => [
-        code,
-        { budget: settings.requestBudget, pollIntervalMs: modes[code] === 'simulator' ? config.simulatorPollIntervalMs : config.pollIntervalMs },
-      ]),
-    ),
     webhookHttp,
     wakeups: {
       tasksDue() {

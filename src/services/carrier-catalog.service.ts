@@ -28,11 +28,6 @@ export interface CarrierPace {
   pollIntervalMs: number
 }
 
-/** Without configuration (tests): each plugin's default budget, the default two-hour poll. */
-export const DEFAULT_PACES: Readonly<Record<string, CarrierPace>> = Object.fromEntries(
-  CARRIERS.map((c) => [c.code, { budget: c.env.requestBudget.fallback, pollIntervalMs: 7_200_000 }]),
-)
-
 /**
  * The carriers as API users see them: the registry, with which of them this service can reach.
  * It also decides a subscription's carrier: a known, available code, or the one detection
@@ -41,7 +36,8 @@ export const DEFAULT_PACES: Readonly<Record<string, CarrierPace>> = Object.fromE
 export class CarrierCatalogService {
   constructor(
     private readonly modes: Readonly<Record<string, CarrierMode>>,
-    private readonly paces: Readonly<Record<string, CarrierPace>> = DEFAULT_PACES,
+    /** Each carrier's budget and poll interval in this process (from config: main/container.ts). */
+    private readonly paces: Readonly<Record<string, CarrierPace>>,
     private readonly load?: CarrierLoad,
   ) {}
 
@@ -75,7 +71,7 @@ export class CarrierCatalogService {
   }
 
   private paceOf(code: string): CarrierPace {
-    return this.paces[code] ?? DEFAULT_PACES[code]!
+    return this.paces[code]!
   }
 
   detect(trackingNumber: string): CarrierCandidate[] {

@@ -9,6 +9,7 @@ import { createTestDatabase } from '../support/test-database'
 import { waitFor } from '../support/wait-for'
 import { isAlive } from '../../src/db/embedded/postmaster'
 import { openDatabase } from '../../src/db/open-database'
+import { DEFAULTS } from '../support/config-defaults'
 
 const ADMIN_TOKEN = 'process-test-admin-token'
 const dirs: string[] = []
@@ -244,7 +245,7 @@ describe('the service on its embedded PostgreSQL server', () => {
     expect(bad.stderr).toContain('batchMaxItems must be an integer from 1 to 1000')
     // An operator deletes a user's task by id; a task of another user, or none, is refused.
     await runEntry('src/main/admin.ts', ['create-user', 'other'], { DATA_DIR })
-    const db = await openDatabase({ databaseUrl: undefined, dataDir: DATA_DIR, poolSize: 1, role: 'tool' })
+    const db = await openDatabase({ databaseUrl: undefined, dataDir: DATA_DIR, poolSize: 1, publicBaseUrl: DEFAULTS.publicBaseUrl, role: 'tool' })
     try {
       const [task] = await db.query<{ id: number }>(
         `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url) VALUES (1, 'FEDEX', 'CLI1', 'https://a.example/') RETURNING id`,

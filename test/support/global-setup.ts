@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node'
 import { connectDatabase } from '../../src/db/database'
 import { startEmbeddedServer } from '../../src/db/embedded/embedded-server'
 import { migrate } from '../../src/db/migrator'
+import { DEFAULTS } from './config-defaults'
 
 /**
  * Once per test run: the database server every test file's database lives on, and a template
@@ -37,7 +38,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const template = `test_template_${process.pid}`
   await adminQuery(url, `DROP DATABASE IF EXISTS ${template}`)
   await adminQuery(url, `CREATE DATABASE ${template}`)
-  const db = connectDatabase(databaseUrl(url, template), 'postgres', { poolSize: 1 })
+  const db = connectDatabase(databaseUrl(url, template), 'postgres', { poolSize: 1, publicBaseUrl: DEFAULTS.publicBaseUrl })
   await migrate(db)
   await db.close()
   project.provide('testServer', { url, template, kind: process.env.DATABASE_URL ? 'postgres' : 'embedded' })

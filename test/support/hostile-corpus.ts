@@ -18,7 +18,7 @@ export interface HostileRequest {
   mayAnswer?: true
 }
 
-const ALL_CARRIERS = new CarrierCatalogService(Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const])))
+const ALL_CARRIERS = new CarrierCatalogService(Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const])), {})
 const VALID = { carrierCode: 'FEDEX', trackingNumber: 'HOSTILE1', callbackUrl: 'https://shop.example/hook', externalReferenceNo: 'ref' }
 
 /** A subscription as the service judges it: its schema's check, then the domain's rules. */

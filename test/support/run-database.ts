@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Database } from '../../src/db/database'
 import { openDatabase } from '../../src/db/open-database'
 import { createTestDatabase, onPostgres, type TestDatabase } from './test-database'
+import { DEFAULTS } from './config-defaults'
 
 /**
  * The database a process-level test runs the service on: a fresh PostgreSQL database when
@@ -27,14 +28,14 @@ export async function createRunDatabase(options: { shared?: boolean } = {}): Pro
     const database: TestDatabase = await createTestDatabase()
     return {
       env: { DATABASE_URL: database.connectionString },
-      open: async () => openDatabase({ databaseUrl: database.connectionString, dataDir: '', poolSize: 4, role: 'tool' }),
+      open: async () => openDatabase({ databaseUrl: database.connectionString, dataDir: '', poolSize: 4, publicBaseUrl: DEFAULTS.publicBaseUrl, role: 'tool' }),
       close: () => database.close(),
     }
   }
   const dataDir = tempDataDir()
   return {
     env: { DATA_DIR: dataDir },
-    open: () => openDatabase({ databaseUrl: undefined, dataDir, poolSize: 4, role: 'tool' }),
+    open: () => openDatabase({ databaseUrl: undefined, dataDir, poolSize: 4, publicBaseUrl: DEFAULTS.publicBaseUrl, role: 'tool' }),
     close: async () => rmSync(dataDir, { recursive: true, force: true }),
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { loadConfig } from '../../src/config/config'
 import { buildApp, type AppServices } from '../../src/http/app'
 import { createServices, type Wakeups } from '../../src/main/container'
 import type { CarrierModes } from '../../src/services/health.service'
@@ -55,7 +56,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const webhookHttp = new WebhookHttp({ timeoutMs: 2000, allowPrivateTargets: true })
   const services = createServices(
     database.db,
-    { tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 },
+    // The defaults of a fresh clone; its carriers on the simulator polled every two hours.
+    { ...loadConfig({ POLL_INTERVAL_SECONDS: '7200' }), tokenCacheTtlMs: options.tokenCacheTtlMs ?? 2000 },
     {
       carrierModes: options.carrierModes,
       tokenCacheClock: options.tokenCacheClock,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { inject } from 'vitest'
 import { connectDatabase, type Database } from '../../src/db/database'
 import { adminQuery, databaseUrl } from './global-setup'
+import { DEFAULTS } from './config-defaults'
 
 /**
  * A database of its own for one test file, on the run's test server (see global-setup.ts): a
@@ -25,7 +26,11 @@ export async function createTestDatabase(options: { poolSize?: number; migrated?
   await adminQuery(server.url, options.migrated === false ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${server.template}`)
   const connectionString = databaseUrl(server.url, name)
   // Tests seed hundreds of thousands of rows in one statement: more than a request's deadline.
-  const db = connectDatabase(connectionString, server.kind, { poolSize: options.poolSize ?? 10, timeouts: SEEDING_TIMEOUTS })
+  const db = connectDatabase(connectionString, server.kind, {
+    poolSize: options.poolSize ?? 10,
+    timeouts: SEEDING_TIMEOUTS,
+    publicBaseUrl: DEFAULTS.publicBaseUrl,
+  })
   return {
     db,
     connectionString,

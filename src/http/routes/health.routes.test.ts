@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectDatabase } from '../../db/database'
+import { loadConfig } from '../../config/config'
 import { createServices } from '../../main/container'
 import { buildApp } from '../app'
 import { createLogger } from '../../observability/logger'
@@ -112,8 +113,9 @@ describe('structured logs', () => {
 describe('with the database unreachable', () => {
   it('answers 503 unavailable on /readyz and on the API, never 500', async () => {
     // Port 1 on loopback: nothing listens, the connection is refused at once.
-    const db = connectDatabase('postgresql://postgres@127.0.0.1:1/none', 'postgres', { poolSize: 2 })
-    const app = await buildApp({ services: createServices(db, { tokenCacheTtlMs: 1000 }), adminToken: ADMIN_TOKEN })
+    const config = loadConfig({})
+    const db = connectDatabase('postgresql://postgres@127.0.0.1:1/none', 'postgres', { poolSize: 2, publicBaseUrl: config.publicBaseUrl })
+    const app = await buildApp({ services: createServices(db, config), adminToken: ADMIN_TOKEN })
     try {
       const ready = await app.inject({ method: 'GET', url: '/readyz' })
       expect(ready.statusCode).toBe(503)
