@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import { MILESTONE_NAMES } from '../domain/milestones'
+import { CHANNELS, TARGET_KINDS } from '../domain/outbox'
 import { SETTING_SPECS } from '../domain/settings'
 import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../domain/statuses'
 
@@ -32,6 +33,15 @@ describe('the schema agrees with the domain', () => {
     expect(quoted(tasks!).sort()).toEqual([...STANDARD_STATUSES].sort())
     const [deliveries] = await checks('deliveries', 'status')
     expect(quoted(deliveries!).sort()).toEqual([...WEBHOOK_STATUSES].sort())
+  })
+
+  it("on the outbox's channels and target kinds", async () => {
+    // Each column's list of values (the target's other check pairs it with endpoint_id).
+    const listed = async (column: string) => (await checks('deliveries', column)).filter((def) => !def.includes('endpoint_id'))
+    const [channels] = await listed('channel')
+    expect(quoted(channels!).sort()).toEqual([...CHANNELS].sort())
+    const [targets] = await listed('target')
+    expect(quoted(targets!).sort()).toEqual([...TARGET_KINDS].sort())
   })
 
   it("on the settings' bounds and defaults", async () => {
