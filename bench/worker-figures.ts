@@ -8,17 +8,8 @@ import { fetchCeiling } from './carrier-figures'
 import { endpointFigures } from './endpoint-figures'
 import { finishedAt, makeDue, makeDueInTurn, newest, SCHEDULED } from './finished'
 import { load } from './load'
-import { fmt, type Row } from './report'
+import { fmt, type FigureContext } from './report'
 import { REFRESH_FIGURE_WORKER_ENV } from './worker-settings'
-
-interface Figures {
-  kind: string
-  env: Record<string, string>
-  dbUrl: () => string
-  adminToken: string
-  row: Row
-  seconds: number
-}
 
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024
 
@@ -27,7 +18,7 @@ const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${
  * fetching alone, the status change to its first attempt (a burst, a steady stream), webhooks
  * delivered by one worker process against the receiver alone, and the endpoints' figures.
  */
-export async function workerFigures({ kind, env, dbUrl, adminToken, row, seconds }: Figures) {
+export async function workerFigures({ kind, env, dbUrl, adminToken, row, seconds }: FigureContext) {
   const sim = createCarrierSimulator({ stepMs: 0 })
   await sim.start()
   let received = 0

@@ -5,7 +5,8 @@ import { ROLES } from '../domain/operators'
 import { AppError } from '../domain/errors'
 import { SETTING_SPECS, SETTINGS, settingRange, type SettingName, type SettingSpec } from '../domain/settings'
 import { migrate } from '../db/migrator'
-import { describeDatabase, openDatabase } from '../db/open-database'
+import { describeDatabase } from '../db/open-database'
+import { openToolDatabase } from './tool-database'
 import { createServices } from './container'
 
 /**
@@ -65,14 +66,7 @@ async function run(args: string[]): Promise<unknown> {
   // Said on stderr, so that stdout stays the command's JSON: a service on another DATA_DIR or
   // DATABASE_URL does not see what this writes.
   console.error(`admin: using ${describeDatabase(config)}`)
-  const db = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: 2,
-    publicBaseUrl: config.publicBaseUrl,
-    role: 'tool',
-    log: toolLog,
-  })
+  const db = await openToolDatabase(config, toolLog)
   try {
     await migrate(db)
     const { users, settings, tasks, operators } = createServices(db, config)
