@@ -120,6 +120,12 @@ export function externalReferenceProblem(raw: string): string | undefined {
 
 type Fields = Partial<Record<(typeof SUBSCRIPTION_FIELDS)[number], unknown>>
 
+/** A field the schema refused keeps the schema's words; the others are judged here. */
+function refusedOf(refused: readonly FieldError[], field: string): string | undefined {
+  for (const problem of refused) if (problem.field === field) return problem.message
+  return undefined
+}
+
 /**
  * Judges a subscription its schema has checked: each field the schema did not refuse has the type
  * it says (a string; externalReferenceNo a string, null or absent), and is judged here for what a
@@ -127,34 +133,29 @@ type Fields = Partial<Record<(typeof SUBSCRIPTION_FIELDS)[number], unknown>>
  * URL's scheme and host. Then the carrier, on a well-formed request only.
  */
 export function validateSubscription({ body, refused }: CheckedSubscription, resolveCarrier: CarrierResolver): SubscriptionValidation {
-  const whole = refused.find((problem) => problem.field === BODY_FIELD)
-  if (whole) return { ok: false, error: 'validation_error', details: [whole], carrierCode: '', trackingNumber: '' }
+  const whole = refusedOf(refused, BODY_FIELD)
+  if (whole !== undefined)
+    return { ok: false, error: 'validation_error', details: [{ field: BODY_FIELD, message: whole }], carrierCode: '', trackingNumber: '' }
   const item = body as Fields
-  const problems = new Map(refused.map((problem) => [problem.field, problem.message]))
-  const judge = (field: (typeof SUBSCRIPTION_FIELDS)[number], problem: () => string | undefined) => {
-    if (problems.has(field)) return
-    const found = problem()
-    if (found) problems.set(field, found)
-  }
+  const details: FieldError[] = []
 
   // Echoed back in batch results when the item fails: each value normalised when it is a string.
   const carrierCode = typeof item.carrierCode === 'string' ? normalizeCarrierCode(item.carrierCode) : ''
   const rawNumber = typeof item.trackingNumber === 'string' ? item.trackingNumber : undefined
   const trackingNumber = rawNumber?.trim() ?? ''
-  judge('carrierCode', () => wellFormedProblem(item.carrierCode as string) ?? (carrierCode === '' ? MUST.notEmpty : undefined))
-  judge('trackingNumber', () => {
-    const parsed = parseTrackingNumber(rawNumber)
-    return parsed.ok ? undefined : parsed.message
-  })
-  judge('callbackUrl', () => callbackUrlProblem(item.callbackUrl as string))
-  judge('externalReferenceNo', () => (typeof item.externalReferenceNo === 'string' ? externalReferenceProblem(item.externalReferenceNo) : undefined))
+  const carrierProblem = refusedOf(refused, 'carrierCode') ?? wellFormedProblem(item.carrierCode as string) ?? (carrierCode === '' ? MUST.notEmpty : undefined)
+  if (carrierProblem) details.push({ field: 'carrierCode', message: carrierProblem })
+  const number = refusedOf(refused, 'trackingNumber') ?? parseTrackingNumber(rawNumber)
+  if (typeof number === 'string' || !number.ok) details.push({ field: 'trackingNumber', message: typeof number === 'string' ? number : number.message })
+  const urlProblem = refusedOf(refused, 'callbackUrl') ?? callbackUrlProblem(item.callbackUrl as string)
+  if (urlProblem) details.push({ field: 'callbackUrl', message: urlProblem })
+  const reference = item.externalReferenceNo
+  const referenceProblem = refusedOf(refused, 'externalReferenceNo') ?? (typeof reference === 'string' ? externalReferenceProblem(reference) : undefined)
+  if (referenceProblem) details.push({ field: 'externalReferenceNo', message: referenceProblem })
 
   // A malformed request is a validation error even when its carrier is also unknown: the caller
   // has to fix the fields first, and the carrier is judged on a well-formed request.
-  if (problems.size > 0) {
-    const details = SUBSCRIPTION_FIELDS.filter((field) => problems.has(field)).map((field) => ({ field, message: problems.get(field)! }))
-    return { ok: false, error: 'validation_error', details, carrierCode, trackingNumber }
-  }
+  if (details.length > 0) return { ok: false, error: 'validation_error', details, carrierCode, trackingNumber }
   const carrier = resolveCarrier(carrierCode, trackingNumber)
   if (!carrier.ok) {
     return {
