@@ -11,9 +11,12 @@ const ADDRESS: Record<TargetKind, (d: string) => string> = {
   endpoint: (d) => `(SELECT e.url FROM webhook_endpoints e WHERE e.id = ${d}.endpoint_id)`,
 }
 
-/** Whether a target takes deliveries now: a disabled endpoint's wait (disabling it failed those pending then). */
-const OPEN: Record<TargetKind, (d: string) => string> = {
-  callback: () => 'true',
+/**
+ * Whether a target takes deliveries now, for the kinds that may not (undefined: always): a disabled
+ * endpoint's wait (disabling it failed those pending then).
+ */
+const OPEN: Record<TargetKind, ((d: string) => string) | undefined> = {
+  callback: undefined,
   endpoint: (d) => `EXISTS (SELECT FROM webhook_endpoints e WHERE e.id = ${d}.endpoint_id AND e.enabled)`,
 }
 
@@ -23,8 +26,18 @@ const byKind = (d: string, of: Record<TargetKind, (d: string) => string>) =>
 /** The address delivery `d` goes to now (a URL for the webhook channel). */
 export const addressOf = (d: string): string => byKind(d, ADDRESS)
 
-/** True when delivery `d`'s target takes deliveries now. */
-export const targetOpen = (d: string): string => byKind(d, OPEN)
+/**
+ * True when delivery `d`'s target takes deliveries now: one condition a kind that may not, each of
+ * the form `(target <> kind OR …)`, which the planner reads as true for nearly every row (as a CASE,
+ * its guess of a third made a claim read and sort every due row).
+ */
+export const targetOpen = (d: string): string => {
+  const conditions = TARGET_KINDS.flatMap((kind) => {
+    const open = OPEN[kind]
+    return open ? [`(${d}.target <> '${kind}' OR ${open(d)})`] : []
+  })
+  return conditions.length > 0 ? conditions.join(' AND ') : 'true'
+}
 
 /** Delivery `d` is its task's own, to its callback (latestWebhook, the task's history): read through `deliveries_task_idx`. */
 export const isCallback = (d: string): string => `${d}.target = 'callback'`

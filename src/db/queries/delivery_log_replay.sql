@@ -15,9 +15,9 @@ WITH
         $4::bigint IS NULL
         OR d.endpoint_id = $4
       )
-      AND CASE d.target
-        WHEN 'callback' THEN true
-        WHEN 'endpoint' THEN EXISTS (
+      AND (
+        d.target <> 'endpoint'
+        OR EXISTS (
           SELECT
           FROM
             webhook_endpoints e
@@ -25,7 +25,7 @@ WITH
             e.id = d.endpoint_id
             AND e.enabled
         )
-      END
+      )
     ORDER BY
       d.created_at,
       d.id

@@ -15,9 +15,9 @@ WITH
       d.channel = 'webhook'
       AND d.status IN ('pending', 'retry_wait')
       AND d.next_attempt_at <= now()
-      AND CASE d.target
-        WHEN 'callback' THEN true
-        WHEN 'endpoint' THEN EXISTS (
+      AND (
+        d.target <> 'endpoint'
+        OR EXISTS (
           SELECT
           FROM
             webhook_endpoints e
@@ -25,7 +25,7 @@ WITH
             e.id = d.endpoint_id
             AND e.enabled
         )
-      END
+      )
       AND (
         cardinality($4::text[]) = 0
         OR lower(
