@@ -101,6 +101,12 @@ async function startSubject(env: Record<string, string>, prefix: string): Promis
   }
 }
 
+/**
+ * The embedded server's connection string once it runs: after a fault the service starts it again,
+ * and a write acknowledged just after the fault may have been served before the server went down.
+ */
+const runningUrl = (dataDir: string) => waitFor(() => runningServerUrl(dataDir), { timeoutMs: 30_000, what: 'the embedded server to run' })
+
 /** Waits for `more` writes acknowledged from now on. */
 async function acknowledged(subject: Subject, more: number, what: string): Promise<void> {
   const before = subject.load.count(200)
@@ -210,7 +216,7 @@ describe('the database server killed or restarted under load, again and again', 
       else process.kill(embeddedPostmaster(dataDir), fault === 'killed' ? 'SIGKILL' : 'SIGINT')
       recoveries[fault].push(await firstWriteAfter(subject, at, `a write acknowledged after round ${round} (${fault})`))
     }
-    const settled = await settle(subject, postgres?.url ?? runningServerUrl(dataDir)!)
+    const settled = await settle(subject, postgres?.url ?? (await runningUrl(dataDir)))
     console.log(
       `server killed / restarted (${label}): writes acknowledged again ${recoveries.killed.join(', ')} ms after each kill, ${recoveries.restarted.join(', ')} ms after each restart; ${settled}`,
     )
@@ -226,16 +232,16 @@ describe('the disk under the database fills up', () => {
       const disk = mountSmallDisk(onPostgres ? 160 : 200)
       cleanups.push(() => disk.unmount())
       let postgres: PrivatePostgres | undefined
-      let databaseUrl: () => string
+      let databaseUrl: () => Promise<string>
       let env: Record<string, string>
       if (onPostgres) {
         postgres = await startPrivatePostgres({ parent: disk.dir, fsync: true })
         cleanups.push(() => postgres!.stop())
-        databaseUrl = () => postgres!.url
+        databaseUrl = async () => postgres!.url
         env = serviceEnv({ DATABASE_URL: postgres.url })
       } else {
         const dataDir = join(disk.dir, 'data')
-        databaseUrl = () => runningServerUrl(dataDir)!
+        databaseUrl = () => runningUrl(dataDir)
         env = serviceEnv({ DATA_DIR: dataDir })
       }
       const subject = await startSubject(env, 'DBFULL')
@@ -260,7 +266,7 @@ describe('the disk under the database fills up', () => {
 
       // The WAL needs its next segment (as it does every 16 MiB of writes) and there is no room:
       // PostgreSQL PANICs, and cannot start again while the disk stays full.
-      const admin = new pg.Client({ connectionString: databaseUrl() })
+      const admin = new pg.Client({ connectionString: await databaseUrl() })
       admin.on('error', () => {})
       await admin.connect()
       await admin.query('SELECT pg_switch_wal()').catch(() => {})
@@ -288,7 +294,7 @@ describe('the disk under the database fills up', () => {
       if (postgres) postgres.start()
       const back = await firstWriteAfter(subject, freedAt, 'a write acknowledged once space is freed')
       const readyMsg = (await ready(subject)).msg
-      const settled = await settle(subject, databaseUrl())
+      const settled = await settle(subject, await databaseUrl())
       console.log(
         `full disk (${label}): writes refused 503 "${refused.msg}"; readyz while down: "${down.msg}"; writes acknowledged again ${back} ms after space was freed (readyz: ${readyMsg}); ${settled}`,
       )
@@ -307,7 +313,7 @@ describe('the database goes silent (no answer, no reset)', () => {
       let env: Record<string, string>
       let silence: () => void
       let speak: () => void
-      let databaseUrl: () => string
+      let databaseUrl: () => Promise<string>
       if (onPostgres) {
         const database = await createTestDatabase()
         cleanups.push(() => database.close())
@@ -320,7 +326,7 @@ describe('the database goes silent (no answer, no reset)', () => {
         env = serviceEnv({ DATABASE_URL: url.toString() })
         silence = () => proxy.goSilent()
         speak = () => proxy.speak()
-        databaseUrl = () => database.connectionString
+        databaseUrl = async () => database.connectionString
       } else {
         const dataDir = tempDataDir()
         const cluster = join(dataDir, 'postgresql')
@@ -328,10 +334,10 @@ describe('the database goes silent (no answer, no reset)', () => {
         silence = () => void signalServer(cluster, 'SIGSTOP')
         speak = () => void signalServer(cluster, 'SIGCONT')
         cleanups.push(() => speak())
-        databaseUrl = () => runningServerUrl(dataDir)!
+        databaseUrl = () => runningUrl(dataDir)
       }
       const run = await silentRun(env, silence, speak, FAULT_MS)
-      const settled = await settle(run.subject, databaseUrl())
+      const settled = await settle(run.subject, await databaseUrl())
       console.log(`silent database (${label}): ${run.summary}; ${settled}`)
     },
   )
