@@ -3,6 +3,7 @@ import { createRefreshService } from '../../test/support/worker-services'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { createCarrierSimulator } from '../carriers/registry'
+import { UPS } from '../carriers/ups/ups.plugin'
 import { USPS } from '../carriers/usps/usps.plugin'
 import { requestsPerSecond } from '../domain/request-budget'
 import { ServiceMetrics } from '../observability/metrics'
@@ -76,5 +77,35 @@ describe('a budget of 60 requests an hour, ten active tasks, a one-minute poll',
     )!
     // The test app polls every two hours: ten tasks fit in 60 an hour, so the poll interval stands.
     expect(usps).toMatchObject({ requestBudget: '60/hour', effectiveIntervalSeconds: 7200 })
+  })
+})
+
+describe('a one-number carrier at 10 requests a second under a lease of 3 s', () => {
+  it('claims no more than it can send within the lease, and applies every task it claimed', async () => {
+    const ups: CarrierChannel = {
+      adapter: UPS.createAdapter({ baseUrl: sim.urlOf(UPS.simulator), credentials: { clientId: 'id', clientSecret: 's' }, timeoutMs: 1000 }),
+      budget: new CarrierBudget(10),
+    }
+    const leaseMs = 3_000
+    const refresh = createRefreshService(
+      t.db,
+      new Map([[UPS.code, ups]]),
+      { pollIntervalMs: POLL_MS, expireAfterMs: 30 * 86_400_000, leaseMs, claimLimit: 300, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
+      new ServiceMetrics(new Registry()),
+    )
+    try {
+      const { userId: owner } = await t.createUser()
+      for (let i = 0; i < 60; i++) {
+        await t.services.subscriptions.subscribe(owner, { carrierCode: UPS.code, trackingNumber: `LEASE${i}`, callbackUrl: 'https://shop.example/hook' })
+      }
+      // Ten seconds of this budget are a hundred requests, ten seconds of waiting: most would be
+      // answered after the claim's lease ran out, and written nowhere.
+      const round = await refresh.runRound(UPS.code)
+      expect(round.claimed).toBeGreaterThan(0)
+      expect(round.claimed).toBeLessThanOrEqual(10 + 10 * (leaseMs / 3 / 1000))
+      expect(round).toMatchObject({ applied: round.claimed, failed: 0, skipped: 0 })
+    } finally {
+      await ups.adapter.close()
+    }
   })
 })

@@ -122,9 +122,12 @@ export class RefreshService {
     const probe = allowed !== Infinity
     // Taken before claiming, so that a concurrent round does not probe too; given back if there is nothing to ask.
     if (probe) circuit.startProbe()
-    // No more than the budget lets through in ten seconds, so that claims do not wait out their
-    // lease; nothing while it lets none through (a budget of 60 an hour: one request a minute).
-    const affordable = channel.budget.requestsWithin(10_000)
+    // No more than the budget lets through in a third of the lease (ten seconds at most), so that
+    // the round's last request is sent, answered and applied while the claim still holds its
+    // tasks: with a 3 s lease, ten seconds' worth of a 10/s carrier applied the first thirty and
+    // lost the other seventy to the lapsed lease, round after round. Nothing while the budget lets
+    // none through (a budget of 60 an hour: one request a minute).
+    const affordable = channel.budget.requestsWithin(Math.min(10_000, this.options.leaseMs / 3))
     if (!probe && affordable === 0) return { ...result, wakeInMs: Math.max(channel.budget.msUntilNext(), MIN_ROUND_GAP_MS) }
     const limit = probe ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, affordable * channel.adapter.maxBatchSize)
     const nextRefreshInMs = await this.intervalOf(carrierCode, channel)

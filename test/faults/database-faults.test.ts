@@ -164,7 +164,13 @@ async function settle(subject: Subject, databaseUrl: string): Promise<string> {
         `SELECT status, attempt_count, lease_owner IS NOT NULL AS leased, count(*)::int FROM deliveries WHERE user_id = $1 AND status <> 'success' GROUP BY 1, 2, 3`,
         [userId],
       )
-      throw new Error(`${error.message}: ${JSON.stringify({ tasks: tasks.rows, deliveries: deliveries.rows })}`)
+      // What the service says of itself (its carriers' circuits, its loops' failures) tells a stuck
+      // loop from a slow one.
+      const readiness = await fetch(`${subject.service.baseUrl}/readyz`).then((r) => r.text(), String)
+      const said = subject.service.output().split('\n').slice(-40).join('\n')
+      throw new Error(
+        `${error.message}: ${JSON.stringify({ tasks: tasks.rows, deliveries: deliveries.rows })}\nreadyz: ${readiness}\nthe service's last lines:\n${said}`,
+      )
     })
     const { rows } = await client.query<{ tracking_number: string; id: number }>('SELECT tracking_number, id FROM tracking_tasks WHERE user_id = $1', [userId])
     const stored = new Map(rows.map((r) => [r.tracking_number, Number(r.id)]))
