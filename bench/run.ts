@@ -18,6 +18,8 @@ import { seed } from './seed'
 import { writeCostFigures } from './write-costs'
 import { predictionFigures } from './prediction-figures'
 import { workerFigures } from './worker-figures'
+import { subscribeSlices } from './subscribe-figures'
+import { postgresTicks } from './cpu'
 
 /**
  * `npm run bench`: every performance figure, each against a ceiling measured in the
@@ -104,7 +106,8 @@ async function api(service: ServiceProcess, path: string, body: unknown, token =
   return ((await res.json()) as { data: Record<string, unknown> }).data
 }
 
-function startCeiling(dbUrl: string, port: number, poolSize: number): Promise<() => void> {
+/** The ceiling server (bench/ceiling-server.ts) on `port`, once it answers. */
+function startCeiling(dbUrl: string, port: number, poolSize: number): Promise<{ stop: () => void; pid: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ceiling-server.ts'], {
     env: { ...process.env, CEILING_DATABASE_URL: dbUrl, PORT: String(port), CEILING_POOL: String(poolSize) },
     stdio: 'inherit',
@@ -114,12 +117,52 @@ function startCeiling(dbUrl: string, port: number, poolSize: number): Promise<()
       fetch(`http://127.0.0.1:${port}/task?id=1`).then(
         () => {
           clearInterval(poll)
-          resolve(() => child.kill('SIGTERM'))
+          resolve({ stop: () => child.kill('SIGTERM'), pid: child.pid! })
         },
         () => {},
       )
     }, 100)
   })
+}
+
+/**
+ * Subscribe as `npm start` runs the service (ROLE=all): its workers fetch every new task from the
+ * built-in simulator meanwhile and plan its webhook, so the figure carries that work beside the
+ * API's (and the ceiling's slices carry what of it is left). On a database of its own tasks only;
+ * they are parked afterwards so that nothing else measured later refreshes them.
+ */
+async function subscribeAsNpmStart(kind: string, env: Record<string, string>, dbUrl: () => string) {
+  const service = await startService({ ...env, ROLE: 'all', ADMIN_TOKEN, RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_ADDRESS: '0', LOG_LEVEL: 'warn' })
+  const user = await api(service, '/admin/api-users', { name: 'bench-npm-start' })
+  const ceilingPort = await freePort()
+  const ceiling = await startCeiling(dbUrl(), ceilingPort, 10)
+  const client = new pg.Client({ connectionString: dbUrl() })
+  await client.connect()
+  try {
+    await subscribeSlices({
+      kind,
+      label: 'ROLE=all (npm start)',
+      serviceUrl: `${service.baseUrl}/openapi/tracking-subscriptions`,
+      headers: { authorization: `Bearer ${user.token as string}`, 'content-type': 'application/json' },
+      servicePid: service.process.pid!,
+      ceilingUrl: `http://127.0.0.1:${ceilingPort}/upsert`,
+      ceilingPid: ceiling.pid,
+      databaseTicks: postgresTicks,
+      seconds: SECONDS,
+      target: 'shown',
+      row,
+      prefix: 'ALL',
+    })
+    const { rows: fetched } = await client.query<{ fetched: string; tasks: string }>(
+      `SELECT count(*) FILTER (WHERE last_fetched_at IS NOT NULL) AS fetched, count(*) AS tasks FROM task_schedule`,
+    )
+    row(kind, '  ROLE=all: tasks its workers fetched by the end / subscribed', `${fmt(Number(fetched[0]!.fetched))} / ${fmt(Number(fetched[0]!.tasks))}`, '', '', '')
+  } finally {
+    ceiling.stop()
+    await service.stop()
+    await client.query(`UPDATE task_schedule SET next_refresh_at = NULL`)
+    await client.end()
+  }
 }
 
 async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () => string) {
@@ -130,7 +173,7 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
   const headers = { authorization: `Bearer ${user.token as string}`, 'content-type': 'application/json' }
   const embedded = kind === 'embedded'
   const ceilingPort = await freePort()
-  const stopCeiling = await startCeiling(dbUrl(), ceilingPort, 10)
+  const ceiling = await startCeiling(dbUrl(), ceilingPort, 10)
   // PSS is read twice per load, in its middle and at its end, not on a timer: reading a process's
   // smaps takes its memory-map lock, and sampling fifteen server processes five times a second
   // stalled their queries (embedded query p99 25-35 ms sampled, 8-10 ms not).
@@ -140,7 +183,20 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
     // 1. Subscribe.
     if (measures('subscribe')) {
       const midway = setTimeout(sample, (SECONDS * 1000) / 2)
-      await subscribeFigures(kind, service, headers, ceilingPort)
+      await subscribeSlices({
+        kind,
+        label: 'ROLE=api',
+        serviceUrl: `${service.baseUrl}/openapi/tracking-subscriptions`,
+        headers,
+        servicePid: service.process.pid!,
+        ceilingUrl: `http://127.0.0.1:${ceilingPort}/upsert`,
+        ceilingPid: ceiling.pid,
+        databaseTicks: postgresTicks,
+        seconds: SECONDS,
+        target: '≥ 1.5×',
+        row,
+        prefix: 'SUB',
+      })
       clearTimeout(midway)
       sample()
       row(kind, `PSS at the peak of the subscribe load (service${embedded ? ' + server' : ''})`, `${fmt(peak)} MiB`, '', '', embedded ? '≤ 300 MiB' : '')
@@ -153,33 +209,9 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
     sample()
     row(kind, `PSS idle / after every load (service${embedded ? ' + server' : ''})`, `${fmt(idle)} / ${fmt(peak)} MiB`, '', '', '')
   } finally {
-    stopCeiling()
+    ceiling.stop()
     await service.stop()
   }
-}
-
-async function subscribeFigures(kind: string, service: ServiceProcess, headers: Record<string, string>, ceilingPort: number) {
-  let n = 0
-  const body = () => JSON.stringify({ carrierCode: 'FEDEX', trackingNumber: `SUB${++n}`, callbackUrl: 'https://shop.example/hook' })
-  const subscribe = await load({ url: `${service.baseUrl}/openapi/tracking-subscriptions`, method: 'POST', connections: 50, seconds: SECONDS, headers, body })
-  const ceiling = await load({
-    url: `http://127.0.0.1:${ceilingPort}/upsert`,
-    method: 'POST',
-    connections: 50,
-    seconds: SECONDS,
-    headers: { 'content-type': 'application/json' },
-    body,
-  })
-  row(
-    kind,
-    'subscribe req/s (50 conn)',
-    fmt(subscribe.requestsPerSecond),
-    fmt(ceiling.requestsPerSecond),
-    `${(subscribe.requestsPerSecond / ceiling.requestsPerSecond).toFixed(2)}×`,
-    '≥ 1.0× (then 1.5×)',
-  )
-  row(kind, 'subscribe p99', `${subscribe.p99Ms} ms`, `${ceiling.p99Ms} ms`, '', '')
-  if (subscribe.non2xx + subscribe.errors > 0) console.log(`  (subscribe: ${subscribe.non2xx} non-2xx, ${subscribe.errors} errors)`)
 }
 
 async function batchFigures(kind: string, service: ServiceProcess, headers: Record<string, string>, dbUrl: () => string) {
@@ -331,7 +363,10 @@ for (const kind of DBS) {
       await carriers()
       await prediction()
     }
-    if (!args.has('workers-only')) await apiFigures(kind, env, dbUrl)
+    if (!args.has('workers-only')) {
+      if (measures('subscribe')) await subscribeAsNpmStart(kind, env, dbUrl)
+      await apiFigures(kind, env, dbUrl)
+    }
   })
 }
 console.log('\n| database | figure | value | ceiling | ratio | target |\n|---|---|---|---|---|---|')
