@@ -156,7 +156,14 @@ async function subscribeAsNpmStart(kind: string, env: Record<string, string>, db
     const { rows: fetched } = await client.query<{ fetched: string; tasks: string }>(
       `SELECT count(*) FILTER (WHERE last_fetched_at IS NOT NULL) AS fetched, count(*) AS tasks FROM task_schedule`,
     )
-    row(kind, '  ROLE=all: tasks its workers fetched by the end / subscribed', `${fmt(Number(fetched[0]!.fetched))} / ${fmt(Number(fetched[0]!.tasks))}`, '', '', '')
+    row(
+      kind,
+      '  ROLE=all: tasks its workers fetched by the end / subscribed',
+      `${fmt(Number(fetched[0]!.fetched))} / ${fmt(Number(fetched[0]!.tasks))}`,
+      '',
+      '',
+      '',
+    )
   } finally {
     ceiling.stop()
     await service.stop()
