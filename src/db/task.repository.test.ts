@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { countStatements as countStatementsOf } from '../../test/support/count-statements'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { parseDocument } from '../domain/task-document'
+import { newPageTokens } from './page-token'
 import { TaskRepository } from './task.repository'
 import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL } from './task.sql'
 
@@ -196,6 +197,7 @@ describe('batch statement plan', () => {
       numbers.map(() => 'https://a.example/'),
       numbers.map(() => ''),
       numbers.map(() => 100),
+      newPageTokens(numbers.length),
     ])
     const text = rows.map((r) => r['QUERY PLAN']).join('\n')
     expect(text).toMatch(/SubPlan/)

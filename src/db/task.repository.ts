@@ -5,6 +5,7 @@ import { intArray, textArray } from './array-literal'
 import { Coalescer } from './coalescer'
 import type { Database } from './database'
 import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL } from './task.sql'
+import { newPageTokens } from './page-token'
 import { statementsOf } from './statements'
 
 export interface UpsertOutcome {
@@ -175,6 +176,8 @@ export class TaskRepository {
         textArray(sorted.map((r) => r.trackingNumber)),
         textArray(sorted.map((r) => r.callbackUrl)),
         textArray(sorted.map((r) => r.externalReferenceNo)),
+        // A token for every row; an existing task keeps its own (DO UPDATE leaves it).
+        textArray(newPageTokens(sorted.length)),
       ],
       'task_upsert_many',
     )
@@ -218,6 +221,7 @@ export class TaskRepository {
           textArray(pending.map((r) => r.request.callbackUrl)),
           textArray(pending.map((r) => r.request.externalReferenceNo)),
           intArray(pending.map((r) => (round === 0 ? r.batchSize : 0))),
+          textArray(newPageTokens(pending.length)),
         ],
         'task_insert_missing',
       )
@@ -252,14 +256,16 @@ export class TaskRepository {
 const sql = statementsOf(import.meta.url)
 const TASK_UPSERT_MANY = sql(
   'task_upsert_many',
-  `INSERT INTO tracking_tasks (${UPSERT_COLUMNS})
-   SELECT ${UPSERT_COLUMNS}
-     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
-          WITH ORDINALITY AS i (${UPSERT_COLUMNS}, ord)
+  // The time is taken in the SELECT list, not in DO UPDATE: the same for one PostgreSQL, and the
+  // form a distributed table accepts (docs/scaling.md).
+  `INSERT INTO tracking_tasks (${UPSERT_COLUMNS}, page_token, updated_at)
+   SELECT ${UPSERT_COLUMNS}, page_token, now()
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+          WITH ORDINALITY AS i (${UPSERT_COLUMNS}, page_token, ord)
     ORDER BY ord
    ON CONFLICT (user_id, carrier_code, tracking_number) DO UPDATE
       SET callback_url = EXCLUDED.callback_url,
           external_reference_no = EXCLUDED.external_reference_no,
-          updated_at = now()
+          updated_at = EXCLUDED.updated_at
    RETURNING id, user_id, carrier_code, tracking_number, standard_status, (xmax = 0) AS created`,
 )

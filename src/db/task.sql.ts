@@ -49,12 +49,12 @@ export const INSERT_MISSING_SQL = sql(
     -- The setting as a scalar subquery (evaluated once): joined as a table instead, ten
     -- concurrent statements on PostgreSQL took 2 s each instead of 14 ms (measured, 2 cores).
     SELECT i.*, i.batch_size <= (SELECT batch_max_items FROM limits) AS allowed, (SELECT batch_max_items FROM limits) AS batch_max_items
-      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[])
-           WITH ORDINALITY AS i (user_id, carrier_code, tracking_number, callback_url, external_reference_no, batch_size, ord)
+      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[])
+           WITH ORDINALITY AS i (user_id, carrier_code, tracking_number, callback_url, external_reference_no, batch_size, page_token, ord)
   ),
   inserted AS (
-    INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no)
-    SELECT user_id, carrier_code, tracking_number, callback_url, external_reference_no FROM input WHERE allowed ORDER BY ord
+    INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, page_token)
+    SELECT user_id, carrier_code, tracking_number, callback_url, external_reference_no, page_token FROM input WHERE allowed ORDER BY ord
     ON CONFLICT (user_id, carrier_code, tracking_number) DO NOTHING
     RETURNING id, user_id, carrier_code, tracking_number
   )

@@ -2,6 +2,7 @@ import type { Milestone } from '../domain/milestones'
 import { DEFAULT_BRAND, type Language, type TrackingPageBrand, type TrackingPageSource } from '../domain/tracking-page'
 import type { ProofOfDelivery } from '../domain/tracking-task'
 import type { Database, Queryable } from './database'
+import { newPageToken } from './page-token'
 import { PAGE_URL_OF_TASK } from './task-document.sql'
 import { statementsOf } from './statements'
 
@@ -96,7 +97,7 @@ export class TrackingPageRepository {
 
   /** Gives the task a new page token (the old one answers 404 from now on): its new page URL, or undefined without such a task. */
   async rotate(userId: number, taskId: number): Promise<string | undefined> {
-    const [row] = await this.db.query<{ url: string }>(PAGE_ROTATE, [userId, taskId], 'page_rotate')
+    const [row] = await this.db.query<{ url: string }>(PAGE_ROTATE, [userId, taskId, newPageToken()], 'page_rotate')
     return row?.url
   }
 }
@@ -134,7 +135,7 @@ const BRAND_WRITE = sql(
 // The full task shows the page's URL: a new one moves updatedAt.
 const PAGE_ROTATE = sql(
   'page_rotate',
-  `UPDATE tracking_tasks t SET page_token = new_page_token(), updated_at = now()
+  `UPDATE tracking_tasks t SET page_token = $3, updated_at = now()
     WHERE t.user_id = $1 AND t.id = $2
    RETURNING ${PAGE_URL_OF_TASK} AS url`,
 )

@@ -2,7 +2,7 @@
 
 UPDATE tracking_tasks t
 SET
-  page_token = new_page_token (),
+  page_token = $3,
   updated_at = now()
 WHERE
   t.user_id = $1

@@ -27,17 +27,27 @@ WITH
           limits
       ) AS batch_max_items
     FROM
-      unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[]) WITH ORDINALITY AS i (user_id, carrier_code, tracking_number, callback_url, external_reference_no, batch_size, ord)
+      unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[]) WITH ORDINALITY AS i (
+        user_id,
+        carrier_code,
+        tracking_number,
+        callback_url,
+        external_reference_no,
+        batch_size,
+        page_token,
+        ord
+      )
   ),
   inserted AS (
     INSERT INTO
-      tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no)
+      tracking_tasks (user_id, carrier_code, tracking_number, callback_url, external_reference_no, page_token)
     SELECT
       user_id,
       carrier_code,
       tracking_number,
       callback_url,
-      external_reference_no
+      external_reference_no,
+      page_token
     FROM
       input
     WHERE
