@@ -137,6 +137,8 @@ async function subscribeAsNpmStart(kind: string, env: Record<string, string>, db
   const ceilingPort = await freePort()
   const ceiling = await startCeiling(dbUrl(), ceilingPort, 10)
   const client = new pg.Client({ connectionString: dbUrl() })
+  // An embedded server going down under the client is not this figure's failure.
+  client.on('error', () => {})
   await client.connect()
   try {
     await subscribeSlices({
@@ -166,9 +168,10 @@ async function subscribeAsNpmStart(kind: string, env: Record<string, string>, db
     )
   } finally {
     ceiling.stop()
-    await service.stop()
+    // Parked while the service (and, embedded, the server it runs) is still up.
     await client.query(`UPDATE task_schedule SET next_refresh_at = NULL`)
     await client.end()
+    await service.stop()
   }
 }
 
