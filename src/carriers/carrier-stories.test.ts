@@ -112,9 +112,11 @@ describe.each(CARRIERS.map((c) => [c.name, c] as const))('%s stories through the
     expect(eta(4)!.getTime() - eta(3)!.getTime()).toBe(facts.etaSlips ? 86_400_000 : 0)
   })
 
-  it('a returned shipment is returned, whatever its last event says', async () => {
+  it('a returned shipment is returned, whatever its last event says, and no event of it says delivered', async () => {
     const seen = await walker.walk(adapter(), number('RS'), STORIES.returned.length)
-    expect(found(seen.at(-1)).standardStatus).toBe('returned')
+    const last = found(seen.at(-1))
+    expect(last.standardStatus).toBe('returned')
+    expect(last.events.filter((e) => e.status === 'delivered' || e.milestone === 'delivered').map((e) => e.eventCode)).toEqual([])
   })
 
   it('a reused number: the shipment whose it is now, not the older one beside it', async () => {

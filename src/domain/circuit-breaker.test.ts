@@ -24,6 +24,37 @@ describe('CircuitBreaker', () => {
     expect(circuit.view(0)).toMatchObject({ state: 'open', failures: 1, lastError: 'no tracking scope' })
   })
 
+  it('holds refused credentials for minutes: three requests out when the first is refused, none more in 90 s', () => {
+    const circuit = new CircuitBreaker()
+    const asked = [0, 0, 0]
+    const refusals = [100, 200, 300]
+    for (let now = 0; now <= 90_000; now += 100) {
+      if (refusals[0] === now) {
+        refusals.shift()
+        circuit.failed(now, 'refused', true)
+      }
+      if (circuit.allowedRequests(now) > 0 && refusals.length === 0) {
+        circuit.startProbe()
+        asked.push(now)
+        refusals.push(now + 100)
+      }
+    }
+    expect(asked).toEqual([0, 0, 0])
+    expect(circuit.view(90_000)).toMatchObject({ state: 'open', lastError: 'refused' })
+    // Then a probe after two minutes, the next after four more, up to half an hour between.
+    const probes: number[] = []
+    for (let now = 90_000; now <= 4 * 3_600_000; now += 1000) {
+      if (circuit.allowedRequests(now) > 0) {
+        probes.push(now)
+        circuit.startProbe()
+        circuit.failed(now, 'refused', true)
+      }
+    }
+    const gaps = probes.slice(1).map((t, i) => t - probes[i]!)
+    expect(probes[0]).toBe(121_000) // open until 120.3 s (the last refusal in flight), looked at each second
+    expect(gaps.slice(0, 4)).toEqual([240_000, 480_000, 960_000, 1_800_000])
+  })
+
   it('lets one probe through when half open; its failure doubles the wait up to the cap, its success closes', () => {
     const circuit = new CircuitBreaker(policy)
     for (let i = 0; i < 3; i++) circuit.failed(0, 'timeout')

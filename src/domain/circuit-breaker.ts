@@ -18,10 +18,27 @@ export interface CircuitPolicy {
   failureThreshold: number
   baseOpenMs: number
   maxOpenMs: number
+  /**
+   * The same for refused credentials, which no retry mends until an operator changes them (and
+   * starts the service again): held for minutes, since a carrier counts every refused call, token
+   * calls included, against a quota as small as USPS's 60 an hour. Default: baseOpenMs/maxOpenMs.
+   */
+  refusedOpenMs?: number
+  refusedMaxOpenMs?: number
 }
 
-/** Open at most 30 s at a time: a carrier that is back is found within half a minute. */
-export const DEFAULT_CIRCUIT_POLICY: CircuitPolicy = { failureThreshold: 5, baseOpenMs: 2_000, maxOpenMs: 30_000 }
+/**
+ * Open at most 30 s at a time: a carrier that is back is found within half a minute. Refused
+ * credentials: two minutes, doubling to half an hour (at most three calls in the first 90 s,
+ * whatever was in flight; docs/carriers.md).
+ */
+export const DEFAULT_CIRCUIT_POLICY: CircuitPolicy = {
+  failureThreshold: 5,
+  baseOpenMs: 2_000,
+  maxOpenMs: 30_000,
+  refusedOpenMs: 120_000,
+  refusedMaxOpenMs: 1_800_000,
+}
 
 export interface CircuitView {
   state: CircuitState
@@ -72,15 +89,23 @@ export class CircuitBreaker {
     this.lastError = null
   }
 
-  /** `atOnce`: a failure that retrying does not mend (refused credentials) opens the circuit without waiting for the threshold. */
-  failed(now: number, error: string, atOnce = false): void {
+  /**
+   * `refused`: credentials the carrier refused, which retrying does not mend: the circuit opens
+   * without waiting for the threshold, and for the refused schedule's longer wait.
+   */
+  failed(now: number, error: string, refused = false): void {
     this.failures++
     this.lastError = error
     const wasProbe = this.probing
     this.probing = false
-    if (wasProbe || (this.openings === 0 && (atOnce || this.failures >= this.policy.failureThreshold))) {
+    if (wasProbe || (this.openings === 0 && (refused || this.failures >= this.policy.failureThreshold))) {
       this.openings++
-      this.openUntil = now + Math.min(this.policy.baseOpenMs * 2 ** (this.openings - 1), this.policy.maxOpenMs)
+      const base = refused ? (this.policy.refusedOpenMs ?? this.policy.baseOpenMs) : this.policy.baseOpenMs
+      const max = refused ? (this.policy.refusedMaxOpenMs ?? this.policy.maxOpenMs) : this.policy.maxOpenMs
+      this.openUntil = now + Math.min(base * 2 ** (this.openings - 1), max)
+    } else if (refused && this.state(now) === 'open') {
+      // A refusal from a request that was in flight when the circuit opened: held as long.
+      this.openUntil = Math.max(this.openUntil, now + (this.policy.refusedOpenMs ?? this.policy.baseOpenMs))
     }
   }
 

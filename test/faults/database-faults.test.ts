@@ -114,12 +114,34 @@ async function acknowledged(subject: Subject, more: number, what: string): Promi
 }
 
 /** Waits for the first write acknowledged that was sent after `since`; how long after `since` it came. */
-async function firstWriteAfter(subject: Subject, since: number, what: string): Promise<number> {
+async function firstWriteAfter(subject: Subject, since: number, what: string, serverLog?: string): Promise<number> {
   const answer = await waitFor(() => (subject.alive(), subject.load.answers.find((a) => a.kind === 'subscribe' && a.status === 200 && a.sentAt > since)), {
     timeoutMs: 60_000,
     what,
+  }).catch(async (error: Error) => {
+    throw new Error(`${error.message}\n${await diagnosis(subject, since, serverLog)}`)
   })
   return answer.answeredAt - since
+}
+
+/** What the service answered since `since`, what it says of itself, and its (and its server's) last lines: a stuck recovery told from a slow one. */
+async function diagnosis(subject: Subject, since: number, serverLog?: string): Promise<string> {
+  const answered: Record<string, number> = {}
+  for (const a of subject.load.answers.filter((a) => a.sentAt > since)) {
+    const key = `${a.kind} ${a.status} ${a.msg ?? a.error ?? ''}`.slice(0, 160)
+    answered[key] = (answered[key] ?? 0) + 1
+  }
+  const readiness = await fetch(`${subject.service.baseUrl}/readyz`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.text(), String)
+  const said = subject.service.output().split('\n').slice(-40).join('\n')
+  let server = ''
+  if (serverLog) {
+    try {
+      server = `\nthe server's last lines:\n${readFileSync(serverLog, 'utf8').split('\n').slice(-40).join('\n')}`
+    } catch (error) {
+      server = `\n(no server log: ${(error as Error).message})`
+    }
+  }
+  return `answers since: ${JSON.stringify(answered)}\nreadyz: ${readiness}\nthe service's last lines:\n${said}${server}`
 }
 
 async function ready(subject: Subject): Promise<{ status: number; msg: string }> {
@@ -240,13 +262,16 @@ describe('the disk under the database fills up', () => {
       let postgres: PrivatePostgres | undefined
       let databaseUrl: () => Promise<string>
       let env: Record<string, string>
+      let serverLog: string
       if (onPostgres) {
         postgres = await startPrivatePostgres({ parent: disk.dir, fsync: true })
+        serverLog = join(postgres.dataDir, '..', 'log')
         cleanups.push(() => postgres!.stop())
         databaseUrl = async () => postgres!.url
         env = serviceEnv({ DATABASE_URL: postgres.url })
       } else {
         const dataDir = join(disk.dir, 'data')
+        serverLog = join(dataDir, 'postgresql', 'server.log')
         databaseUrl = () => runningUrl(dataDir)
         env = serviceEnv({ DATA_DIR: dataDir })
       }
@@ -298,7 +323,7 @@ describe('the disk under the database fills up', () => {
       const freedAt = Date.now()
       disk.free()
       if (postgres) postgres.start()
-      const back = await firstWriteAfter(subject, freedAt, 'a write acknowledged once space is freed')
+      const back = await firstWriteAfter(subject, freedAt, 'a write acknowledged once space is freed', serverLog)
       const readyMsg = (await ready(subject)).msg
       const settled = await settle(subject, await databaseUrl())
       console.log(

@@ -86,6 +86,12 @@ describe('a real DHL Paket return (2026)', () => {
     expect(s).toMatchObject({ standardStatus: 'returned', milestone: 'returned', rawStatusCode: 'DLVRD_NGHBR_ZU' })
   })
 
+  it('makes the delivered event itself the return: no event says delivered', () => {
+    expect(s.events.filter((e) => e.status === 'delivered' || e.milestone === 'delivered')).toEqual([])
+    // The newest event in DHL's order (the file's recorded times do not run with it).
+    expect(s.events.find((e) => e.eventCode === 'DLVRD_NGHBR_ZU')).toMatchObject({ status: 'returned', milestone: 'returned' })
+  })
+
   it('reads statusDetailed before the two-letter status: a return apart from a failed delivery', () => {
     const milestoneOf = (code: string) => s.events.find((e) => e.eventCode === code)!.milestone
     expect(milestoneOf('RETRN_CNCNR_ZN')).toBe('returned')
@@ -103,6 +109,13 @@ describe("DHL's OpenAPI example, which contradicts itself", () => {
     const s = found('7777777770', fixture('response-openapi-example.json'))
     expect(s.estimatedDeliveryAt?.toISOString()).toBe('2018-08-03T22:00:00.000Z')
     expect(s.originAddress).toMatchObject({ country: 'NL', postalCode: '1043 AG' })
+  })
+
+  it('reads a time ending in Z as one DHL gave with its offset: +00:00', () => {
+    const zulu = JSON.parse(JSON.stringify(fixture('response-parcel-de-returned-sanitized-2026.json')).replaceAll('+00:00"', 'Z"'))
+    const s = found('00340434123456789012', zulu)
+    expect(s.events.length).toBeGreaterThan(0)
+    expect(s.events.map((e) => e.utcOffset)).toEqual(s.events.map(() => '+00:00'))
   })
 })
 

@@ -57,6 +57,11 @@ function eventTime(timestamp: string, zone: string | undefined): Date | null {
   return zone ? localToUtc(wall, zone) : parseCarrierTime(wall)
 }
 
+/** The offset DHL wrote: Z is one too (UTC, "+00:00"); none when the time is local without it. */
+function offsetOf(timestamp: string): string | null {
+  return /\dZ$/i.test(timestamp.trim()) ? '+00:00' : writtenOffset(timestamp)
+}
+
 function readEvents(service: string, raws: Json[]): Read[] {
   const zones = raws.map((e) => placeOf(e.location).zone)
   const reads: Read[] = []
@@ -80,7 +85,7 @@ function readEvents(service: string, raws: Json[]): Read[] {
       exceptionDescription: '',
       ...dhlAddress(placeOf(raw.location).address),
     }
-    reads.push({ event: { ...event, milestone: moving?.milestone ?? '', key: eventKey(event), utcOffset: writtenOffset(raw.timestamp) }, meaning: known })
+    reads.push({ event: { ...event, milestone: moving?.milestone ?? '', key: eventKey(event), utcOffset: offsetOf(str(raw.timestamp)) }, meaning: known })
   })
   return reads
 }
@@ -133,9 +138,13 @@ export function snapshotFromShipment(shipment: Json): CarrierSnapshot {
   const summary = obj(shipment.status)
   const summaryMeaning = Object.keys(summary).length > 0 ? dhlMeaning(service, fieldsOf(summary)) : null
   let current = [summaryMeaning, ...listed.map((r) => r.meaning)].find((m): m is Exclude<DhlMeaning, 'no_change'> => m !== null && m !== 'no_change') ?? null
-  // A return ends as a delivery (or a failure) with returnFlag on the shipment.
+  // A return ends as a delivery (or a failure) with returnFlag on the shipment: that event is the
+  // return, so that nothing (the events, the page, the typed events) says delivered.
   if (shipment.returnFlag === true && current && (current.status === 'delivered' || current.status === 'exception')) {
     current = { status: 'returned', milestone: 'returned' }
+    // The newest in DHL's own order (newest first): a return's recorded times are not always in order.
+    const ending = listed.find((r) => r.event.status === 'delivered' || r.event.status === 'exception')
+    for (const r of reads) if (r.event.key === ending?.event.key) r.event = { ...r.event, status: 'returned', milestone: 'returned' }
   }
   const newestDescription = str(summary.description) || str(obj(raws[0]).description)
   const frame = obj(shipment.estimatedDeliveryTimeFrame)
