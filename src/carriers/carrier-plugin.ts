@@ -35,6 +35,8 @@ export interface TrackingFormat {
   readonly checkDigit?: (number: string) => boolean
   /** false: a holding check digit makes a match only medium (a rule the carrier does not document for tracking). */
   readonly certain?: false
+  /** true: a loose shape (anything the carrier's API accepts), a `low` candidate whatever it holds. */
+  readonly loose?: true
   readonly example: string
 }
 

@@ -71,6 +71,13 @@ const CARRIER_FACTS: Record<string, CarrierFacts> = {
     notFound: 'HTTP 404',
     etaSlips: true,
   },
+  LAPOSTE: {
+    // La Poste reports no cancelled label: it stays declared.
+    stories: { cancelled: ['info_received', 'info_received'] },
+    deliveredStatus: 'Votre colis est livré.',
+    notFound: 'returnCode 404',
+    etaSlips: true,
+  },
 }
 
 // The simulator follows a number's story whichever carrier asks: each walk gets a number of its own.

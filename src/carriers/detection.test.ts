@@ -3,17 +3,17 @@ import { describe, expect, it } from 'vitest'
 import { autoPick, detectCarriers } from './detection'
 import { CARRIERS } from './registry'
 
-// The kits' detection fixtures (test/fixtures/carriers/{ups,usps,dhl}/detection-fixtures.json: valid and
+// The kits' detection fixtures (test/fixtures/carriers/{ups,usps,dhl,laposte}/detection-fixtures.json: valid and
 // invalid numbers of every format), then numbers computed here with each rule written out again.
 interface Format {
   id: string
   carrierCode: string
   name: string
-  confidence: 'high' | 'medium'
+  confidence: 'high' | 'medium' | 'low'
   valid: { number: string }[]
   invalid: { number: string; why: string }[]
 }
-const formats = ['ups', 'usps', 'dhl'].flatMap(
+const formats = ['ups', 'usps', 'dhl', 'laposte'].flatMap(
   (kit) =>
     (JSON.parse(readFileSync(new URL(`../../test/fixtures/carriers/${kit}/detection-fixtures.json`, import.meta.url), 'utf8')) as { formats: Format[] })
       .formats,
@@ -29,8 +29,9 @@ describe.each(formats.map((f) => [f.id, f] as const))('%s', (_, format) => {
       expect(candidates.filter((c) => c.carrierCode !== format.carrierCode && c.confidence === 'high')).toEqual([])
     } else {
       // A shape that other carriers' formats may certainly hold too (DHL's 12-digit Identcode is
-      // FedEx Express's shape): one candidate among them, never picked by AUTO alone.
-      expect(candidates).toContainEqual(expect.objectContaining({ carrierCode: format.carrierCode, confidence: 'medium' }))
+      // FedEx Express's shape; La Poste's loose 11 to 15 characters, most carriers'): one
+      // candidate among them, never picked by AUTO alone.
+      expect(candidates).toContainEqual(expect.objectContaining({ carrierCode: format.carrierCode, confidence: format.confidence }))
     }
   })
 

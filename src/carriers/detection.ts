@@ -4,7 +4,8 @@ import type { CarrierPlugin } from './carrier-plugin'
 /**
  * Which carriers a tracking number may belong to. `high`: a format's pattern and check digit
  * hold; `medium`: the pattern holds and the format has no check digit; `low`: the pattern holds
- * but its check digit does not (a typo, or another carrier's number). A check digit proves
+ * but its check digit does not (a typo, or another carrier's number), or the format is loose
+ * (anything the carrier's API accepts: La Poste's 11 to 15 characters). A check digit proves
  * little alone (one random 12-digit string in ten passes FedEx's), so every candidate is
  * returned, best first, and a carrier is picked only when exactly one is certain.
  */
@@ -17,7 +18,15 @@ export function detectCarriers(trackingNumber: string, carriers: readonly Carrie
   for (const carrier of carriers) {
     for (const format of carrier.formats) {
       if (!format.pattern.test(number)) continue
-      const confidence: Confidence = !format.checkDigit ? 'medium' : !format.checkDigit(number) ? 'low' : format.certain === false ? 'medium' : 'high'
+      const confidence: Confidence = format.loose
+        ? 'low'
+        : !format.checkDigit
+          ? 'medium'
+          : !format.checkDigit(number)
+            ? 'low'
+            : format.certain === false
+              ? 'medium'
+              : 'high'
       candidates.push({ carrierCode: carrier.code, format: format.name, confidence, available: isAvailable(carrier.code) })
     }
   }
