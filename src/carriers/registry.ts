@@ -1,6 +1,7 @@
 import type { CarrierPlugin } from './carrier-plugin'
 import { DHL } from './dhl/dhl.plugin'
 import { FEDEX } from './fedex/fedex.plugin'
+import { GLS } from './gls/gls.plugin'
 import { LAPOSTE } from './laposte/laposte.plugin'
 import { UPARCEL } from './uparcel/uparcel.plugin'
 import { UPS } from './ups/ups.plugin'
@@ -8,7 +9,7 @@ import { USPS } from './usps/usps.plugin'
 import { CarrierSimulator, type SimulatorOptions } from '../simulator/simulator'
 
 /** The one list of carriers. A new carrier is its folder and one line here. */
-export const CARRIERS: readonly CarrierPlugin[] = [FEDEX, UPARCEL, UPS, USPS, DHL, LAPOSTE]
+export const CARRIERS: readonly CarrierPlugin[] = [FEDEX, UPARCEL, UPS, USPS, DHL, LAPOSTE, GLS]
 
 export const CARRIER_CODES: readonly string[] = CARRIERS.map((c) => c.code)
 
