@@ -103,6 +103,8 @@ describe('the service on its embedded PostgreSQL server', () => {
         UPS: 'simulator',
         USPS: 'simulator',
         DHL: 'simulator',
+        LAPOSTE: 'simulator',
+        GLS: 'simulator',
       })
       const subscribedAt = Date.now()
       const carrierStatus = await waitFor(

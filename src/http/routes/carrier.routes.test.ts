@@ -35,6 +35,8 @@ describe('GET /openapi/carriers', () => {
       ['UPS', true, 1],
       ['USPS', true, 1],
       ['DHL', true, 1],
+      ['LAPOSTE', true, 10],
+      ['GLS', true, 10],
     ])
     expect(carriers[2]!.formats[0]).toEqual({ name: 'UPS (1Z + 16)', example: UPS_NUMBER })
   })
@@ -53,6 +55,9 @@ describe('GET /openapi/carriers/detect', () => {
       [
         { carrierCode: 'FEDEX', format: 'FedEx Express (12 digits)', confidence: 'high', available: true },
         { carrierCode: 'DHL', format: 'DHL Paket Identcode (12 digits)', confidence: 'low', available: true },
+        // La Poste takes any 11 to 15 characters; GLS's 12-digit rule does not hold here.
+        { carrierCode: 'LAPOSTE', format: 'anything La Poste Suivi accepts (11-15 letters and digits)', confidence: 'low', available: true },
+        { carrierCode: 'GLS', format: 'GLS parcel number (12 digits)', confidence: 'low', available: true },
       ],
     ],
     // DHL Paket's Identcode shares the shape: its rule holds here, FedEx's does not.
@@ -62,9 +67,18 @@ describe('GET /openapi/carriers/detect', () => {
       [
         { carrierCode: 'DHL', format: 'DHL Paket Identcode (12 digits)', confidence: 'medium', available: true },
         { carrierCode: 'FEDEX', format: 'FedEx Express (12 digits)', confidence: 'low', available: true },
+        { carrierCode: 'LAPOSTE', format: 'anything La Poste Suivi accepts (11-15 letters and digits)', confidence: 'low', available: true },
+        { carrierCode: 'GLS', format: 'GLS parcel number (12 digits)', confidence: 'low', available: true },
       ],
     ],
-    [UPARCEL_NUMBER, UPARCEL_NUMBER, [{ carrierCode: 'UPARCEL', format: 'uParcel (UP + 10 digits)', confidence: 'medium', available: true }]],
+    [
+      UPARCEL_NUMBER,
+      UPARCEL_NUMBER,
+      [
+        { carrierCode: 'UPARCEL', format: 'uParcel (UP + 10 digits)', confidence: 'medium', available: true },
+        { carrierCode: 'LAPOSTE', format: 'anything La Poste Suivi accepts (11-15 letters and digits)', confidence: 'low', available: true },
+      ],
+    ],
     ['NOT-A-NUMBER', 'NOT-A-NUMBER', []],
   ])('%j → %s (trimmed, its case kept)', async (asked, trimmed, candidates) => {
     const res = await get(`/openapi/carriers/detect?trackingNumber=${encodeURIComponent(asked)}`)
@@ -124,7 +138,10 @@ describe('carrierCode AUTO', () => {
       carrierCode: 'AUTO',
       taskId: 0,
       result: 'carrier_not_detected',
-      candidates: [{ carrierCode: 'UPARCEL', confidence: 'medium' }],
+      candidates: [
+        { carrierCode: 'UPARCEL', confidence: 'medium' },
+        { carrierCode: 'LAPOSTE', confidence: 'low' },
+      ],
     })
     expect(uparcel).toMatchObject({ carrierCode: 'UPARCEL', result: 'created' })
   })

@@ -23,7 +23,7 @@ describe('operations endpoints', () => {
       data: {
         status: 'ok',
         database: onPostgres ? 'postgres' : 'embedded',
-        carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator', USPS: 'simulator', DHL: 'simulator' },
+        carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator', USPS: 'simulator', DHL: 'simulator', LAPOSTE: 'simulator', GLS: 'simulator' },
       },
       msg: 'success',
     })
