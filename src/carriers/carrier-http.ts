@@ -31,6 +31,13 @@ export interface CarrierResponse {
   retryAfterMs: number | undefined
 }
 
+/** An answer read as text (an XML carrier), decompressed and decoded as UTF-8. */
+export interface CarrierTextResponse {
+  status: number
+  text: string
+  retryAfterMs: number | undefined
+}
+
 /**
  * The carrier client kit's HTTP (docs/architecture.md, "Adding a carrier"): undici with keep-alive,
  * a deadline on everything, compressed answers accepted, paths under the carrier's base URL.
@@ -57,12 +64,18 @@ export class CarrierHttp {
     return this.send('GET', path, { ...init, body: undefined })
   }
 
+  /** A GET whose answer is not JSON (Canada Post's XML): the client parses the text. */
+  async getText(path: string, init: { headers: Record<string, string> }): Promise<CarrierTextResponse> {
+    const { status, raw, retryAfterMs } = await this.exchange('GET', path, { ...init, body: undefined })
+    return { status, text: raw.toString('utf8'), retryAfterMs }
+  }
+
   /**
    * The CarrierError for an answer that is neither success nor the client's own business: past
    * the quota (Retry-After, else the end of the quota's window), the carrier failing, the
    * credentials refused, anything else. `who` names the call ("FedEx OAuth"); the carrier by default.
    */
-  failure(response: CarrierResponse, who = this.options.carrier): CarrierError {
+  failure(response: Pick<CarrierResponse, 'status' | 'retryAfterMs'>, who = this.options.carrier): CarrierError {
     if (response.status === 429) {
       const window = this.options.quota ?? 'second'
       if (window === 'second') return new CarrierError('rate_limited', `${who} rate limit (HTTP 429)`, response.retryAfterMs)
@@ -74,6 +87,22 @@ export class CarrierHttp {
   }
 
   private async send(method: 'GET' | 'POST', path: string, init: { headers: Record<string, string>; body: string | undefined }): Promise<CarrierResponse> {
+    const { status, raw, retryAfterMs } = await this.exchange(method, path, init)
+    let json: unknown
+    try {
+      json = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'))
+    } catch {
+      if (status >= 200 && status < 300) throw new CarrierError('bad_response', `answer is not JSON (HTTP ${status})`)
+      json = undefined
+    }
+    return { status, json, retryAfterMs }
+  }
+
+  private async exchange(
+    method: 'GET' | 'POST',
+    path: string,
+    init: { headers: Record<string, string>; body: string | undefined },
+  ): Promise<{ status: number; raw: Buffer; retryAfterMs: number | undefined }> {
     const url = `${this.base}/${path.replace(/^\/+/, '')}`
     let response: Dispatcher.ResponseData
     try {
@@ -95,15 +124,7 @@ export class CarrierHttp {
     } catch (error) {
       throw error instanceof CarrierError ? error : transportError(error)
     }
-    const retryAfterMs = parseRetryAfter(response.headers['retry-after'])
-    let json: unknown
-    try {
-      json = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'))
-    } catch {
-      if (response.statusCode >= 200 && response.statusCode < 300) throw new CarrierError('bad_response', `answer is not JSON (HTTP ${response.statusCode})`)
-      json = undefined
-    }
-    return { status: response.statusCode, json, retryAfterMs }
+    return { status: response.statusCode, raw, retryAfterMs: parseRetryAfter(response.headers['retry-after']) }
   }
 
   async close(): Promise<void> {

@@ -51,16 +51,15 @@ describe('the carrier client kit', () => {
 
   it("reads a 429 by the carrier's quota window: its Retry-After, else the window's end (the next hour, midnight UTC)", () => {
     const now = Date.parse('2026-11-28T22:15:30Z')
-    const at = (quota: 'second' | 'hour' | 'day', retryAfterMs?: number) =>
-      http({ quota, now: () => now }).failure({ status: 429, json: undefined, retryAfterMs }).retryAfterMs
+    const at = (quota: 'second' | 'hour' | 'day', retryAfterMs?: number) => http({ quota, now: () => now }).failure({ status: 429, retryAfterMs }).retryAfterMs
     expect(at('second')).toBeUndefined()
     expect(at('hour')).toBe(Date.parse('2026-11-28T23:00:00Z') - now)
     expect(at('day')).toBe(Date.parse('2026-11-29T00:00:00Z') - now)
     expect(at('day', 5000)).toBe(5000)
     expect(untilWindowEnds('second', 1_500)).toBe(500)
-    expect(http().failure({ status: 503, json: undefined, retryAfterMs: 2000 })).toMatchObject({ failure: 'server_error', retryAfterMs: 2000 })
-    expect(http().failure({ status: 403, json: undefined, retryAfterMs: undefined })).toMatchObject({ failure: 'unauthorized' })
-    expect(http().failure({ status: 418, json: undefined, retryAfterMs: undefined }, 'Kit OAuth')).toMatchObject({
+    expect(http().failure({ status: 503, retryAfterMs: 2000 })).toMatchObject({ failure: 'server_error', retryAfterMs: 2000 })
+    expect(http().failure({ status: 403, retryAfterMs: undefined })).toMatchObject({ failure: 'unauthorized' })
+    expect(http().failure({ status: 418, retryAfterMs: undefined }, 'Kit OAuth')).toMatchObject({
       failure: 'bad_response',
       message: 'Kit OAuth answered HTTP 418',
     })

@@ -85,6 +85,13 @@ const CARRIER_FACTS: Record<string, CarrierFacts> = {
     notFound: 'E_404_01',
     etaSlips: null,
   },
+  CANADAPOST: {
+    // Canada Post has no cancellation known: a voided label stays the shipper's information.
+    stories: { cancelled: ['info_received', 'info_received'] },
+    deliveredStatus: 'Item successfully delivered',
+    notFound: '004',
+    etaSlips: true,
+  },
 }
 
 // The simulator follows a number's story whichever carrier asks: each walk gets a number of its own.

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { autoPick, detectCarriers } from './detection'
 import { CARRIERS } from './registry'
 
-// The kits' detection fixtures (test/fixtures/carriers/{ups,usps,dhl,laposte,gls}/detection-fixtures.json: valid and
+// The kits' detection fixtures (test/fixtures/carriers/{ups,usps,dhl,laposte,gls,canadapost}/detection-fixtures.json: valid and
 // invalid numbers of every format), then numbers computed here with each rule written out again.
 interface Format {
   id: string
@@ -13,7 +13,7 @@ interface Format {
   valid: { number: string }[]
   invalid: { number: string; why: string }[]
 }
-const formats = ['ups', 'usps', 'dhl', 'laposte', 'gls'].flatMap(
+const formats = ['ups', 'usps', 'dhl', 'laposte', 'gls', 'canadapost'].flatMap(
   (kit) =>
     (JSON.parse(readFileSync(new URL(`../../test/fixtures/carriers/${kit}/detection-fixtures.json`, import.meta.url), 'utf8')) as { formats: Format[] })
       .formats,

@@ -1,3 +1,4 @@
+import { CANADAPOST } from './canadapost/canadapost.plugin'
 import type { CarrierPlugin } from './carrier-plugin'
 import { DHL } from './dhl/dhl.plugin'
 import { FEDEX } from './fedex/fedex.plugin'
@@ -9,7 +10,7 @@ import { USPS } from './usps/usps.plugin'
 import { CarrierSimulator, type SimulatorOptions } from '../simulator/simulator'
 
 /** The one list of carriers. A new carrier is its folder and one line here. */
-export const CARRIERS: readonly CarrierPlugin[] = [FEDEX, UPARCEL, UPS, USPS, DHL, LAPOSTE, GLS]
+export const CARRIERS: readonly CarrierPlugin[] = [FEDEX, UPARCEL, UPS, USPS, DHL, LAPOSTE, GLS, CANADAPOST]
 
 export const CARRIER_CODES: readonly string[] = CARRIERS.map((c) => c.code)
 

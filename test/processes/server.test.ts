@@ -105,6 +105,7 @@ describe('the service on its embedded PostgreSQL server', () => {
         DHL: 'simulator',
         LAPOSTE: 'simulator',
         GLS: 'simulator',
+        CANADAPOST: 'simulator',
       })
       const subscribedAt = Date.now()
       const carrierStatus = await waitFor(

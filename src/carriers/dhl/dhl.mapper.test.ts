@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { MILESTONES, type Milestone } from '../../domain/milestones'
 import { lookupFromAnswer, pickShipment } from './dhl.mapper'
-import { localToUtc, zoneOf } from './dhl.places'
+import { localToUtc } from '../time-zones'
+import { zoneOf } from './dhl.places'
 import { DHL_CODE_TABLES, dhlMeaning } from './dhl.statuses'
 
 // DHL's recorded answers (test/fixtures/carriers/dhl: two real Express shipments in one answer, a

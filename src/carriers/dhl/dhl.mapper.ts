@@ -2,7 +2,8 @@ import { proofOfDeliveryOf, type Address, type ProofOfDelivery } from '../../dom
 import { addressOrNull, eventKey, parseCarrierTime, writtenOffset, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
-import { localToUtc, zoneOf } from './dhl.places'
+import { localToUtc } from '../time-zones'
+import { zoneOf } from './dhl.places'
 import { dhlMeaning, type DhlMeaning } from './dhl.statuses'
 
 /**

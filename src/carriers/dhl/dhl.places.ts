@@ -107,19 +107,3 @@ export function zoneOf(address: { countryCode?: string; addressLocality?: string
   }
   return COUNTRIES[code]
 }
-
-/** The offset of `zone` at the UTC instant `at`, in minutes. */
-function offsetMinutes(zone: string, at: number): number {
-  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(at).find((p) => p.type === 'timeZoneName')!.value
-  const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name)
-  return match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : 0
-}
-
-/** A wall-clock time ("2021-05-05T15:42:00") in `zone` as a UTC instant. */
-export function localToUtc(local: string, zone: string): Date {
-  const wall = Date.parse(`${local}Z`)
-  let at = wall - offsetMinutes(zone, wall) * 60_000
-  // Near a change of offset the first guess may sit on the other side of it.
-  at = wall - offsetMinutes(zone, at) * 60_000
-  return new Date(at)
-}

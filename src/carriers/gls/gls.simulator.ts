@@ -2,6 +2,7 @@ import type { SimulatedCarrier, SimulationContext, SimulatorAnswer, SimulatorReq
 import { simulatedToken } from '../../simulator/simulator'
 import type { StageKind } from '../../simulator/stories'
 import { offsetText } from '../../simulator/times'
+import { zoneOffsetMinutes } from '../time-zones'
 
 /**
  * GLS's half of the simulator: the OAuth token (Basic, `expires_in` "14400") and
@@ -33,11 +34,7 @@ const STAGES: Record<StageKind, [string, string, string]> = {
 
 /** Central European Time as GLS writes it: 2024-10-07T10:46:14+0200. */
 function cet(time: Date): string {
-  const name =
-    new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', timeZoneName: 'longOffset' }).formatToParts(time).find((p) => p.type === 'timeZoneName')
-      ?.value ?? ''
-  const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name)
-  const minutes = match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : 0
+  const minutes = zoneOffsetMinutes('Europe/Berlin', time)
   return `${new Date(time.getTime() + minutes * 60_000).toISOString().slice(0, 19)}${offsetText(minutes).replace(':', '')}`
 }
 

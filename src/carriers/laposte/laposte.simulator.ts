@@ -1,6 +1,7 @@
 import type { SimulatedCarrier, SimulationContext, SimulatorAnswer, SimulatorRequest, ShipmentView } from '../../simulator/simulated-carrier'
 import type { StageKind } from '../../simulator/stories'
 import { withOffset } from '../../simulator/times'
+import { zoneOffsetMinutes } from '../time-zones'
 
 /**
  * La Poste's half of the simulator: GET /suivi/v2/idships/{A,B,…}?lang=… with the X-Okapi-Key
@@ -36,16 +37,8 @@ const TIMELINE = [
   'Votre colis a été livré',
 ]
 
-/** France's offset from UTC at an instant, in minutes (+60 in winter, +120 in summer). */
-export function franceOffsetMinutes(time: Date): number {
-  const name =
-    new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', timeZoneName: 'longOffset' }).formatToParts(time).find((p) => p.type === 'timeZoneName')
-      ?.value ?? ''
-  const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name)
-  return match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : 0
-}
-
-const inFrance = (time: Date) => withOffset(time, franceOffsetMinutes(time))
+/** A time at France's clock, as La Poste writes every time (+01:00 in winter, +02:00 in summer). */
+const inFrance = (time: Date) => withOffset(time, zoneOffsetMinutes('Europe/Paris', time))
 
 function shipment(id: string, view: ShipmentView) {
   const kinds = view.stages.map((s) => s.kind)

@@ -37,6 +37,7 @@ describe('GET /openapi/carriers', () => {
       ['DHL', true, 1],
       ['LAPOSTE', true, 10],
       ['GLS', true, 10],
+      ['CANADAPOST', true, 1],
     ])
     expect(carriers[2]!.formats[0]).toEqual({ name: 'UPS (1Z + 16)', example: UPS_NUMBER })
   })

@@ -23,7 +23,16 @@ describe('operations endpoints', () => {
       data: {
         status: 'ok',
         database: onPostgres ? 'postgres' : 'embedded',
-        carriers: { FEDEX: 'simulator', UPARCEL: 'simulator', UPS: 'simulator', USPS: 'simulator', DHL: 'simulator', LAPOSTE: 'simulator', GLS: 'simulator' },
+        carriers: {
+          FEDEX: 'simulator',
+          UPARCEL: 'simulator',
+          UPS: 'simulator',
+          USPS: 'simulator',
+          DHL: 'simulator',
+          LAPOSTE: 'simulator',
+          GLS: 'simulator',
+          CANADAPOST: 'simulator',
+        },
       },
       msg: 'success',
     })

@@ -71,7 +71,7 @@ describe('POST /openapi/tracking-subscriptions', () => {
       code: 400,
       data: {
         error: 'unsupported_carrier',
-        details: [{ field: 'carrierCode', message: 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS, USPS, DHL, LAPOSTE, GLS)' }],
+        details: [{ field: 'carrierCode', message: 'is not a supported carrier (supported: FEDEX, UPARCEL, UPS, USPS, DHL, LAPOSTE, GLS, CANADAPOST)' }],
       },
       msg: expect.stringContaining('carrierCode'),
     })

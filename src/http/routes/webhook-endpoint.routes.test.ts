@@ -130,7 +130,7 @@ describe('webhook endpoints', () => {
       [
         { url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['FEDEX', 'ACME'] },
         'carrierCodes.1',
-        'must be one of FEDEX, UPARCEL, UPS, USPS, DHL, LAPOSTE, GLS',
+        'must be one of FEDEX, UPARCEL, UPS, USPS, DHL, LAPOSTE, GLS, CANADAPOST',
       ],
       [
         { url: 'https://x.example/', eventTypes: ['tracking.deleted'], carrierCodes: ['fedex', 'FEDEX'] },
