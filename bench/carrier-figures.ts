@@ -10,7 +10,8 @@ import { type FigureContext, type Row, fmt } from './report'
 
 /**
  * The carriers' figures. Per carrier: numbers fetched and applied per second by one worker process
- * (FedEx at 30 a request, UPS, USPS and DHL at 1), beside that carrier's fetch ceiling. A carrier outage
+ * (FedEx at 30 a request, La Poste and GLS at 10, UPS, USPS, DHL and Canada Post at 1), beside that
+ * carrier's fetch ceiling. A carrier outage
  * (PostgreSQL): with `outageTasks` FedEx tasks due and FedEx refusing connections, the rows the
  * worker writes for it per second once its circuit is open, and the API's query throughput beside
  * the same data served by ROLE=api; then FedEx comes back and every due task must be fetched
@@ -75,6 +76,9 @@ export async function carrierFigures(options: FigureContext & { outageTasks: num
         ['UPS', 3000],
         ['USPS', 3000],
         ['DHL', 3000],
+        ['LAPOSTE', 3000],
+        ['GLS', 3000],
+        ['CANADAPOST', 3000],
       ] as const) {
         const carrier = carrierOf(code)!
         await insertInactiveTasks(client, { userId, carrierCode: code, prefix: `DLR${code}`, callbackUrl: receiver.url, count: tasks })

@@ -22,7 +22,8 @@ await Promise.all(
     while (Date.now() < until) {
       // Whichever carrier is behind gets the next request, so that the mix stays even.
       const [code, adapter] = adapters.reduce((behind, next) => (counts.get(next[0])! < counts.get(behind[0])! ? next : behind))
-      const numbers = Array.from({ length: adapter.maxBatchSize }, () => `DLC${++k}`)
+      // Numbers of a length every carrier takes (La Poste refuses fewer than 11 characters).
+      const numbers = Array.from({ length: adapter.maxBatchSize }, () => `DLC${String(++k).padStart(10, '0')}`)
       // Awaited first: `counts[code] += await …` would read the count before the await.
       const answered = (await adapter.fetch(numbers)).size
       counts.set(code, counts.get(code)! + answered)
