@@ -4,10 +4,17 @@
  * offset of an IANA zone at an instant, and a wall-clock time in a zone as a UTC instant.
  */
 
+// A formatter is costly to make (tens of microseconds) and cheap to use: one per zone, kept.
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
 /** The offset of `zone` at the UTC instant `at`, in minutes. */
 export function zoneOffsetMinutes(zone: string, at: number | Date): number {
-  const name =
-    new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? ''
+  let formatter = formatters.get(zone)
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+    formatters.set(zone, formatter)
+  }
+  const name = formatter.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? ''
   const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name)
   return match ? (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3])) : 0
 }
