@@ -23,11 +23,14 @@ export async function seedTeamData(t: TestApp, longName: string, longUrl: string
   expect(results.map((r) => r.result)).toEqual(Array(30).fill('created'))
   const taskIds = results.map((r) => r.taskId)
   const longTaskId = taskIds[0]!
-  // Deliveries that failed for good and one waiting for a retry, each after 12 attempts.
+  // Deliveries that failed for good and one waiting for a retry, each after 12 attempts, made in
+  // the current hour (a second apart, newest first), whatever the minute the test runs at: the
+  // overview's 24 hours count them by hour, and minutes before now straddled an hour at :30-:33.
   for (const [i, taskId] of taskIds.slice(0, 4).entries()) {
     const [delivery] = await t.db.query<{ id: number }>(
       `INSERT INTO deliveries (task_id, user_id, endpoint_id, target, webhook_id, payload, status, attempt_count, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, CASE WHEN $3::bigint IS NULL THEN 'callback' ELSE 'endpoint' END, $4, '{}', $5, 12, CASE WHEN $5 = 'retry_wait' THEN now() + interval '1 hour' END, now() - make_interval(mins => $6))
+       VALUES ($1, $2, $3, CASE WHEN $3::bigint IS NULL THEN 'callback' ELSE 'endpoint' END, $4, '{}', $5, 12, CASE WHEN $5 = 'retry_wait' THEN now() + interval '1 hour' END,
+               least(now(), date_trunc('hour', now()) + make_interval(secs => 40 - $6)))
        RETURNING id`,
       [taskId, longUserId, i % 2 === 0 ? endpoint.endpointId : null, `msg_2Zx${i}long0webhook0identifier0abcdef`, i === 3 ? 'retry_wait' : 'failed', 30 + i],
     )
