@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process'
 import pg from 'pg'
-import { CARRIERS, carrierOf, createCarrierSimulator } from '../src/carriers/registry'
+import { carrierOf, createCarrierSimulator } from '../src/carriers/registry'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { insertInactiveTasks, makeDue, SCHEDULED } from './finished'
 import { startReceiver } from './loopback-receiver'
 import { warmLoad } from './load'
 import { type FigureContext, type Row, fmt } from './report'
+import { EVERY_CARRIER_UNBOUNDED } from './worker-settings'
 
 /**
  * The carriers' figures. Per carrier: numbers fetched and applied per second by one worker process
@@ -43,8 +44,7 @@ export async function carrierFigures(options: FigureContext & { outageTasks: num
   const sim = createCarrierSimulator({ stepMs: 0 })
   await sim.start()
   const receiver = await startReceiver()
-  // Every carrier's budget far above what one worker can spend, so that the figure is the worker's.
-  const budgets = { ...Object.fromEntries(CARRIERS.map((c) => [c.env.requestBudget.variable, '1000'])), REFRESH_CLAIM_LIMIT: '1000' }
+  const budgets = { ...EVERY_CARRIER_UNBOUNDED, REFRESH_CLAIM_LIMIT: '1000' }
   const common = {
     ...env,
     ADMIN_TOKEN: adminToken,

@@ -1,5 +1,6 @@
 import pg from 'pg'
-import { CARRIERS, carrierOf, createCarrierSimulator } from '../src/carriers/registry'
+import { carrierOf, createCarrierSimulator } from '../src/carriers/registry'
+import { EVERY_CARRIER_UNBOUNDED } from './worker-settings'
 import type { CarrierSimulator } from '../src/simulator/simulator'
 import { startService, type ServiceProcess } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
@@ -125,8 +126,7 @@ export async function writeCostFigures(options: FigureContext): Promise<void> {
       ...common,
       ROLE: kind === 'embedded' ? 'all' : 'worker',
       POLL_INTERVAL_SECONDS: String(POLL_SECONDS),
-      // Every carrier's budget far above what one worker spends, so that the figures are the worker's.
-      ...Object.fromEntries(CARRIERS.map((c) => [c.env.requestBudget.variable, '1000'])),
+      ...EVERY_CARRIER_UNBOUNDED,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     })
     // After the service: the embedded server is reached once the service runs it.

@@ -98,8 +98,8 @@ describe('the carrier client kit', () => {
   it('renews a refused token once and calls again; a second refusal is the answer', async () => {
     asked.splice(0)
     const client = http()
-    let issued = 0
-    const token = new CachedToken(async () => ({ value: `t${++issued}`, lifetimeMs: 3_600_000 }))
+    let tokensMade = 0
+    const token = new CachedToken(async () => ({ value: `t${++tokensMade}`, lifetimeMs: 3_600_000 }))
     const call = (value: string) => client.get('/track', { headers: { authorization: `Bearer ${value}` } })
     // The first token is refused once, then the renewed one is taken.
     answer = (_path, n) => ({ status: n === 1 ? 401 : 200, body: {} })
@@ -108,11 +108,11 @@ describe('the carrier client kit', () => {
     // Kept afterwards: no renewal while it is taken.
     answer = () => ({ status: 200, body: {} })
     await token.authorized(call)
-    expect(issued).toBe(2)
+    expect(tokensMade).toBe(2)
     // Refused twice: one renewal, and the 401 is what the client judges.
     answer = () => ({ status: 401, body: {} })
     expect((await token.authorized(call)).status).toBe(401)
-    expect(issued).toBe(3)
+    expect(tokensMade).toBe(3)
     asked.splice(0)
     await client.close()
   })

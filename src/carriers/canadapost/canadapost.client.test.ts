@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sendMebibytes } from '../../../test/support/huge-answer'
 import { CANADAPOST_REFUSED, CanadaPostClient } from './canadapost.client'
 
 // What is Canada Post's own beyond the stories every carrier walks (carrier-stories.test.ts): its
@@ -71,17 +72,7 @@ describe('the Canada Post client', () => {
   })
 
   it('refuses 100 MB and a body that never ends, without holding the process', async () => {
-    answer = (res) => {
-      res.writeHead(200, { 'content-type': 'application/xml' })
-      const chunk = Buffer.alloc(1 << 20, 32)
-      let sent = 0
-      const more = () => {
-        while (sent < 100 && res.write(chunk)) sent++
-        if (sent < 100) res.once('drain', more)
-        else res.end()
-      }
-      more()
-    }
+    answer = (res) => sendMebibytes(res, 100, 'application/xml')
     await expect(client(5000).fetch([PIN])).rejects.toMatchObject({ failure: 'bad_response', message: expect.stringContaining('16 MiB') })
     answer = (res) => res.writeHead(200, { 'content-type': 'application/xml' })
     await expect(client(300).fetch([PIN])).rejects.toMatchObject({ failure: 'timeout' })

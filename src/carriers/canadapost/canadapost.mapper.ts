@@ -1,7 +1,8 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser'
+import { XMLParser } from 'fast-xml-parser'
 import type { StandardStatus } from '../../domain/statuses'
 import { proofOfDeliveryOf, type ProofOfDelivery } from '../../domain/tracking-task'
 import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
+import { oldestFirst } from '../answers'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, type Json } from '../json'
 import { localToUtc } from '../time-zones'
@@ -30,22 +31,23 @@ export type CanadaPostAnswer = { kind: 'detail'; detail: Json } | { kind: 'messa
 
 export function readAnswer(text: string): CanadaPostAnswer | undefined {
   const xml = text.trim()
-  if (!xml.startsWith('<') || XMLValidator.validate(xml) !== true) return undefined
+  if (!xml.startsWith('<')) return undefined
   let root: Json
   try {
-    root = obj(parser.parse(xml))
+    // Validated as it is parsed: a body that is not well-formed XML (truncated, HTML) throws.
+    root = obj(parser.parse(xml, true))
   } catch {
     return undefined
   }
   if (root['tracking-detail'] !== undefined) return { kind: 'detail', detail: obj(root['tracking-detail']) }
   if (root.messages !== undefined) {
-    return { kind: 'messages', messages: arr(obj(root.messages).message).map((m) => ({ code: text_(obj(m).code), description: text_(obj(m).description) })) }
+    return { kind: 'messages', messages: arr(obj(root.messages).message).map((m) => ({ code: textOf(obj(m).code), description: textOf(obj(m).description) })) }
   }
   return undefined
 }
 
 /** An element's text, whitespace collapsed ("" for an empty element). */
-function text_(value: unknown): string {
+function textOf(value: unknown): string {
   return (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '').replace(/\s+/g, ' ').trim()
 }
 
@@ -88,16 +90,16 @@ const RETURNED = /returned to (the )?(sender|shipper)/i
 const PLACEHOLDER_TIME = '11:59:59'
 
 function eventOf(occurrence: Json): CarrierEvent | null {
-  const date = text_(occurrence['event-date'])
-  const time = text_(occurrence['event-time']) || '00:00:00'
+  const date = textOf(occurrence['event-date'])
+  const time = textOf(occurrence['event-time']) || '00:00:00'
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^\d{2}:\d{2}(:\d{2})?$/.test(time)) return null
-  const zone = ZONE_OFFSETS[text_(occurrence['event-time-zone']).toUpperCase()]
-  const province = text_(occurrence['event-province']).toUpperCase()
+  const zone = ZONE_OFFSETS[textOf(occurrence['event-time-zone']).toUpperCase()]
+  const province = textOf(occurrence['event-province']).toUpperCase()
   const wall = `${date}T${time.length === 5 ? `${time}:00` : time}`
   const eventTime = zone ? parseCarrierTime(`${wall}${zone}`) : PROVINCE_ZONES[province] ? localToUtc(wall, PROVINCE_ZONES[province]) : parseCarrierTime(wall)
   if (!eventTime || Number.isNaN(eventTime.getTime())) return null
-  const code = identifierOf(text_(occurrence['event-identifier']))
-  const description = text_(occurrence['event-description'])
+  const code = identifierOf(textOf(occurrence['event-identifier']))
+  const description = textOf(occurrence['event-description'])
   // No identifier of a return is known: its text says it ("will be returned" only announces one).
   const returned = RETURNED.test(description) && !/will be returned/i.test(description)
   const meaning = returned
@@ -114,7 +116,7 @@ function eventOf(occurrence: Json): CarrierEvent | null {
     exceptionDescription: '',
     country: 'CA',
     state: province,
-    city: text_(occurrence['event-site']),
+    city: textOf(occurrence['event-site']),
     postalCode: '',
     address: '',
   }
@@ -130,24 +132,22 @@ function endOfDay(day: string, offset: string): Date | null {
 
 export function snapshotFromDetail(detail: Json): CarrierSnapshot {
   const occurrences = arr(obj(detail['significant-events']).occurrence).map(obj)
-  // Listed newest first; events at the same time keep that order between them (reversed, then a stable sort).
-  const events = occurrences
-    .map(eventOf)
-    .filter((e): e is CarrierEvent => e !== null)
-    .reverse()
-    .sort((a, b) => a.eventTime.getTime() - b.eventTime.getTime())
+  const events = oldestFirst(
+    occurrences.map(eventOf).filter((e): e is CarrierEvent => e !== null),
+    (e) => e.eventTime.getTime(),
+  )
   // The newest event that moves a status (a delivery twice: the second one), never the signature.
   const newest = events.findLast((e) => e.status !== '')
   const current = newest && newest.milestone !== '' ? { status: newest.status as StandardStatus, milestone: newest.milestone } : null
-  const offset = [...events].reverse().find((e) => e.utcOffset)?.utcOffset ?? '-05:00'
+  const offset = events.findLast((e) => e.utcOffset)?.utcOffset ?? '-05:00'
   return {
     rawStatusCode: events.at(-1)?.eventCode ?? '',
     standardStatus: current?.status ?? null,
     milestone: current?.milestone ?? null,
     carrierStatus: events.at(-1)?.description ?? '',
-    estimatedDeliveryAt: endOfDay(text_(detail['changed-expected-date']), offset) ?? endOfDay(text_(detail['expected-delivery-date']), offset),
+    estimatedDeliveryAt: endOfDay(textOf(detail['changed-expected-date']), offset) ?? endOfDay(textOf(detail['expected-delivery-date']), offset),
     originAddress: null,
-    destinationAddress: addressOrNull({ country: 'CA', state: '', city: '', postalCode: text_(detail['destination-postal-id']), address: '' }),
+    destinationAddress: addressOrNull({ country: 'CA', state: '', city: '', postalCode: textOf(detail['destination-postal-id']), address: '' }),
     proofOfDelivery: current?.status === 'delivered' ? proofOf(detail, occurrences) : null,
     events,
   }
@@ -155,19 +155,19 @@ export function snapshotFromDetail(detail: Json): CarrierSnapshot {
 
 /** Who signed (the newest signature event's signatory), where, and whether Canada Post keeps the signature's image. */
 function proofOf(detail: Json, occurrences: Json[]): ProofOfDelivery | null {
-  const signed = occurrences.find((o) => text_(o['signatory-name']) !== '')
-  const delivered = occurrences.find((o) => CANADAPOST_STATUSES.meaning(identifierOf(text_(o['event-identifier'])))?.status === 'delivered')
+  const signed = occurrences.find((o) => textOf(o['signatory-name']) !== '')
+  const delivered = occurrences.find((o) => CANADAPOST_STATUSES.meaning(identifierOf(textOf(o['event-identifier'])))?.status === 'delivered')
   return proofOfDeliveryOf({
-    signedBy: signed ? text_(signed['signatory-name']) : '',
-    location: delivered ? text_(delivered['event-site']) : '',
-    signatureAvailable: text_(detail['signature-image-exists']) === 'true',
+    signedBy: signed ? textOf(signed['signatory-name']) : '',
+    location: delivered ? textOf(delivered['event-site']) : '',
+    signatureAvailable: textOf(detail['signature-image-exists']) === 'true',
     documentUrl: '',
   })
 }
 
 /** A PIN's detail → its lookup; undefined when the detail is for another PIN. */
 export function lookupFromDetail(pin: string, detail: Json): CarrierLookup | undefined {
-  const answered = text_(detail.pin).toUpperCase()
+  const answered = textOf(detail.pin).toUpperCase()
   if (answered && answered !== pin.trim().toUpperCase()) return undefined
   return { found: true, snapshot: snapshotFromDetail(detail) }
 }

@@ -1,4 +1,5 @@
 import type { SimulatedCarrier, SimulationContext, SimulatorAnswer, SimulatorRequest, ShipmentView } from '../../simulator/simulated-carrier'
+import { basicHolds } from '../../simulator/basic-auth'
 import type { StageKind } from '../../simulator/stories'
 import { zoneOffsetMinutes } from '../time-zones'
 
@@ -91,12 +92,9 @@ const xml = (status: number, text: string): SimulatorAnswer => ({
 
 async function track(request: SimulatorRequest, context: SimulationContext, pin: string): Promise<SimulatorAnswer> {
   context.countTrack()
-  const [user = '', password = ''] = Buffer.from(/^Basic (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1] ?? '', 'base64')
-    .toString('utf8')
-    .split(':')
   const expected = context.credentials
   const refused = xml(401, messages('E002', 'AAA Authentication Failure'))
-  if (!(expected ? user === expected.username && password === expected.password : Boolean(user && password))) return refused
+  if (!basicHolds(request.headers, expected && [expected.username, expected.password])) return refused
   const fault = await context.fault([pin])
   if (fault === 'expired_token') return refused
   if (fault) return fault

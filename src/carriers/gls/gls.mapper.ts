@@ -1,5 +1,6 @@
 import type { Milestone } from '../../domain/milestones'
 import { addressOrNull, eventKey, parseCarrierTime, writtenOffset, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
+import { numberKey, oldestFirst } from '../answers'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
 import type { CodeMeaning } from '../status-table'
@@ -61,8 +62,6 @@ const PROGRESS: Record<Milestone, number> = {
   expired: 3,
 }
 
-export const requestedOf = (number: string) => number.replace(/\s+/g, '').toUpperCase()
-
 interface Read {
   event: CarrierEvent
   meaning: GlsMeaning
@@ -98,19 +97,21 @@ function readEvents(raws: Json[]): Read[] {
   return reads
 }
 
+/** A meaning that moves a status; null for none and for `no_change`. */
+const moving = (meaning: GlsMeaning | undefined): CodeMeaning | null => (meaning && meaning !== 'no_change' ? meaning : null)
+
 /** One parcel: its events oldest first (ties in GLS's reversed order), its current meaning. */
 function readParcel(parcel: Json): { reads: Read[]; current: CodeMeaning | null; newest: Read | undefined } {
-  const reads = readEvents(arr(parcel.events).map(obj))
-    .reverse()
-    .sort((a, b) => a.event.eventTime.getTime() - b.event.eventTime.getTime())
+  const reads = oldestFirst(readEvents(arr(parcel.events).map(obj)), (r) => r.event.eventTime.getTime())
   const newest = reads.at(-1)
-  const moving = (m: GlsMeaning): m is CodeMeaning => m !== null && m !== 'no_change'
   // A return shows only in the newest event's text; else the parcel's status; else the newest
   // event that moves one.
-  const returned = newest && moving(newest.meaning) && newest.meaning.milestone === 'returned' ? newest.meaning : null
-  const status = glsParcelMeaning(str(parcel.status))
-  const current = returned ?? (moving(status) ? status : null) ?? [...reads].reverse().find((r) => moving(r.meaning))?.meaning
-  return { reads, current: moving(current ?? null) ? (current as CodeMeaning) : null, newest }
+  const newestMeaning = moving(newest?.meaning)
+  const current =
+    (newestMeaning?.milestone === 'returned' ? newestMeaning : null) ??
+    moving(glsParcelMeaning(str(parcel.status))) ??
+    moving(reads.findLast((r) => moving(r.meaning))?.meaning)
+  return { reads, current, newest }
 }
 
 /** The parcels answering one number → its snapshot: several are as far as the least advanced, their events together. */
@@ -144,11 +145,11 @@ const NOT_FOUND = new Set(['E_404_01', 'E_404_02', 'E_400_01'])
  * element, or only an element GLS failed on (E_500_01), is left out: asked again at the next fetch.
  */
 export function lookupsFromAnswer(asked: readonly string[], body: unknown): Map<string, CarrierLookup> {
-  const byRequested = new Map(asked.map((n) => [requestedOf(n), n]))
+  const byRequested = new Map(asked.map((n) => [numberKey(n), n]))
   const parcels = new Map<string, Json[]>()
   const errors = new Map<string, string>()
   for (const element of arr(obj(body).parcels).map(obj)) {
-    const number = byRequested.get(requestedOf(str(element.requested)))
+    const number = byRequested.get(numberKey(str(element.requested)))
     if (number === undefined) continue
     const errorCode = str(element.errorCode)
     if (errorCode) errors.set(number, errorCode)

@@ -1,4 +1,5 @@
 import type { SimulatedCarrier, SimulationContext, SimulatorAnswer, SimulatorRequest, ShipmentView } from '../../simulator/simulated-carrier'
+import { basicHolds } from '../../simulator/basic-auth'
 import { simulatedToken } from '../../simulator/simulator'
 import type { StageKind } from '../../simulator/stories'
 import { offsetText } from '../../simulator/times'
@@ -64,13 +65,10 @@ const invalidToken: SimulatorAnswer = { status: 401, body: fault('Invalid access
 
 function token(request: SimulatorRequest, context: SimulationContext, tokens: Map<string, number>): SimulatorAnswer {
   context.countToken()
-  const [user = '', password = ''] = Buffer.from(/^Basic (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1] ?? '', 'base64')
-    .toString('utf8')
-    .split(':')
   const expected = context.credentials
   const ok =
     new URLSearchParams(request.body).get('grant_type') === 'client_credentials' &&
-    (expected ? user === expected.clientId && password === expected.clientSecret : Boolean(user && password))
+    basicHolds(request.headers, expected && [expected.clientId, expected.clientSecret])
   if (!ok) return { status: 401, body: { errors: [{ type: '401', message: 'Invalid client identifier' }] } }
   const value = simulatedToken('gls')
   tokens.set(value, context.now() + TOKEN_LIFETIME_S * 1000)

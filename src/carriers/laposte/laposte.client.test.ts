@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sendMebibytes } from '../../../test/support/huge-answer'
 import { storyWalk } from '../../../test/support/story-walk'
 import { LaPosteClient } from './laposte.client'
 import { LAPOSTE } from './laposte.plugin'
@@ -90,17 +91,7 @@ describe('the La Poste client', () => {
   })
 
   it('refuses an answer over 16 MiB, and one that never ends, without holding the process', async () => {
-    answer = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      const chunk = Buffer.alloc(1 << 20, 32)
-      let sent = 0
-      const more = () => {
-        while (sent < 100 && res.write(chunk)) sent++
-        if (sent < 100) res.once('drain', more)
-        else res.end()
-      }
-      more()
-    }
+    answer = (_req, res) => sendMebibytes(res, 100, 'application/json')
     await expect(client(5000).fetch(['EW112720413FR'])).rejects.toMatchObject({ failure: 'bad_response', message: expect.stringContaining('16 MiB') })
     answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' })
     await expect(client(300).fetch(['EW112720413FR'])).rejects.toMatchObject({ failure: 'timeout' })

@@ -45,8 +45,7 @@ export class LaPosteClient implements CarrierAdapter {
     // Per-number outcomes travel in the answer's elements: a 404 or 400 of the whole call is one.
     if (response.status !== 200 && response.status !== 207 && response.status !== 400 && response.status !== 404) throw this.http.failure(response)
     const lookups = lookupsFromAnswer(trackingNumbers, response.json)
-    if (lookups.size === 0 && response.status === 200) throw new CarrierError('bad_response', 'La Poste answer holds none of the numbers asked for')
-    if (lookups.size === 0) throw new CarrierError('bad_response', `La Poste answered HTTP ${response.status} without a Suivi envelope`)
+    if (lookups.size === 0) throw new CarrierError('bad_response', `La Poste answered HTTP ${response.status} for none of the numbers asked for`)
     return lookups
   }
 

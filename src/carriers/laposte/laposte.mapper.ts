@@ -1,5 +1,6 @@
 import type { CodeMeaning } from '../status-table'
 import { addressOrNull, eventKey, parseCarrierTime, writtenOffset, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
+import { numberKey, oldestFirst } from '../answers'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
 import { LAPOSTE_STATUSES, timelineMeaning } from './laposte.statuses'
@@ -12,9 +13,6 @@ import { LAPOSTE_STATUSES, timelineMeaning } from './laposte.statuses'
  * error's `idShip` is at the top); events are newest first and carry no place; every time is
  * written at France's offset, even for a scan abroad.
  */
-
-/** A number as La Poste writes it back: no spaces, upper case. */
-export const idOf = (number: string) => number.replace(/\s+/g, '').toUpperCase()
 
 interface Read {
   event: CarrierEvent
@@ -57,9 +55,7 @@ export function snapshotFromShipment(shipment: Json): CarrierSnapshot {
   const arrival = str(context.arrivalCountry).toUpperCase()
   const raws = arr(shipment.event).map(obj)
   const reads = readEvents(raws, origin === 'FR' && arrival === 'FR')
-  // Listed newest first; the history runs oldest first, and events at the same time keep La
-  // Poste's order between them (reversed, then a stable sort), so the newest is the last.
-  const history = [...reads].reverse().sort((a, b) => a.event.eventTime.getTime() - b.event.eventTime.getTime())
+  const history = oldestFirst(reads, (r) => r.event.eventTime.getTime())
   const newest = history.at(-1)
   const reached = arr(shipment.timeline)
     .map(obj)
@@ -94,12 +90,12 @@ function returnCodeOf(element: Json): number {
  * element, or whose element is neither a shipment nor a 400/404, is left out (the refresh asks again).
  */
 export function lookupsFromAnswer(asked: readonly string[], body: unknown): Map<string, CarrierLookup> {
-  const byId = new Map(asked.map((number) => [idOf(number), number]))
+  const byId = new Map(asked.map((number) => [numberKey(number), number]))
   const elements = (Array.isArray(body) ? body : body === undefined || body === null ? [] : [body]).map(obj)
   const lookups = new Map<string, CarrierLookup>()
   for (const element of elements) {
     const shipment = obj(element.shipment)
-    const id = idOf(str(shipment.idShip) || str(element.idShip))
+    const id = numberKey(str(shipment.idShip) || str(element.idShip))
     // An error without idShip to one number asked alone is that number's.
     const number = byId.get(id) ?? (id === '' && asked.length === 1 && !element.shipment ? asked[0] : undefined)
     if (number === undefined || lookups.has(number)) continue

@@ -1,4 +1,5 @@
 import type { SimulatedCarrier, SimulationContext, SimulatorAnswer, SimulatorRequest, ShipmentView } from '../../simulator/simulated-carrier'
+import { basicCredentials, basicHolds } from '../../simulator/basic-auth'
 import { simulatedToken } from '../../simulator/simulator'
 import type { Place, Stage, StageKind } from '../../simulator/stories'
 import { offsetText } from '../../simulator/times'
@@ -109,13 +110,11 @@ function upsError(code: string, message: string) {
 
 function token(request: SimulatorRequest, context: SimulationContext, tokens: Map<string, number>): SimulatorAnswer {
   context.countToken()
-  const [user = '', password = ''] = Buffer.from(/^Basic (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1] ?? '', 'base64')
-    .toString('utf8')
-    .split(':')
+  const { user } = basicCredentials(request.headers)
   const expected = context.credentials
   const ok =
     new URLSearchParams(request.body).get('grant_type') === 'client_credentials' &&
-    (expected ? user === expected.clientId && password === expected.clientSecret : Boolean(user && password))
+    basicHolds(request.headers, expected && [expected.clientId, expected.clientSecret])
   if (!ok) return { status: 401, body: upsError('10401', 'ClientId is Invalid') }
   const value = simulatedToken('ups')
   tokens.set(value, context.now() + TOKEN_LIFETIME_S * 1000)
