@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'forbidden',
   'not_found',
   'limit_reached',
+  'conflict',
   'payload_too_large',
   'unsupported_media_type',
   'rate_limited',

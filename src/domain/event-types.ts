@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'tracking.eta_changed',
   'tracking.events_added',
   'tracking.deleted',
+  'tracking.carrier_changed',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -15,6 +15,20 @@ export const SETTINGS = {
   },
   consoleSessionHours: { kind: 'integer', min: 1, max: 720, default: 8, description: 'how long a console sign-in lasts, in hours' },
   auditRetentionDays: { kind: 'integer', min: 1, max: 3650, default: 365, description: 'audit-log entries are deleted after this many days' },
+  carrierAutoCorrect: {
+    kind: 'choice',
+    values: ['off', 'on'],
+    default: 'off',
+    description:
+      'whether a stuck pending task is tried with the other carriers its number may belong to, for users who have not chosen (PUT /openapi/settings)',
+  },
+  carrierAutoCorrectHours: {
+    kind: 'integer',
+    min: 1,
+    max: 8760,
+    default: 48,
+    description: 'how long a task stays pending and unknown to its carrier before auto-correct tries the others, for users who have not chosen',
+  },
 } as const satisfies Record<string, SettingSpec>
 
 export type SettingSpec =

@@ -1,3 +1,4 @@
+import type { CarrierChangeJson, CarrierCorrectionJson } from './carrier-change'
 import type { Milestone } from './milestones'
 import type { StandardStatus, WebhookStatus } from './statuses'
 import type { Address, ProofOfDelivery, TrackingEvent } from './tracking-task'
@@ -37,6 +38,9 @@ export interface MemberTypes {
   /** The full task's events (with their milestones), ascending by eventTime. */
   fullEvents: FullEventJson[]
   latestWebhook: WebhookSummaryJson | null
+  /** The task's carrier changes, oldest first. */
+  carrierChanges: CarrierChangeJson[]
+  carrierCorrection: CarrierCorrectionJson | null
 }
 
 export type MemberKind = keyof MemberTypes
@@ -82,6 +86,8 @@ export const FULL_TASK = {
   updatedAt: 'time',
   lastCheckedAt: 'timeOrNull',
   nextCheckAt: 'timeOrNull',
+  carrierChanges: 'carrierChanges',
+  carrierCorrection: 'carrierCorrection',
   events: 'fullEvents',
   latestWebhook: 'latestWebhook',
 } as const satisfies Members

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest'
 import { EVENT_TYPES } from './event-types'
 import type { FullEventJson } from './task-document'
 import { endpointIdOf } from './outbox'
-import { deliveriesOfChange, deliveriesOfDeletion, eventsOfChange, type EndpointData, type EndpointSubscription, type TaskChange } from './task-events'
+import {
+  deliveriesOfChange,
+  deliveriesOfCarrierChange,
+  deliveriesOfDeletion,
+  eventsOfChange,
+  type EndpointData,
+  type EndpointSubscription,
+  type TaskChange,
+} from './task-events'
 import type { TaskUpdate } from './tracking-update'
 
 // Whom a change tells is decided by one rule per event type: every event type a user can subscribe
@@ -51,6 +59,8 @@ const full = {
   updatedAt: '2026-11-26T10:00:00.000Z',
   lastCheckedAt: '2026-11-26T10:00:00.000Z',
   nextCheckAt: null,
+  carrierChanges: [],
+  carrierCorrection: null,
   events: [],
 } satisfies EndpointData
 const event: FullEventJson = {
@@ -76,10 +86,14 @@ function change(update: Partial<TaskUpdate>, newEvents: FullEventJson[] = []): T
 }
 
 describe('what a change tells whom', () => {
-  it('makes every event type a user may subscribe to, from a change or a deletion', () => {
+  it('makes every event type a user may subscribe to, from a change, a deletion or a carrier change', () => {
     const all = change({ statusChanged: true, milestoneChanged: true, etaChanged: true }, [event])
     const made = new Set(
-      [...deliveriesOfChange(all, { endpoints: [everything] }, NOW), ...deliveriesOfDeletion(full, { endpoints: [everything] }, NOW)].map((d) => d.type),
+      [
+        ...deliveriesOfChange(all, { endpoints: [everything] }, NOW),
+        ...deliveriesOfDeletion(full, { endpoints: [everything] }, NOW),
+        ...deliveriesOfCarrierChange(full, { previousCarrierCode: 'USPS', reason: 'user' }, { endpoints: [everything] }, NOW),
+      ].map((d) => d.type),
     )
     expect([...made].sort()).toEqual([...EVENT_TYPES].sort())
   })
@@ -99,5 +113,24 @@ describe('what a change tells whom', () => {
     expect(deliveries.map((d) => [endpointIdOf(d.target), d.type])).toEqual([[2, 'tracking.eta_changed']])
     const status = deliveriesOfChange(change({ statusChanged: true }), { endpoints: [] }, NOW)
     expect(status.map((d) => [endpointIdOf(d.target), d.type])).toEqual([[null, 'tracking.status_changed']])
+  })
+
+  it('tells a carrier change to the endpoints that chose it and whose carrier filter holds the new carrier, never to the callback', () => {
+    const chose: EndpointSubscription = { id: 4, eventTypes: ['tracking.carrier_changed'], carrierCodes: ['FEDEX'], milestones: [] }
+    const oldCarrier: EndpointSubscription = { id: 5, eventTypes: ['tracking.carrier_changed'], carrierCodes: ['USPS'], milestones: [] }
+    const deliveries = deliveriesOfCarrierChange(
+      full,
+      { previousCarrierCode: 'USPS', reason: 'auto_correct' },
+      { endpoints: [chose, oldCarrier, everything] },
+      NOW,
+    )
+    expect(deliveries.map((d) => [endpointIdOf(d.target), d.type])).toEqual([
+      [4, 'tracking.carrier_changed'],
+      [1, 'tracking.carrier_changed'],
+    ])
+    expect(deliveries[0]!.payload).toMatchObject({
+      type: 'tracking.carrier_changed',
+      data: { carrierCode: 'FEDEX', previousCarrierCode: 'USPS', reason: 'auto_correct' },
+    })
   })
 })

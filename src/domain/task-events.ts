@@ -1,4 +1,5 @@
 import type { EventType } from './event-types'
+import type { CarrierChangeReason } from './carrier-change'
 import type { Milestone } from './milestones'
 import { CALLBACK, CHANNELS, type Channel, type PlannedDelivery } from './outbox'
 import type { StandardStatus } from './statuses'
@@ -47,8 +48,8 @@ export interface ChangeFacts {
   newEventCount: number
 }
 
-/** The event types a fetch can make happen; the other, `tracking.deleted`, is the deletion's. */
-export type ChangeEventType = Exclude<EventType, 'tracking.deleted'>
+/** The event types a fetch can make happen; `tracking.deleted` is the deletion's, `tracking.carrier_changed` the carrier change's. */
+export type ChangeEventType = Exclude<EventType, 'tracking.deleted' | 'tracking.carrier_changed'>
 
 /** Each event type's rule: whether a change makes it happen. A new event type must have one here. */
 const HAPPENS: Record<ChangeEventType, (facts: ChangeFacts) => boolean> = {
@@ -84,6 +85,13 @@ export type EndpointPayloadJson =
   | { type: 'tracking.eta_changed'; timestamp: string; data: EndpointData & { previousEstimatedDeliveryAt: string | null } }
   | { type: 'tracking.events_added'; timestamp: string; data: TaskData & { newEvents: FullEventJson[] } }
   | { type: 'tracking.deleted'; timestamp: string; data: EndpointData }
+  | { type: 'tracking.carrier_changed'; timestamp: string; data: EndpointData & CarrierChangeFacts }
+
+/** What a carrier change adds to the task in its event. */
+export interface CarrierChangeFacts {
+  previousCarrierCode: string
+  reason: CarrierChangeReason
+}
 
 export function endpointWants(endpoint: EndpointSubscription, type: EventType, task: { carrierCode: string; milestone: Milestone }): boolean {
   return (
@@ -154,6 +162,14 @@ export function deliveriesOfDeletion(full: EndpointData, { endpoints }: Audience
   if (wanting.length === 0) return []
   const payload: EndpointPayloadJson = { type: 'tracking.deleted', timestamp: now.toISOString(), data: full }
   return wanting.map((e) => ({ channel: 'webhook', target: { kind: 'endpoint', endpointId: e.id }, type: 'tracking.deleted', payload }))
+}
+
+/** The deliveries of a carrier change: `tracking.carrier_changed` to each endpoint that wants it, with the task as the change left it. */
+export function deliveriesOfCarrierChange(full: EndpointData, facts: CarrierChangeFacts, { endpoints }: Audience, now: Date): PlannedDelivery[] {
+  const wanting = endpoints.filter((e) => endpointWants(e, 'tracking.carrier_changed', full))
+  if (wanting.length === 0) return []
+  const payload: EndpointPayloadJson = { type: 'tracking.carrier_changed', timestamp: now.toISOString(), data: { ...full, ...facts } }
+  return wanting.map((e) => ({ channel: 'webhook', target: { kind: 'endpoint', endpointId: e.id }, type: 'tracking.carrier_changed', payload }))
 }
 
 export type { PlannedDelivery, StatusChangedPayload }

@@ -14,6 +14,8 @@ import type { HealthService } from '../services/health.service'
 import type { SettingsService } from '../services/settings.service'
 import type { SubscriptionService } from '../services/subscription.service'
 import type { TaskService } from '../services/task.service'
+import type { CarrierChangeService } from '../services/carrier-change.service'
+import type { AccountSettingsService } from '../services/account-settings.service'
 import type { CarrierCatalogService } from '../services/carrier-catalog.service'
 import type { TransitService } from '../services/transit.service'
 import type { TrackingPageService } from '../services/tracking-page.service'
@@ -41,6 +43,8 @@ export interface AppServices {
   auth: AuthService
   subscriptions: SubscriptionService
   tasks: TaskService
+  changes: CarrierChangeService
+  accountSettings: AccountSettingsService
   users: ApiUserService
   settings: SettingsService
   health: HealthService
@@ -155,6 +159,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     auth: services.auth,
     subscriptions: services.subscriptions,
     tasks: services.tasks,
+    changes: services.changes,
+    accountSettings: services.accountSettings,
     webhooks: services.webhooks,
     endpoints: services.endpoints,
     deliveryLog: services.deliveryLog,

@@ -1,6 +1,7 @@
 import type { SwaggerOptions } from '@fastify/swagger'
 import type { DeliveryType } from '../domain/event-types'
 import {
+  CarrierChangedEvent,
   DeletedEvent,
   EndpointStatusChangedEvent,
   EtaChangedEvent,
@@ -66,7 +67,8 @@ export const openapiOptions: SwaggerOptions = {
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'subscriptions', description: 'subscribe parcels and read their tracking' },
-      { name: 'tasks', description: 'the full task, the list, stop, refresh now, delete' },
+      { name: 'tasks', description: 'the full task, the list, stop, refresh now, carrier change, delete' },
+      { name: 'account', description: "the caller's own settings" },
       { name: 'webhooks', description: 'the webhooks of a task: history and redeliver' },
       { name: 'webhook endpoints', description: 'account endpoints for typed events, the delivery log, bulk replay' },
       { name: 'back office', description: 'API users, tokens, secrets and settings (ADMIN_TOKEN)' },
@@ -86,6 +88,11 @@ export const openapiOptions: SwaggerOptions = {
         'To account endpoints that chose it: only the events this fetch added, each announced once.',
       ),
       'tracking.deleted': webhook('A task was deleted', [DeletedEvent], 'To account endpoints that chose it, when the user or retention deletes a task.'),
+      'tracking.carrier_changed': webhook(
+        'A task was moved to another carrier',
+        [CarrierChangedEvent],
+        'To account endpoints that chose it, when the user (PATCH …/{taskId}) or auto-correct moves a task to another carrier.',
+      ),
       'webhook.test': webhook(
         'An endpoint test',
         [TestEvent],

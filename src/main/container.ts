@@ -26,6 +26,9 @@ import { HealthService, type CarrierModes } from '../services/health.service'
 import { SettingsService } from '../services/settings.service'
 import { SubscriptionService } from '../services/subscription.service'
 import { TaskService } from '../services/task.service'
+import { CarrierChangeService } from '../services/carrier-change.service'
+import { AccountSettingsService } from '../services/account-settings.service'
+import { AccountSettingsRepository } from '../db/account-settings.repository'
 import { DeliveryLogService } from '../services/delivery-log.service'
 import { WebhookEndpointService } from '../services/webhook-endpoint.service'
 import { WebhookHistoryService } from '../services/webhook-history.service'
@@ -92,6 +95,12 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
     () => wakeups.tasksDue(),
     () => wakeups.deliveriesDue(),
   )
+  const changes = new CarrierChangeService(
+    db,
+    carriers,
+    () => wakeups.tasksDue(),
+    () => wakeups.deliveriesDue(),
+  )
   const webhooks = new WebhookHistoryService(db, new WebhookHistoryRepository(db), () => wakeups.deliveriesDue())
   const carrierCircuits = deps.carrierCircuits ?? (() => ({}))
   const audit = new AuditTrail(db, new AuditRepository(db))
@@ -103,6 +112,8 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
       wakeups.tasksDue(),
     ),
     tasks,
+    changes,
+    accountSettings: new AccountSettingsService(new AccountSettingsRepository(db), settings, audit),
     users: new ApiUserService(users, audit),
     settings: new SettingsService(settings, db, audit),
     audit,
@@ -112,6 +123,7 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
     console: new ConsoleService(
       new ConsoleRepository(db),
       tasks,
+      changes,
       webhooks,
       carriers,
       deliveryLog,

@@ -6,6 +6,7 @@ import type { AuditTrail } from './audit-trail'
 import type { DeliveryLogService } from './delivery-log.service'
 import { parseDocument, type FullTaskJson } from '../domain/task-document'
 import type { CarrierCatalogService, CarrierInfo, CarrierMode, CarrierPacing } from './carrier-catalog.service'
+import type { CarrierChangeService } from './carrier-change.service'
 import type { TaskService } from './task.service'
 import type { HostView } from './outbox.service'
 import type { WebhookHistoryService } from './webhook-history.service'
@@ -40,6 +41,7 @@ export class ConsoleService {
   constructor(
     private readonly console: ConsoleRepository,
     private readonly tasks: TaskService,
+    private readonly changes: CarrierChangeService,
     private readonly webhooks: WebhookHistoryService,
     private readonly carriers: CarrierCatalogService,
     private readonly deliveryLog: DeliveryLogService,
@@ -104,6 +106,14 @@ export class ConsoleService {
   async stopTask(taskId: number, actor: Actor) {
     return this.audit.record(actor, { action: 'task.stop', target: { kind: 'task', id: taskId } }, async (tx) =>
       this.tasks.stopIn(tx, (await this.ownerOf(taskId)).id, taskId),
+    )
+  }
+
+  async changeCarrier(taskId: number, carrierCode: string, actor: Actor) {
+    return this.audit.record(
+      actor,
+      { action: 'task.change_carrier', target: { kind: 'task', id: taskId }, detail: { carrierCode: carrierCode.slice(0, 40) } },
+      async (tx) => this.changes.changeIn(tx, (await this.ownerOf(taskId)).id, taskId, carrierCode),
     )
   }
 

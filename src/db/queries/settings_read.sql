@@ -5,7 +5,9 @@ SELECT
   retention_days AS "retentionDays",
   prediction_sharing AS "predictionSharing",
   console_session_hours AS "consoleSessionHours",
-  audit_retention_days AS "auditRetentionDays"
+  audit_retention_days AS "auditRetentionDays",
+  carrier_auto_correct AS "carrierAutoCorrect",
+  carrier_auto_correct_hours AS "carrierAutoCorrectHours"
 FROM
   settings
 WHERE

@@ -8,6 +8,8 @@ SET
   prediction_sharing = $3,
   console_session_hours = $4,
   audit_retention_days = $5,
+  carrier_auto_correct = $6,
+  carrier_auto_correct_hours = $7,
   updated_at = now()
 WHERE
   id
@@ -16,4 +18,6 @@ RETURNING
   retention_days AS "retentionDays",
   prediction_sharing AS "predictionSharing",
   console_session_hours AS "consoleSessionHours",
-  audit_retention_days AS "auditRetentionDays";
+  audit_retention_days AS "auditRetentionDays",
+  carrier_auto_correct AS "carrierAutoCorrect",
+  carrier_auto_correct_hours AS "carrierAutoCorrectHours";

@@ -31,6 +31,45 @@ SELECT
           COALESCE(
             (
               SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
+          COALESCE(
+            (
+              SELECT
                 (
                   '[' || string_agg(
                     row_to_json(v)::text,

@@ -36,6 +36,45 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+                COALESCE(
+                  (
+                    SELECT
+                      json_agg(
+                        c
+                        ORDER BY
+                          c."changedAt"
+                      )
+                    FROM
+                      (
+                        SELECT
+                          ch.previous_carrier_code AS "previousCarrierCode",
+                          ch.carrier_code AS "carrierCode",
+                          ch.reason,
+                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                        FROM
+                          carrier_changes ch
+                        WHERE
+                          ch.task_id = t.id
+                      ) c
+                  ),
+                  '[]'::json
+                ) AS "carrierChanges",
+                (
+                  SELECT
+                    row_to_json(c)
+                  FROM
+                    (
+                      SELECT
+                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                        cc.outcome,
+                        cc.tried
+                      FROM
+                        carrier_corrections cc
+                      WHERE
+                        cc.task_id = t.id
+                    ) c
+                ) AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -115,6 +154,45 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+                COALESCE(
+                  (
+                    SELECT
+                      json_agg(
+                        c
+                        ORDER BY
+                          c."changedAt"
+                      )
+                    FROM
+                      (
+                        SELECT
+                          ch.previous_carrier_code AS "previousCarrierCode",
+                          ch.carrier_code AS "carrierCode",
+                          ch.reason,
+                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                        FROM
+                          carrier_changes ch
+                        WHERE
+                          ch.task_id = t.id
+                      ) c
+                  ),
+                  '[]'::json
+                ) AS "carrierChanges",
+                (
+                  SELECT
+                    row_to_json(c)
+                  FROM
+                    (
+                      SELECT
+                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                        cc.outcome,
+                        cc.tried
+                      FROM
+                        carrier_corrections cc
+                      WHERE
+                        cc.task_id = t.id
+                    ) c
+                ) AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -207,6 +285,45 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+                COALESCE(
+                  (
+                    SELECT
+                      json_agg(
+                        c
+                        ORDER BY
+                          c."changedAt"
+                      )
+                    FROM
+                      (
+                        SELECT
+                          ch.previous_carrier_code AS "previousCarrierCode",
+                          ch.carrier_code AS "carrierCode",
+                          ch.reason,
+                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                        FROM
+                          carrier_changes ch
+                        WHERE
+                          ch.task_id = t.id
+                      ) c
+                  ),
+                  '[]'::json
+                ) AS "carrierChanges",
+                (
+                  SELECT
+                    row_to_json(c)
+                  FROM
+                    (
+                      SELECT
+                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                        cc.outcome,
+                        cc.tried
+                      FROM
+                        carrier_corrections cc
+                      WHERE
+                        cc.task_id = t.id
+                    ) c
+                ) AS "carrierCorrection",
                 COALESCE(
                   (
                     SELECT
@@ -323,6 +440,45 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+                COALESCE(
+                  (
+                    SELECT
+                      json_agg(
+                        c
+                        ORDER BY
+                          c."changedAt"
+                      )
+                    FROM
+                      (
+                        SELECT
+                          ch.previous_carrier_code AS "previousCarrierCode",
+                          ch.carrier_code AS "carrierCode",
+                          ch.reason,
+                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                        FROM
+                          carrier_changes ch
+                        WHERE
+                          ch.task_id = t.id
+                      ) c
+                  ),
+                  '[]'::json
+                ) AS "carrierChanges",
+                (
+                  SELECT
+                    row_to_json(c)
+                  FROM
+                    (
+                      SELECT
+                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                        cc.outcome,
+                        cc.tried
+                      FROM
+                        carrier_corrections cc
+                      WHERE
+                        cc.task_id = t.id
+                    ) c
+                ) AS "carrierCorrection",
                 COALESCE(
                   (
                     SELECT
@@ -445,6 +601,45 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -529,6 +724,45 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+                COALESCE(
+                  (
+                    SELECT
+                      json_agg(
+                        c
+                        ORDER BY
+                          c."changedAt"
+                      )
+                    FROM
+                      (
+                        SELECT
+                          ch.previous_carrier_code AS "previousCarrierCode",
+                          ch.carrier_code AS "carrierCode",
+                          ch.reason,
+                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                        FROM
+                          carrier_changes ch
+                        WHERE
+                          ch.task_id = t.id
+                      ) c
+                  ),
+                  '[]'::json
+                ) AS "carrierChanges",
+                (
+                  SELECT
+                    row_to_json(c)
+                  FROM
+                    (
+                      SELECT
+                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                        cc.outcome,
+                        cc.tried
+                      FROM
+                        carrier_corrections cc
+                      WHERE
+                        cc.task_id = t.id
+                    ) c
+                ) AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -608,6 +842,45 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+                COALESCE(
+                  (
+                    SELECT
+                      json_agg(
+                        c
+                        ORDER BY
+                          c."changedAt"
+                      )
+                    FROM
+                      (
+                        SELECT
+                          ch.previous_carrier_code AS "previousCarrierCode",
+                          ch.carrier_code AS "carrierCode",
+                          ch.reason,
+                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                        FROM
+                          carrier_changes ch
+                        WHERE
+                          ch.task_id = t.id
+                      ) c
+                  ),
+                  '[]'::json
+                ) AS "carrierChanges",
+                (
+                  SELECT
+                    row_to_json(c)
+                  FROM
+                    (
+                      SELECT
+                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                        cc.outcome,
+                        cc.tried
+                      FROM
+                        carrier_corrections cc
+                      WHERE
+                        cc.task_id = t.id
+                    ) c
+                ) AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -687,6 +960,45 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+                COALESCE(
+                  (
+                    SELECT
+                      json_agg(
+                        c
+                        ORDER BY
+                          c."changedAt"
+                      )
+                    FROM
+                      (
+                        SELECT
+                          ch.previous_carrier_code AS "previousCarrierCode",
+                          ch.carrier_code AS "carrierCode",
+                          ch.reason,
+                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                        FROM
+                          carrier_changes ch
+                        WHERE
+                          ch.task_id = t.id
+                      ) c
+                  ),
+                  '[]'::json
+                ) AS "carrierChanges",
+                (
+                  SELECT
+                    row_to_json(c)
+                  FROM
+                    (
+                      SELECT
+                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                        cc.outcome,
+                        cc.tried
+                      FROM
+                        carrier_corrections cc
+                      WHERE
+                        cc.task_id = t.id
+                    ) c
+                ) AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -772,6 +1084,45 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -849,6 +1200,45 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -926,6 +1316,45 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1007,6 +1436,45 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1084,6 +1552,45 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1161,6 +1668,45 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1245,6 +1791,45 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+                COALESCE(
+                  (
+                    SELECT
+                      json_agg(
+                        c
+                        ORDER BY
+                          c."changedAt"
+                      )
+                    FROM
+                      (
+                        SELECT
+                          ch.previous_carrier_code AS "previousCarrierCode",
+                          ch.carrier_code AS "carrierCode",
+                          ch.reason,
+                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                        FROM
+                          carrier_changes ch
+                        WHERE
+                          ch.task_id = t.id
+                      ) c
+                  ),
+                  '[]'::json
+                ) AS "carrierChanges",
+                (
+                  SELECT
+                    row_to_json(c)
+                  FROM
+                    (
+                      SELECT
+                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                        cc.outcome,
+                        cc.tried
+                      FROM
+                        carrier_corrections cc
+                      WHERE
+                        cc.task_id = t.id
+                    ) c
+                ) AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -1332,6 +1917,45 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+                COALESCE(
+                  (
+                    SELECT
+                      json_agg(
+                        c
+                        ORDER BY
+                          c."changedAt"
+                      )
+                    FROM
+                      (
+                        SELECT
+                          ch.previous_carrier_code AS "previousCarrierCode",
+                          ch.carrier_code AS "carrierCode",
+                          ch.reason,
+                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                        FROM
+                          carrier_changes ch
+                        WHERE
+                          ch.task_id = t.id
+                      ) c
+                  ),
+                  '[]'::json
+                ) AS "carrierChanges",
+                (
+                  SELECT
+                    row_to_json(c)
+                  FROM
+                    (
+                      SELECT
+                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                        cc.outcome,
+                        cc.tried
+                      FROM
+                        carrier_corrections cc
+                      WHERE
+                        cc.task_id = t.id
+                    ) c
+                ) AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -1425,6 +2049,45 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1556,6 +2219,45 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)

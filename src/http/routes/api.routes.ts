@@ -3,6 +3,9 @@ import type { AuthService } from '../../services/auth.service'
 import type { CarrierCatalogService } from '../../services/carrier-catalog.service'
 import type { SubscriptionService } from '../../services/subscription.service'
 import type { TaskService } from '../../services/task.service'
+import type { CarrierChangeService } from '../../services/carrier-change.service'
+import type { AccountSettingsService } from '../../services/account-settings.service'
+import { accountSettingsRoutes } from './account-settings.routes'
 import type { DeliveryLogService } from '../../services/delivery-log.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import type { WebhookHistoryService } from '../../services/webhook-history.service'
@@ -28,6 +31,8 @@ export const apiRoutes: FastifyPluginAsync<{
   auth: AuthService
   subscriptions: SubscriptionService
   tasks: TaskService
+  changes: CarrierChangeService
+  accountSettings: AccountSettingsService
   webhooks: WebhookHistoryService
   endpoints: WebhookEndpointService
   deliveryLog: DeliveryLogService
@@ -42,7 +47,8 @@ export const apiRoutes: FastifyPluginAsync<{
   })
   await app.register(carrierRoutes, { carriers: options.carriers })
   await app.register(subscriptionRoutes, { subscriptions: options.subscriptions })
-  await app.register(taskRoutes, { tasks: options.tasks })
+  await app.register(taskRoutes, { tasks: options.tasks, changes: options.changes })
+  await app.register(accountSettingsRoutes, { settings: options.accountSettings })
   await app.register(webhookRoutes, { webhooks: options.webhooks })
   await app.register(webhookEndpointRoutes, { endpoints: options.endpoints, log: options.deliveryLog })
   await app.register(analyticsRoutes, { transit: options.transit })

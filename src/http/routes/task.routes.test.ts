@@ -51,6 +51,8 @@ describe('GET /openapi/tracking-subscriptions/{taskId}', () => {
       'updatedAt',
       'lastCheckedAt',
       'nextCheckAt',
+      'carrierChanges',
+      'carrierCorrection',
       'events',
       'latestWebhook',
     ])

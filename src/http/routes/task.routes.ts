@@ -1,15 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { objectText, RawJson } from '../../domain/json-text'
+import type { CarrierChangeService } from '../../services/carrier-change.service'
 import type { TaskService } from '../../services/task.service'
 import { asJsonText, envelope, JsonAnswer, success, successText } from '../envelope'
-import { API_ERRORS, errors } from '../schemas/common.schema'
-import { Deleted, FullTaskAnswer, ListQuery, RefreshAccepted, TaskPageAnswer, TaskParams } from '../schemas/task-lifecycle.schema'
+import { API_ERRORS, BODY_ERRORS, errors } from '../schemas/common.schema'
+import { CarrierChangeBody, Deleted, FullTaskAnswer, ListQuery, RefreshAccepted, TaskPageAnswer, TaskParams } from '../schemas/task-lifecycle.schema'
 
 const tags = ['tasks']
 
-/** The task beyond the interface: the full task, the list, stop, refresh now, delete. */
-export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService }> = async (app, { tasks }) => {
+/** The task beyond the interface: the full task, the list, stop, refresh now, carrier change, delete. */
+export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService; changes: CarrierChangeService }> = async (app, { tasks, changes }) => {
   app.get(
     '/openapi/tracking-subscriptions/list',
     {
@@ -84,6 +85,27 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService }> = asy
     async (request, reply) => {
       const { taskId, nextCheckAt } = await tasks.refresh(request.userId, request.params.taskId)
       return reply.code(202).send(envelope(202 as const, { taskId, nextCheckAt: nextCheckAt.toISOString() }, 'success' as const))
+    },
+  )
+
+  app.patch(
+    '/openapi/tracking-subscriptions/:taskId',
+    {
+      schema: {
+        operationId: 'changeTaskCarrier',
+        summary: 'Move the task to another carrier: it starts again as pending with no events, due now, keeping its id, page and webhooks',
+        description:
+          'At most 5 changes a task (409 limit_reached after). 409 conflict when another task of the caller already tracks the number with that carrier (`data.taskId`). AUTO picks as on subscribe (400 carrier_not_detected when it cannot). Account endpoints that chose `tracking.carrier_changed` are told.',
+        tags,
+        params: TaskParams,
+        body: CarrierChangeBody,
+        response: { 200: Type.Unsafe<JsonAnswer>(FullTaskAnswer), ...errors(...API_ERRORS, ...BODY_ERRORS, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const task = await changes.change(request.userId, request.params.taskId, request.body.carrierCode)
+      asJsonText(reply)
+      return successText(task)
     },
   )
 

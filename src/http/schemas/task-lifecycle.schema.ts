@@ -56,3 +56,15 @@ export const RefreshAccepted = Type.Object(
 )
 
 export const Deleted = envelope(Type.Object({ taskId: Id, deleted: Type.Literal(true) }), 'the task is gone, with its events and webhooks')
+
+export const CarrierChangeBody = Type.Object(
+  {
+    carrierCode: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "a carrier code of GET /openapi/carriers (any case), or AUTO to let detection pick as on subscribe; the task's own carrier changes nothing",
+      examples: ['USPS'],
+    }),
+  },
+  { additionalProperties: false },
+)

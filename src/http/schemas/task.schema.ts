@@ -1,4 +1,5 @@
 import { Type, type SchemaOptions, type Static, type TObject, type TOptional, type TSchema } from '@sinclair/typebox'
+import { CARRIER_CHANGE_REASONS, CORRECTION_OUTCOMES, CORRECTION_TRY_OUTCOMES } from '../../domain/carrier-change'
 import { MILESTONE_NAMES } from '../../domain/milestones'
 import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../../domain/statuses'
 import {
@@ -102,6 +103,30 @@ export const ProofOfDelivery = component(
   ),
 )
 
+const CarrierChange = component(
+  'CarrierChange',
+  Type.Object({
+    previousCarrierCode: Type.String(),
+    carrierCode: Type.String(),
+    reason: stringEnum(CARRIER_CHANGE_REASONS, { description: 'user: PATCH or the console; auto_correct: the worker found the number with this carrier' }),
+    changedAt: DateTime,
+  }),
+)
+
+const CarrierCorrection = component(
+  'CarrierCorrection',
+  Type.Object({
+    startedAt: DateTime,
+    finishedAt: { ...NullableDateTime, description: 'null while it runs' },
+    outcome: Type.Union([stringEnum(CORRECTION_OUTCOMES), Type.Null()], {
+      description: 'moved: to the first carrier that knew the number; not_found: none did; superseded: the task changed meanwhile; null while it runs',
+    }),
+    tried: Type.Array(Type.Object({ carrierCode: Type.String(), outcome: stringEnum(CORRECTION_TRY_OUTCOMES) }), {
+      description: 'each candidate carrier asked, best first, with what it answered (failed: the request failed; unavailable: its circuit was open)',
+    }),
+  }),
+)
+
 /** Each kind of member's schema. */
 const KIND_SCHEMAS = {
   id: Id,
@@ -119,6 +144,8 @@ const KIND_SCHEMAS = {
   events: Type.Array(ref(TrackingEvent)),
   fullEvents: Type.Array(ref(FullTrackingEvent)),
   latestWebhook: Type.Union([Type.Unsafe<MemberTypes['latestWebhook']>(Type.Ref('LatestWebhook')), Type.Null()]),
+  carrierChanges: Type.Array(ref(CarrierChange)),
+  carrierCorrection: Type.Union([ref(CarrierCorrection), Type.Null()]),
 } satisfies Record<MemberKind, TSchema>
 
 // Each kind's schema and the type the domain writes it as must agree: a kind added to one and not
@@ -154,6 +181,8 @@ const MEMBER_WORDS: Partial<Record<FullTaskMember | 'attemptCount' | 'nextRetryA
     nextCheckAt: { description: 'the next fetch planned; null when inactive' },
     events: { description: 'ascending by eventTime' },
     latestWebhook: { description: 'null before the first webhook' },
+    carrierChanges: { description: 'the carrier changes of the task, oldest first (PATCH …/{taskId}, auto-correct); at most 5' },
+    carrierCorrection: { description: 'the task\'s auto-correct (docs/api.md, "Auto-correct"): what it tried and how it ended; null until one starts' },
     attemptCount: {},
     nextRetryAt: { description: 'null unless the status is retry_wait' },
     lastAttemptAt: { description: 'null before the first attempt' },

@@ -1,8 +1,9 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox'
+import { CARRIER_CHANGE_REASONS } from '../../domain/carrier-change'
 import { TEST_EVENT_TYPE } from '../../domain/event-types'
 import type { EndpointPayloadJson } from '../../domain/task-events'
 import type { StatusChangedPayload } from '../../domain/webhook-payload'
-import { component, DateTime, Id, NullableDateTime, ref } from './common.schema'
+import { component, DateTime, Id, NullableDateTime, ref, stringEnum } from './common.schema'
 import { FullTask, FullTrackingEvent, Milestone, StandardStatus, Task } from './task.schema'
 
 /** The bodies the service POSTs to receivers (the OpenAPI document's `webhooks`). */
@@ -77,6 +78,19 @@ export const DeletedEvent = endpointEvent(
   'a task was deleted (by its user or by retention): the task as it was',
 )
 
+export const CarrierChangedEvent = endpointEvent(
+  'tracking.carrier_changed',
+  'CarrierChangedEvent',
+  {
+    events,
+    previousCarrierCode: Type.String({ description: 'the carrier the task was on' }),
+    reason: stringEnum(CARRIER_CHANGE_REASONS, {
+      description: 'user: PATCH …/{taskId} or the console; auto_correct: the worker found the number with this carrier',
+    }),
+  },
+  "a task was moved to another carrier: the task as the change left it (pending, no events, due now); the new carrier's first fetch then tells as any fetch does",
+)
+
 export const TestEvent = component(
   'TestEvent',
   Type.Object(
@@ -94,7 +108,8 @@ const endpointPayloadAgrees: Same<
   | Static<typeof MilestoneChangedEvent>
   | Static<typeof EtaChangedEvent>
   | Static<typeof EventsAddedEvent>
-  | Static<typeof DeletedEvent>,
+  | Static<typeof DeletedEvent>
+  | Static<typeof CarrierChangedEvent>,
   EndpointPayloadJson
 > = true
 void endpointPayloadAgrees

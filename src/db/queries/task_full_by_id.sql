@@ -1,0 +1,144 @@
+-- task_full_by_id: run by src/db/carrier-changes.ts
+
+SELECT
+  (
+    SELECT
+      row_to_json(doc)::text
+    FROM
+      (
+        SELECT
+          t.id AS "taskId",
+          t.carrier_code AS "carrierCode",
+          t.tracking_number AS "trackingNumber",
+          t.external_reference_no AS "externalReferenceNo",
+          t.callback_url AS "callbackUrl",
+          t.standard_status AS "standardStatus",
+          t.milestone AS "milestone",
+          t.carrier_status AS "carrierStatus",
+          to_char(t.estimated_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "estimatedDeliveryAt",
+          to_char(t.predicted_delivery_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "predictedDeliveryAt",
+          t.prediction AS "prediction",
+          t.origin_address AS "originAddress",
+          t.destination_address AS "destinationAddress",
+          t.proof_of_delivery AS "proofOfDelivery",
+          current_setting('app.public_base_url') || '/t/' || t.page_token AS "trackingPageUrl",
+          t.inactive_since IS NULL AS "active",
+          to_char(t.stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "stoppedAt",
+          to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+          to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+          to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
+          to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
+          COALESCE(
+            (
+              SELECT
+                json_agg(
+                  c
+                  ORDER BY
+                    c."changedAt"
+                )
+              FROM
+                (
+                  SELECT
+                    ch.previous_carrier_code AS "previousCarrierCode",
+                    ch.carrier_code AS "carrierCode",
+                    ch.reason,
+                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+                  FROM
+                    carrier_changes ch
+                  WHERE
+                    ch.task_id = t.id
+                ) c
+            ),
+            '[]'::json
+          ) AS "carrierChanges",
+          (
+            SELECT
+              row_to_json(c)
+            FROM
+              (
+                SELECT
+                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
+                  cc.outcome,
+                  cc.tried
+                FROM
+                  carrier_corrections cc
+                WHERE
+                  cc.task_id = t.id
+              ) c
+          ) AS "carrierCorrection",
+          COALESCE(
+            (
+              SELECT
+                (
+                  '[' || string_agg(
+                    row_to_json(v)::text,
+                    ','
+                    ORDER BY
+                      e.event_time,
+                      e.id
+                  ) || ']'
+                )::json
+              FROM
+                tracking_events e
+                CROSS JOIN LATERAL (
+                  SELECT
+                    to_char(e.event_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "eventTime",
+                    e.event_code AS "eventCode",
+                    e.status AS "status",
+                    e.status_info AS "statusInfo",
+                    e.description AS "description",
+                    e.exception_description AS "exceptionDescription",
+                    e.country AS "country",
+                    e.state AS "state",
+                    e.city AS "city",
+                    e.postal_code AS "postalCode",
+                    e.address AS "address",
+                    e.milestone AS "milestone",
+                    to_char(e.event_time AT TIME ZONE e.utc_offset::interval, 'YYYY-MM-DD"T"HH24:MI:SS') || e.utc_offset AS "localTime",
+                    e.utc_offset AS "utcOffset"
+                ) v
+              WHERE
+                e.task_id = t.id
+            ),
+            '[]'::json
+          ) AS "events",
+          (
+            SELECT
+              row_to_json(w)
+            FROM
+              (
+                SELECT
+                  d.status AS "status",
+                  d.attempt_count AS "attemptCount",
+                  to_char(
+                    CASE
+                      WHEN d.status = 'retry_wait' THEN d.next_attempt_at
+                    END AT TIME ZONE 'UTC',
+                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+                  ) AS "nextRetryAt",
+                  to_char(d.last_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastAttemptAt",
+                  d.response_status_code AS "responseStatusCode",
+                  d.error_message AS "errorMessage"
+                FROM
+                  deliveries d
+                WHERE
+                  d.task_id = t.id
+                  AND d.target = 'callback'
+                ORDER BY
+                  d.id DESC
+                LIMIT
+                  1
+              ) w
+          ) AS "latestWebhook"
+        FROM
+          (
+            SELECT
+          ) AS one
+          LEFT JOIN task_schedule s ON s.task_id = t.id
+      ) doc
+  ) AS document
+FROM
+  tracking_tasks t
+WHERE
+  t.id = $1;
