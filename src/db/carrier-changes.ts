@@ -19,14 +19,21 @@ export interface TaskToMove {
   trackingNumber: string
   /** Changes the task already had. */
   changes: number
+  /** Pending with no event: nothing the carrier said yet. */
+  unknown: boolean
 }
 
 /** Locks the user's task (any user's with `userId` null: the auto-correct worker's); undefined when there is none. */
 export async function lockTaskToMove(tx: Queryable, userId: number | null, taskId: number): Promise<TaskToMove | undefined> {
   const {
     rows: [row],
-  } = await tx.query<{ id: number; user_id: number; carrier_code: string; tracking_number: string; changes: number }>(TASK_LOCK_FOR_MOVE, [userId, taskId])
-  return row && { id: row.id, userId: row.user_id, carrierCode: row.carrier_code, trackingNumber: row.tracking_number, changes: row.changes }
+  } = await tx.query<{ id: number; user_id: number; carrier_code: string; tracking_number: string; changes: number; unknown: boolean }>(TASK_LOCK_FOR_MOVE, [
+    userId,
+    taskId,
+  ])
+  return (
+    row && { id: row.id, userId: row.user_id, carrierCode: row.carrier_code, trackingNumber: row.tracking_number, changes: row.changes, unknown: row.unknown }
+  )
 }
 
 /** The user's task that tracks this number with this carrier, if any. */
@@ -58,7 +65,8 @@ const sql = statementsOf(import.meta.url)
 const TASK_LOCK_FOR_MOVE = sql(
   'task_lock_for_move',
   `SELECT t.id, t.user_id, t.carrier_code, t.tracking_number,
-          (SELECT count(*)::int FROM carrier_changes c WHERE c.task_id = t.id) AS changes
+          (SELECT count(*)::int FROM carrier_changes c WHERE c.task_id = t.id) AS changes,
+          t.standard_status = 'pending' AND json_array_length(t.events_view) = 0 AS unknown
      FROM tracking_tasks t
     WHERE t.id = $2 AND ($1::bigint IS NULL OR t.user_id = $1)
       FOR UPDATE OF t`,

@@ -14,8 +14,12 @@ export const CARRIER_CHANGE_LIMIT = 5
 export const CORRECTION_TRY_OUTCOMES = ['found', 'not_found', 'failed', 'unavailable'] as const
 export type CorrectionTryOutcome = (typeof CORRECTION_TRY_OUTCOMES)[number]
 
-/** How a task's auto-correct ended: moved to a carrier that knew the number, none did, or the task changed meanwhile. */
-export const CORRECTION_OUTCOMES = ['moved', 'not_found', 'superseded'] as const
+/**
+ * How a task's auto-correct ended: moved to the first carrier that knew the number; none did; the
+ * one that did is one the user already tracks the number with (conflict: the task stays); or the
+ * task changed meanwhile (an event came, the user moved it).
+ */
+export const CORRECTION_OUTCOMES = ['moved', 'not_found', 'conflict', 'superseded'] as const
 export type CorrectionOutcome = (typeof CORRECTION_OUTCOMES)[number]
 
 export interface CorrectionTry {

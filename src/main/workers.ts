@@ -16,7 +16,11 @@ import { OutboxService, type ChannelMetrics, type DeliveryHooks, type DeliveryLo
 import { WebhookSender } from '../webhooks/webhook-sender'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { WorkLoop } from '../workers/work-loop'
-import type { Carriers } from './carriers'
+import { carrierModes, type Carriers } from './carriers'
+import { carrierPaces } from './container'
+import { CarrierCatalogService } from '../services/carrier-catalog.service'
+import { CarrierChangeService } from '../services/carrier-change.service'
+import { CarrierCorrectionService } from '../services/carrier-correction.service'
 
 const RETENTION_POLL_MS = 60_000
 
@@ -116,6 +120,15 @@ export function createWorkers(
   })
   const retentionLoop = new WorkLoop('retention', () => retention.runRound(), { pollMs: RETENTION_POLL_MS }, log)
 
+  // Auto-correct: rare work, looked for once a minute (CARRIER_CORRECTION_POLL_MS); a full claim goes on at once.
+  const modes = carrierModes(config)
+  const changes = new CarrierChangeService(db, new CarrierCatalogService(modes, carrierPaces(config, modes)), wakeRefresh, () => {
+    webhookLoop.wake()
+    notifyDeliveriesDue()
+  })
+  const correction = new CarrierCorrectionService(db, changes, carriers.channels, Math.max(config.refreshLeaseMs, config.carrierTimeoutMs * 4))
+  const correctionLoop = new WorkLoop('carrier correction', () => correction.runRound(), { pollMs: config.carrierCorrectionPollMs }, log)
+
   return {
     wakeRefresh,
     carrierCircuits: () => refresh.circuits(),
@@ -126,10 +139,11 @@ export function createWorkers(
       unlistenTasks = await db.listen(TASKS_DUE, wakeRefresh)
       for (const loop of refreshLoops) await loop.start()
       await retentionLoop.start()
+      await correctionLoop.start()
     },
     async stop() {
       await unlistenTasks()
-      await Promise.all([...refreshLoops.map((loop) => loop.stop()), webhookLoop.stop(), retentionLoop.stop()])
+      await Promise.all([...refreshLoops.map((loop) => loop.stop()), webhookLoop.stop(), retentionLoop.stop(), correctionLoop.stop()])
       await delivery.drain()
       await webhookHttp.close()
     },

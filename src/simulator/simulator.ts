@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import type { Shipment, ShipmentView, SimulatedCarrier, SimulationContext, SimulatorAnswer } from './simulated-carrier'
-import { DESTINATION, FAULT_REPEATS, ORIGIN, STORIES, scriptFor, type Fault, type Script } from './stories'
+import { DESTINATION, FAULT_REPEATS, ORIGIN, STORIES, knownOnlyTo, scriptFor, type Fault, type Script } from './stories'
 
 /**
  * A carrier simulator on loopback, speaking each carrier's wire format under `/<path>` (the
@@ -185,7 +185,9 @@ export class CarrierSimulator {
       this.counters.fetchesByNumber[trackingNumber] = (this.counters.fetchesByNumber[trackingNumber] ?? 0) + 1
       return { found: true, reused: false, view: written }
     }
-    const found = scriptFor(carrier.storyKey?.(trackingNumber) ?? trackingNumber)
+    const key = carrier.storyKey?.(trackingNumber) ?? trackingNumber
+    if (!knownOnlyTo(key, carrier.path)) return { found: false }
+    const found = scriptFor(key)
     const script: Exclude<Script, { kind: 'fault' }> = found.kind === 'fault' ? { kind: 'story', story: 'delivered', reused: false } : found
     if (script.kind === 'not_found') return { found: false }
     this.counters.fetchesByNumber[trackingNumber] = (this.counters.fetchesByNumber[trackingNumber] ?? 0) + 1

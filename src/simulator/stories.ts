@@ -7,6 +7,7 @@
  *   EX…  exception      RS…  return to shipper    CA…  cancelled
  *   FA…  failed attempt, then delivered             HP…  held for pickup, then picked up
  *   NF…  not found      RU…  reused number (FedEx answers two shipments; the newer is live)
+ *   ONLY<carrier>…  delivered at that carrier alone, not found at the others (knownOnlyTo)
  *   F429…     429 with Retry-After          F500…     HTTP 500
  *   FTIMEOUT… no answer before the timeout  FGARBAGE… malformed JSON
  *   FEXPIRED… the token is refused as expired once (the adapter must renew it)
@@ -100,6 +101,17 @@ const PREFIXES: [string, Script][] = [
   ['NF', { kind: 'not_found' }],
   ['RU', { kind: 'story', story: 'delivered', reused: true }],
 ]
+
+/**
+ * `ONLY<carrier>…` (the carrier's simulator path, `ONLYGLS…`): a number only that carrier knows,
+ * following the delivered story; every other carrier answers not found. What a number subscribed
+ * with the wrong carrier looks like (auto-correct).
+ */
+export function knownOnlyTo(trackingNumber: string, carrierPath: string): boolean {
+  const upper = trackingNumber.toUpperCase()
+  return !upper.startsWith(ONLY) || upper.startsWith(`${ONLY}${carrierPath.toUpperCase()}`)
+}
+const ONLY = 'ONLY'
 
 export function scriptFor(trackingNumber: string): Script {
   const upper = trackingNumber.toUpperCase()

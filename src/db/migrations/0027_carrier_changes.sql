@@ -17,7 +17,7 @@ CREATE TABLE carrier_corrections (
   started_at timestamptz NOT NULL DEFAULT now(),
   leased_until timestamptz NOT NULL,
   finished_at timestamptz,
-  outcome text CHECK (outcome IN ('moved', 'not_found', 'superseded')),
+  outcome text CHECK (outcome IN ('moved', 'not_found', 'conflict', 'superseded')),
   tried json NOT NULL DEFAULT '[]',
   CHECK ((finished_at IS NULL) = (outcome IS NULL))
 );

@@ -12,7 +12,9 @@ SELECT
       carrier_changes c
     WHERE
       c.task_id = t.id
-  ) AS changes
+  ) AS changes,
+  t.standard_status = 'pending'
+  AND json_array_length(t.events_view) = 0 AS unknown
 FROM
   tracking_tasks t
 WHERE

@@ -119,7 +119,8 @@ const CarrierCorrection = component(
     startedAt: DateTime,
     finishedAt: { ...NullableDateTime, description: 'null while it runs' },
     outcome: Type.Union([stringEnum(CORRECTION_OUTCOMES), Type.Null()], {
-      description: 'moved: to the first carrier that knew the number; not_found: none did; superseded: the task changed meanwhile; null while it runs',
+      description:
+        'moved: to the first carrier that knew the number; not_found: none did; conflict: that carrier is one you already track the number with (the task stays); superseded: the task changed meanwhile; null while it runs',
     }),
     tried: Type.Array(Type.Object({ carrierCode: Type.String(), outcome: stringEnum(CORRECTION_TRY_OUTCOMES) }), {
       description: 'each candidate carrier asked, best first, with what it answered (failed: the request failed; unavailable: its circuit was open)',

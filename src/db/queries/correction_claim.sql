@@ -1,0 +1,84 @@
+-- correction_claim: run by src/db/carrier-corrections.ts
+
+WITH
+  due AS (
+    SELECT
+      t.id
+    FROM
+      settings st
+      JOIN api_users u ON COALESCE(u.carrier_auto_correct, st.carrier_auto_correct = 'on')
+      CROSS JOIN LATERAL (
+        SELECT
+          now() - make_interval(secs => 3600 * COALESCE(u.carrier_auto_correct_hours, st.carrier_auto_correct_hours)) AS cutoff
+      ) c
+      JOIN tracking_tasks t ON t.user_id = u.id
+      AND t.milestone = 'pending'
+      AND t.created_at <= c.cutoff
+    WHERE
+      st.id
+      AND t.inactive_since IS NULL
+      AND t.standard_status = 'pending'
+      AND t.answer_fingerprint = $1
+      AND json_array_length(t.events_view) = 0
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          carrier_corrections cc
+        WHERE
+          cc.task_id = t.id
+          AND (
+            cc.finished_at IS NOT NULL
+            OR cc.leased_until > now()
+          )
+      )
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          carrier_changes ch
+        WHERE
+          ch.task_id = t.id
+          AND ch.changed_at > c.cutoff
+      )
+      AND (
+        SELECT
+          count(*)
+        FROM
+          carrier_changes ch
+        WHERE
+          ch.task_id = t.id
+      ) < 5
+    ORDER BY
+      t.created_at
+    LIMIT
+      $2
+  ),
+  claimed AS (
+    INSERT INTO
+      carrier_corrections AS cc (task_id, leased_until)
+    SELECT
+      id,
+      now() + make_interval(secs => $3 / 1000.0)
+    FROM
+      due
+    ON CONFLICT (task_id) DO UPDATE
+    SET
+      started_at = now(),
+      leased_until = EXCLUDED.leased_until
+    WHERE
+      cc.finished_at IS NULL
+      AND cc.leased_until <= now()
+    RETURNING
+      cc.task_id
+  )
+SELECT
+  t.id AS task_id,
+  t.user_id,
+  t.carrier_code,
+  t.tracking_number
+FROM
+  claimed
+  JOIN tracking_tasks t ON t.id = claimed.task_id
+ORDER BY
+  t.created_at;

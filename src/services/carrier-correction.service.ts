@@ -1,0 +1,91 @@
+import { CarrierError } from '../carriers/carrier'
+import { detectCarriers } from '../carriers/detection'
+import { CARRIERS } from '../carriers/registry'
+import { lockTaskToMove } from '../db/carrier-changes'
+import { claimCorrections, finishCorrection, type ClaimedCorrection } from '../db/carrier-corrections'
+import type { Database } from '../db/database'
+import { answerFingerprint } from '../domain/answer-fingerprint'
+import { correctionCandidates, correctionFound, type CorrectionOutcome, type CorrectionTry, type CorrectionTryOutcome } from '../domain/carrier-change'
+import { AppError } from '../domain/errors'
+import type { CarrierChangeService } from './carrier-change.service'
+import type { CarrierChannel } from './refresh.service'
+
+/** Tasks claimed a round; each costs up to one request of each of its other candidates. */
+const CLAIM_LIMIT = 20
+
+/** What "not found" is fingerprinted as: a task whose last answer was it has heard nothing else since. */
+const NOT_FOUND = answerFingerprint(undefined)
+
+/**
+ * Auto-correct (docs/api.md, "Auto-correct"): a task still pending and unknown to its carrier after
+ * its user's hours is tried once with each other available candidate of its number, best first,
+ * each request under that carrier's budget and never while its circuit is open; the first that
+ * knows the number takes the task, as a change with reason auto_correct. No transaction is open
+ * while a carrier is asked: the claim and the finish are each their own.
+ */
+export class CarrierCorrectionService {
+  constructor(
+    private readonly db: Database,
+    private readonly changes: CarrierChangeService,
+    /** The carriers this process can ask: detection's candidates outside it are not available here. */
+    private readonly channels: ReadonlyMap<string, CarrierChannel>,
+    private readonly leaseMs: number,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** One round: claim, try, finish. True when the claim was full (more may be waiting). */
+  async runRound(): Promise<boolean> {
+    const claims = await this.db.transaction((tx) => claimCorrections(tx, NOT_FOUND, CLAIM_LIMIT, this.leaseMs))
+    for (const claim of claims) {
+      const tried = await this.tryCandidates(claim)
+      await this.finish(claim, tried)
+    }
+    return claims.length === CLAIM_LIMIT
+  }
+
+  private async tryCandidates({ carrierCode, trackingNumber }: ClaimedCorrection): Promise<CorrectionTry[]> {
+    const tried: CorrectionTry[] = []
+    const candidates = detectCarriers(trackingNumber, CARRIERS, (code) => this.channels.has(code))
+    for (const candidate of correctionCandidates(carrierCode, candidates)) {
+      const outcome = await this.ask(candidate, trackingNumber)
+      tried.push({ carrierCode: candidate, outcome })
+      if (outcome === 'found') break
+    }
+    return tried
+  }
+
+  private async ask(carrierCode: string, trackingNumber: string): Promise<CorrectionTryOutcome> {
+    const channel = this.channels.get(carrierCode)
+    if (!channel || channel.budget.paused || (channel.circuit && channel.circuit.state(this.now().getTime()) !== 'closed')) return 'unavailable'
+    await channel.budget.acquire()
+    try {
+      const lookup = (await channel.adapter.fetch([trackingNumber])).get(trackingNumber)
+      return lookup === undefined ? 'failed' : lookup.found ? 'found' : 'not_found'
+    } catch (error) {
+      // The carrier's own loop learns of its outages by its own requests; a 429 still pauses it.
+      if (error instanceof CarrierError && error.failure === 'rate_limited') channel.budget.pause(error.retryAfterMs ?? 1000)
+      return 'failed'
+    }
+  }
+
+  /** Moves the task to the carrier found, if it is still as it was claimed, and records what was tried. */
+  private finish(claim: ClaimedCorrection, tried: CorrectionTry[]): Promise<void> {
+    return this.db.transaction(async (tx) => {
+      const task = await lockTaskToMove(tx, null, claim.taskId)
+      if (!task) return
+      const found = correctionFound(tried)
+      let outcome: CorrectionOutcome = found === undefined ? 'not_found' : 'moved'
+      if (task.carrierCode !== claim.carrierCode || !task.unknown) outcome = 'superseded'
+      else if (found !== undefined) {
+        try {
+          await this.changes.moveIn(tx, task, found, 'auto_correct')
+        } catch (error) {
+          // Refused before anything was written: the user tracks the pair already, or the task has had its changes.
+          if (!(error instanceof AppError)) throw error
+          outcome = error.code === 'conflict' ? 'conflict' : 'superseded'
+        }
+      }
+      await finishCorrection(tx, claim.taskId, outcome, tried)
+    })
+  }
+}
