@@ -1,6 +1,6 @@
 import { SETTING_SPECS } from '../../domain/settings'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { AppError } from '../../domain/errors'
+import { AppError, type ErrorCode } from '../../domain/errors'
 import type { TrackingPageBrand } from '../../domain/tracking-page'
 import { STANDARD_STATUSES } from '../../domain/statuses'
 import { MILESTONE_NAMES } from '../../domain/milestones'
@@ -31,8 +31,21 @@ const NOTICES = {
   password_changed: { kind: 'ok', text: 'Password changed. Your other sessions have ended.' },
   operator_saved: { kind: 'ok', text: 'Operator saved: it applies from their next request.' },
   sessions_revoked: { kind: 'ok', text: "The operator's sessions have ended: they must sign in again." },
+  carrier_changed: { kind: 'ok', text: 'Moved: the task starts again as pending, and its new carrier is asked within seconds.' },
+  carrier_conflict: { kind: 'error', text: 'Not moved: this API user already tracks the number with that carrier (find that task by its tracking number).' },
+  carrier_limit: { kind: 'error', text: 'Not moved: the task has had its 5 carrier changes. Subscribe the number with the carrier instead.' },
+  carrier_not_detected: { kind: 'error', text: 'Not moved: AUTO could not pick one carrier for this number. Choose the carrier.' },
+  carrier_unsupported: { kind: 'error', text: 'Not moved: that carrier is not available on this service.' },
   page_saved: { kind: 'ok', text: "The tracking page's branding is saved: every page of this user's tasks shows it now." },
 } as const satisfies Record<string, NonNullable<PageContext['notice']>>
+
+/** The notice of each refusal of a carrier change. */
+const CARRIER_REFUSALS: Partial<Record<ErrorCode, keyof typeof NOTICES>> = {
+  conflict: 'carrier_conflict',
+  limit_reached: 'carrier_limit',
+  carrier_not_detected: 'carrier_not_detected',
+  unsupported_carrier: 'carrier_unsupported',
+}
 
 const PAGE_SIZE = 50
 
@@ -224,7 +237,18 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     const { owner, task, deliveries } = await o.console.task(taskId)
     return sendPage(
       reply,
-      show(request, 'tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, (ctx) => taskView(owner, task, deliveries, ctx)),
+      show(request, 'tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, (ctx) =>
+        taskView(
+          owner,
+          task,
+          deliveries,
+          o.console
+            .listCarriers()
+            .filter((c) => c.available)
+            .map((c) => c.carrierCode),
+          ctx,
+        ),
+      ),
     )
   })
   app.post('/tasks/:taskId/refresh', form('task.refresh'), async (request, reply) => {
@@ -243,6 +267,20 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     const taskId = id((request.params as Record<string, string>).taskId)
     await o.console.stopTask(taskId, actorOf(request))
     return reply.code(303).header('location', `/console/tasks/${taskId}?notice=stopped`).send()
+  })
+  app.post('/tasks/:taskId/carrier', form('task.change_carrier'), async (request, reply) => {
+    const taskId = id((request.params as Record<string, string>).taskId)
+    // A refusal of the service comes back to the task, saying why, rather than to an error page.
+    const notice = await o.console.changeCarrier(taskId, (formOf(request).carrierCode ?? '').slice(0, 64), actorOf(request)).then(
+      () => 'carrier_changed',
+      (error: unknown) => {
+        if (!(error instanceof AppError)) throw error
+        const refused = CARRIER_REFUSALS[error.code]
+        if (!refused) throw error
+        return refused
+      },
+    )
+    return reply.code(303).header('location', `/console/tasks/${taskId}?notice=${notice}`).send()
   })
   app.post('/tasks/:taskId/webhooks/:webhookId/redeliver', form('webhook.redeliver'), async (request, reply) => {
     const params = request.params as Record<string, string>

@@ -190,6 +190,34 @@ describe('refresh now, twice', () => {
   })
 })
 
+describe('a carrier change from the task page', () => {
+  it('moves the task, lists the change, and answers a refusal with the task and a notice', async () => {
+    const { userId } = await t.createUser('Shop carrier change')
+    const subscribe = async (carrierCode: string) =>
+      (await t.services.subscriptions.subscribe(userId, { carrierCode, trackingNumber: 'CONSOLEMOVE1', callbackUrl: 'https://shop.example/hook' })).taskId
+    const taskId = await subscribe('FEDEX')
+    await subscribe('DHL')
+    const before = await t.app.inject({ method: 'GET', url: `/console/tasks/${taskId}`, headers: { cookie } })
+    expect(before.body).toContain('Never changed.')
+    expect(before.body).toContain('<option>AUTO</option>')
+    expect(before.body).toContain('<option>USPS</option>')
+    expect(before.body).not.toContain('<option>FEDEX</option>')
+
+    const moved = await post(`/console/tasks/${taskId}/carrier`, form({ carrierCode: 'USPS' }))
+    expect(moved.statusCode).toBe(303)
+    expect(moved.headers.location).toBe(`/console/tasks/${taskId}?notice=carrier_changed`)
+    const after = await t.app.inject({ method: 'GET', url: moved.headers.location as string, headers: { cookie } })
+    expect(after.body).toContain('FEDEX → <strong>USPS</strong>')
+    expect(after.body).toContain('4 changes left')
+
+    const refused = await post(`/console/tasks/${taskId}/carrier`, form({ carrierCode: 'DHL' }))
+    expect(refused.headers.location).toBe(`/console/tasks/${taskId}?notice=carrier_conflict`)
+    const page = await t.app.inject({ method: 'GET', url: refused.headers.location as string, headers: { cookie } })
+    expect(page.body).toContain('Not moved: this API user already tracks the number with that carrier')
+    expect((await t.services.tasks.get(userId, taskId)).includes('"carrierCode":"USPS"')).toBe(true)
+  })
+})
+
 describe('the tracking page’s branding in the console', () => {
   it('is saved from the user’s page, and a wrong field keeps what was typed and says what is wrong', async () => {
     const { userId } = await t.createUser('Shop branding')

@@ -5,6 +5,7 @@ import type { DeliveryRecord } from '../../domain/webhook-record'
 import { html, type Html } from '../html'
 import { actionButton, badge, when, type PageContext } from './layout'
 import { dataTable } from './table'
+import { taskCarrierView } from './task-carrier.view'
 
 type ConsoleTaskRow = Awaited<ReturnType<ConsoleService['searchTasks']>>[number]
 type TaskOwner = Awaited<ReturnType<ConsoleService['task']>>['owner']
@@ -64,7 +65,7 @@ ${options.nextBeforeId ? html`<p><a class="button" href="/console/tasks?${query(
 const text = (value: string) => (value === '' ? '—' : value)
 const address = (a: Address) => [a.address, a.city, a.state, a.postalCode, a.country].filter(Boolean).join(', ') || '—'
 
-export function taskView(owner: TaskOwner, task: FullTaskJson, deliveries: DeliveryRecord[], context: PageContext): Html {
+export function taskView(owner: TaskOwner, task: FullTaskJson, deliveries: DeliveryRecord[], carriers: readonly string[], context: PageContext): Html {
   const id = String(task.taskId)
   const events = [...(task.events ?? [])].reverse()
   return html`<p>${actionButton(`/console/tasks/${id}/refresh`, 'Refresh now', context, 'task.refresh')} ${
@@ -106,6 +107,7 @@ ${
 }
 </section>
 </div>
+${taskCarrierView(task, carriers, context)}
 <h2>Webhook deliveries</h2>
 ${
   deliveries.length === 0
