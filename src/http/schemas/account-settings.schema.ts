@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { AUTO_CORRECT_HOURS_MAX } from '../../domain/account-settings'
-import { component, envelope } from './common.schema'
+import { envelope } from './common.schema'
 
 const autoCorrect = {
   description: 'try a stuck pending task with the other carriers its number may belong to (docs/api.md, "Auto-correct"); null: the service\'s default',
@@ -11,15 +11,12 @@ const hours = {
 }
 const Hours = Type.Number({ exclusiveMinimum: 0, maximum: AUTO_CORRECT_HOURS_MAX })
 
-export const AccountSettingsBody = component(
-  'AccountSettings',
-  Type.Object(
-    {
-      carrierAutoCorrect: Type.Union([Type.Boolean(), Type.Null()], autoCorrect),
-      carrierAutoCorrectHours: Type.Union([Hours, Type.Null()], hours),
-    },
-    { additionalProperties: false, description: "the caller's own settings; every member is given on PUT" },
-  ),
+export const AccountSettingsBody = Type.Object(
+  {
+    carrierAutoCorrect: Type.Union([Type.Boolean(), Type.Null()], autoCorrect),
+    carrierAutoCorrectHours: Type.Union([Hours, Type.Null()], hours),
+  },
+  { additionalProperties: false, description: "the caller's own settings; every member is given on PUT" },
 )
 
 export const AccountSettingsAnswer = envelope(
