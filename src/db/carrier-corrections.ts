@@ -39,20 +39,30 @@ const CORRECTION_CLAIM = sql(
   'correction_claim',
   // Through the users who have it on, then each one's pending tasks by creation time
   // (tracking_tasks_user_milestone_created_idx): the tasks of users without it are never read.
+  // The tasks tried already stay pending: they are read again, each round, until they expire.
   `WITH due AS (
      SELECT t.id
        FROM settings st
        JOIN api_users u ON COALESCE(u.carrier_auto_correct, st.carrier_auto_correct = 'on')
        CROSS JOIN LATERAL (SELECT now() - make_interval(secs => 3600 * COALESCE(u.carrier_auto_correct_hours, st.carrier_auto_correct_hours)) AS cutoff) c
-       JOIN tracking_tasks t ON t.user_id = u.id AND t.milestone = 'pending' AND t.created_at <= c.cutoff
+       -- Per user (LATERAL): each user's pending tasks through (user_id, milestone, created_at).
+       CROSS JOIN LATERAL (
+         SELECT t.id, t.created_at
+           FROM tracking_tasks t
+          WHERE t.user_id = u.id
+            AND t.milestone = 'pending'
+            AND t.created_at <= c.cutoff
+            AND t.inactive_since IS NULL
+            AND t.standard_status = 'pending'
+            AND t.answer_fingerprint = $1
+            AND json_array_length(t.events_view) = 0
+            AND NOT EXISTS (SELECT 1 FROM carrier_corrections cc WHERE cc.task_id = t.id AND (cc.finished_at IS NOT NULL OR cc.leased_until > now()))
+            AND NOT EXISTS (SELECT 1 FROM carrier_changes ch WHERE ch.task_id = t.id AND ch.changed_at > c.cutoff)
+            AND (SELECT count(*) FROM carrier_changes ch WHERE ch.task_id = t.id) < ${CARRIER_CHANGE_LIMIT}
+          ORDER BY t.created_at
+          LIMIT $2
+       ) t
       WHERE st.id
-        AND t.inactive_since IS NULL
-        AND t.standard_status = 'pending'
-        AND t.answer_fingerprint = $1
-        AND json_array_length(t.events_view) = 0
-        AND NOT EXISTS (SELECT 1 FROM carrier_corrections cc WHERE cc.task_id = t.id AND (cc.finished_at IS NOT NULL OR cc.leased_until > now()))
-        AND NOT EXISTS (SELECT 1 FROM carrier_changes ch WHERE ch.task_id = t.id AND ch.changed_at > c.cutoff)
-        AND (SELECT count(*) FROM carrier_changes ch WHERE ch.task_id = t.id) < ${CARRIER_CHANGE_LIMIT}
       ORDER BY t.created_at
       LIMIT $2
    ),

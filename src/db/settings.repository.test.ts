@@ -14,7 +14,17 @@ describe('SettingsRepository', () => {
     const repository = new SettingsRepository(t.db)
     let answers: unknown[] = []
     const statements = await countStatements(t.db, async () => (answers = await Promise.all(Array.from({ length: 20 }, () => repository.get()))))
-    expect(answers).toEqual(Array(20).fill({ batchMaxItems: 100, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 }))
+    expect(answers).toEqual(
+      Array(20).fill({
+        batchMaxItems: 100,
+        retentionDays: 0,
+        predictionSharing: 'all',
+        consoleSessionHours: 8,
+        auditRetentionDays: 365,
+        carrierAutoCorrect: 'off',
+        carrierAutoCorrectHours: 48,
+      }),
+    )
     expect(statements).toBe(2)
   })
 
@@ -22,7 +32,15 @@ describe('SettingsRepository', () => {
     const repository = new SettingsRepository(t.db)
     const earlier = repository.get()
     await t.db.transaction((tx) => repository.update(tx, { batchMaxItems: 77 }))
-    expect(await repository.get()).toEqual({ batchMaxItems: 77, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 })
+    expect(await repository.get()).toEqual({
+      batchMaxItems: 77,
+      retentionDays: 0,
+      predictionSharing: 'all',
+      consoleSessionHours: 8,
+      auditRetentionDays: 365,
+      carrierAutoCorrect: 'off',
+      carrierAutoCorrectHours: 48,
+    })
     expect([100, 77]).toContain((await earlier).batchMaxItems)
     await t.db.transaction((tx) => repository.update(tx, { batchMaxItems: 100 }))
   })

@@ -101,11 +101,13 @@ const WRITE: Record<MemberKind, (source: string) => string> = {
 
 /** The task's carrier changes, oldest first, as the full task lists them. */
 function carrierChangesOf(taskId: string): string {
-  return `COALESCE((SELECT json_agg(c ORDER BY c."changedAt") FROM (
+  // Ordered as the key is (task_id, changed_at, …): read in order, never sorted.
+  return `COALESCE((SELECT json_agg(c) FROM (
             SELECT ch.previous_carrier_code AS "previousCarrierCode", ch.carrier_code AS "carrierCode", ch.reason,
                    ${iso('ch.changed_at')} AS "changedAt"
               FROM carrier_changes ch
-             WHERE ch.task_id = ${taskId}) c), '[]'::json)`
+             WHERE ch.task_id = ${taskId}
+             ORDER BY ch.task_id, ch.changed_at, ch.carrier_code) c), '[]'::json)`
 }
 
 /** The task's auto-correct, null until one started. */

@@ -6,6 +6,7 @@ import type { Database } from './database'
 import { TaskLifecycleRepository } from './task-lifecycle.repository'
 import { listStatement, rangeCountStatement } from './task-list.sql'
 import { registeredStatements } from './statements'
+import './carrier-corrections'
 import './task-deletes'
 import './task.sql'
 
@@ -169,7 +170,9 @@ describe('the list reads an index of the user’s tasks', () => {
       expect(text).toMatch(
         new RegExp(`Index (Only )?Scan Backward using tracking_tasks_user_${active}_created_idx.*\\n.*Index Cond: .*ROW\\(created_at, id\\) < ROW`),
       )
-    expect(text).not.toMatch(/Sort {2}\(cost/)
+    // Only each task's carrier changes (at most 5) are sorted, in their own subplan: never the page.
+    const sorted = [...text.matchAll(/Sort {2}\(cost.*\n\s*Sort Key: (.*)/g)].map((m) => m[1])
+    expect(sorted.filter((key) => !/^ch(_\d+)?\.changed_at/.test(key!))).toEqual([])
   })
 
   it('keeps one plan for a page: PostgreSQL does not plan the statement again on each call', async () => {
@@ -276,6 +279,17 @@ describe('the list reads an index of the user’s tasks', () => {
 
   it('retention finds the longest-inactive tasks through their own index', async () => {
     expect(await explain(statement('retention_lock_inactive'), [30, 500])).toMatch(/tracking_tasks_inactive_idx/)
+  })
+
+  it("auto-correct's claim reads only the old pending tasks of the users who have it on, through the milestone index", async () => {
+    await database.db.query('UPDATE api_users SET carrier_auto_correct = (id = $1)', [USER])
+    try {
+      const read = await explain(statement('correction_claim'), ['fingerprint', 20, 60_000])
+      expect(read).toMatch(/Index Scan using tracking_tasks_user_milestone_created_idx on tracking_tasks/)
+      expect(read).not.toMatch(/Seq Scan on tracking_tasks/)
+    } finally {
+      await database.db.query('UPDATE api_users SET carrier_auto_correct = NULL')
+    }
   })
 })
 

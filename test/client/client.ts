@@ -100,6 +100,15 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   note('refreshTask', refreshed.response)
   const nextCheckAt: string | undefined = refreshed.data?.data.nextCheckAt
   void nextCheckAt
+  const moved = await api.PATCH('/openapi/tracking-subscriptions/{taskId}', { params: { path: { taskId } }, body: { carrierCode: 'UPS' } })
+  note('changeTaskCarrier', moved.response)
+  const changes: { previousCarrierCode: string; reason: 'user' | 'auto_correct' }[] | undefined = moved.data?.data.carrierChanges
+  void changes
+  const own = await api.PUT('/openapi/settings', { body: { carrierAutoCorrect: true, carrierAutoCorrectHours: 0.5 } })
+  note('putAccountSettings', own.response)
+  const effective: boolean | undefined = own.data?.data.effective.carrierAutoCorrect
+  void effective
+  note('getAccountSettings', (await api.GET('/openapi/settings')).response)
 
   const history = await api.GET('/openapi/tracking-subscriptions/{taskId}/webhooks', { params: { path: { taskId } } })
   note('listTaskWebhooks', history.response)

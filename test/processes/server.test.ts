@@ -225,6 +225,8 @@ describe('the service on its embedded PostgreSQL server', () => {
       predictionSharing: 'all',
       consoleSessionHours: 8,
       auditRetentionDays: 365,
+      carrierAutoCorrect: 'off',
+      carrierAutoCorrectHours: 48,
     })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'retentionDays', '90'], { DATA_DIR })).stdout)).toEqual({
       batchMaxItems: 50,
@@ -232,6 +234,8 @@ describe('the service on its embedded PostgreSQL server', () => {
       predictionSharing: 'all',
       consoleSessionHours: 8,
       auditRetentionDays: 365,
+      carrierAutoCorrect: 'off',
+      carrierAutoCorrectHours: 48,
     })
     expect(JSON.parse((await runEntry('src/main/admin.ts', ['set', 'predictionSharing', 'own'], { DATA_DIR })).stdout)).toMatchObject({
       predictionSharing: 'own',
@@ -242,6 +246,8 @@ describe('the service on its embedded PostgreSQL server', () => {
       predictionSharing: 'own',
       consoleSessionHours: 8,
       auditRetentionDays: 365,
+      carrierAutoCorrect: 'off',
+      carrierAutoCorrectHours: 48,
     })
     const bad = await runEntry('src/main/admin.ts', ['set', 'batchMaxItems', '5000'], { DATA_DIR })
     expect(bad.code).toBe(1)

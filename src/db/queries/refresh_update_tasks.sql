@@ -293,11 +293,7 @@ SELECT
             COALESCE(
               (
                 SELECT
-                  json_agg(
-                    c
-                    ORDER BY
-                      c."changedAt"
-                  )
+                  json_agg(c)
                 FROM
                   (
                     SELECT
@@ -309,6 +305,10 @@ SELECT
                       carrier_changes ch
                     WHERE
                       ch.task_id = t.id
+                    ORDER BY
+                      ch.task_id,
+                      ch.changed_at,
+                      ch.carrier_code
                   ) c
               ),
               '[]'::json

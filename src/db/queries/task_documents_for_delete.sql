@@ -32,11 +32,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -48,6 +44,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json

@@ -31,11 +31,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -47,6 +43,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json

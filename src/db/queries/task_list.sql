@@ -39,11 +39,7 @@ FROM
                 COALESCE(
                   (
                     SELECT
-                      json_agg(
-                        c
-                        ORDER BY
-                          c."changedAt"
-                      )
+                      json_agg(c)
                     FROM
                       (
                         SELECT
@@ -55,6 +51,10 @@ FROM
                           carrier_changes ch
                         WHERE
                           ch.task_id = t.id
+                        ORDER BY
+                          ch.task_id,
+                          ch.changed_at,
+                          ch.carrier_code
                       ) c
                   ),
                   '[]'::json
@@ -157,11 +157,7 @@ FROM
                 COALESCE(
                   (
                     SELECT
-                      json_agg(
-                        c
-                        ORDER BY
-                          c."changedAt"
-                      )
+                      json_agg(c)
                     FROM
                       (
                         SELECT
@@ -173,6 +169,10 @@ FROM
                           carrier_changes ch
                         WHERE
                           ch.task_id = t.id
+                        ORDER BY
+                          ch.task_id,
+                          ch.changed_at,
+                          ch.carrier_code
                       ) c
                   ),
                   '[]'::json
@@ -288,11 +288,7 @@ FROM
                 COALESCE(
                   (
                     SELECT
-                      json_agg(
-                        c
-                        ORDER BY
-                          c."changedAt"
-                      )
+                      json_agg(c)
                     FROM
                       (
                         SELECT
@@ -304,6 +300,10 @@ FROM
                           carrier_changes ch
                         WHERE
                           ch.task_id = t.id
+                        ORDER BY
+                          ch.task_id,
+                          ch.changed_at,
+                          ch.carrier_code
                       ) c
                   ),
                   '[]'::json
@@ -443,11 +443,7 @@ FROM
                 COALESCE(
                   (
                     SELECT
-                      json_agg(
-                        c
-                        ORDER BY
-                          c."changedAt"
-                      )
+                      json_agg(c)
                     FROM
                       (
                         SELECT
@@ -459,6 +455,10 @@ FROM
                           carrier_changes ch
                         WHERE
                           ch.task_id = t.id
+                        ORDER BY
+                          ch.task_id,
+                          ch.changed_at,
+                          ch.carrier_code
                       ) c
                   ),
                   '[]'::json
@@ -604,11 +604,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -620,6 +616,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json
@@ -727,11 +727,7 @@ FROM
                 COALESCE(
                   (
                     SELECT
-                      json_agg(
-                        c
-                        ORDER BY
-                          c."changedAt"
-                      )
+                      json_agg(c)
                     FROM
                       (
                         SELECT
@@ -743,6 +739,10 @@ FROM
                           carrier_changes ch
                         WHERE
                           ch.task_id = t.id
+                        ORDER BY
+                          ch.task_id,
+                          ch.changed_at,
+                          ch.carrier_code
                       ) c
                   ),
                   '[]'::json
@@ -845,11 +845,7 @@ FROM
                 COALESCE(
                   (
                     SELECT
-                      json_agg(
-                        c
-                        ORDER BY
-                          c."changedAt"
-                      )
+                      json_agg(c)
                     FROM
                       (
                         SELECT
@@ -861,6 +857,10 @@ FROM
                           carrier_changes ch
                         WHERE
                           ch.task_id = t.id
+                        ORDER BY
+                          ch.task_id,
+                          ch.changed_at,
+                          ch.carrier_code
                       ) c
                   ),
                   '[]'::json
@@ -963,11 +963,7 @@ FROM
                 COALESCE(
                   (
                     SELECT
-                      json_agg(
-                        c
-                        ORDER BY
-                          c."changedAt"
-                      )
+                      json_agg(c)
                     FROM
                       (
                         SELECT
@@ -979,6 +975,10 @@ FROM
                           carrier_changes ch
                         WHERE
                           ch.task_id = t.id
+                        ORDER BY
+                          ch.task_id,
+                          ch.changed_at,
+                          ch.carrier_code
                       ) c
                   ),
                   '[]'::json
@@ -1087,11 +1087,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -1103,6 +1099,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json
@@ -1203,11 +1203,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -1219,6 +1215,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json
@@ -1319,11 +1319,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -1335,6 +1331,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json
@@ -1439,11 +1439,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -1455,6 +1451,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json
@@ -1555,11 +1555,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -1571,6 +1567,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json
@@ -1671,11 +1671,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -1687,6 +1683,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json
@@ -1794,11 +1794,7 @@ FROM
                 COALESCE(
                   (
                     SELECT
-                      json_agg(
-                        c
-                        ORDER BY
-                          c."changedAt"
-                      )
+                      json_agg(c)
                     FROM
                       (
                         SELECT
@@ -1810,6 +1806,10 @@ FROM
                           carrier_changes ch
                         WHERE
                           ch.task_id = t.id
+                        ORDER BY
+                          ch.task_id,
+                          ch.changed_at,
+                          ch.carrier_code
                       ) c
                   ),
                   '[]'::json
@@ -1920,11 +1920,7 @@ FROM
                 COALESCE(
                   (
                     SELECT
-                      json_agg(
-                        c
-                        ORDER BY
-                          c."changedAt"
-                      )
+                      json_agg(c)
                     FROM
                       (
                         SELECT
@@ -1936,6 +1932,10 @@ FROM
                           carrier_changes ch
                         WHERE
                           ch.task_id = t.id
+                        ORDER BY
+                          ch.task_id,
+                          ch.changed_at,
+                          ch.carrier_code
                       ) c
                   ),
                   '[]'::json
@@ -2052,11 +2052,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -2068,6 +2064,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json
@@ -2222,11 +2222,7 @@ SELECT
           COALESCE(
             (
               SELECT
-                json_agg(
-                  c
-                  ORDER BY
-                    c."changedAt"
-                )
+                json_agg(c)
               FROM
                 (
                   SELECT
@@ -2238,6 +2234,10 @@ SELECT
                     carrier_changes ch
                   WHERE
                     ch.task_id = t.id
+                  ORDER BY
+                    ch.task_id,
+                    ch.changed_at,
+                    ch.carrier_code
                 ) c
             ),
             '[]'::json

@@ -139,7 +139,15 @@ describe('settings', () => {
   it('defaults batchMaxItems to 100 and applies a change to the next request of every process', async () => {
     expect((await admin('GET', '/admin/settings')).json()).toEqual({
       code: 200,
-      data: { batchMaxItems: 100, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 },
+      data: {
+        batchMaxItems: 100,
+        retentionDays: 0,
+        predictionSharing: 'all',
+        consoleSessionHours: 8,
+        auditRetentionDays: 365,
+        carrierAutoCorrect: 'off',
+        carrierAutoCorrectHours: 48,
+      },
       msg: 'success',
     })
     const user = (await admin('POST', '/admin/api-users', { name: 'batcher' })).json().data
@@ -151,7 +159,15 @@ describe('settings', () => {
     const patched = await admin('PATCH', '/admin/settings', { batchMaxItems: 2 })
     expect(patched.json()).toEqual({
       code: 200,
-      data: { batchMaxItems: 2, retentionDays: 0, predictionSharing: 'all', consoleSessionHours: 8, auditRetentionDays: 365 },
+      data: {
+        batchMaxItems: 2,
+        retentionDays: 0,
+        predictionSharing: 'all',
+        consoleSessionHours: 8,
+        auditRetentionDays: 365,
+        carrierAutoCorrect: 'off',
+        carrierAutoCorrectHours: 48,
+      },
       msg: 'success',
     })
 
