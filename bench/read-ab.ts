@@ -82,7 +82,9 @@ async function sideOf(label: string, checkout: string): Promise<Side> {
                                     deliveries, p10_hours, median_hours, p90_hours)
          SELECT 0, c, 'US', 'TN', 'US', 'NY', 25, 30, 52, 90 FROM unnest(ARRAY['FEDEX', 'UPARCEL']) c`,
       )
-      for (let last: number | null = 0; last !== null;) last = await remakePredictionsAfter(client, last)
+      // A Queryable over the bare client: pg's own query takes a callback where ours takes a statement name.
+      const queryable = { query: <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => client.query<R>(text, values) }
+      for (let last: number | null = 0; last !== null;) last = await remakePredictionsAfter(queryable, last)
     }
     // Compacted, so that the sides' tables differ by their columns, not by what the updates above left.
     await client.query('VACUUM (FULL, ANALYZE) tracking_tasks')

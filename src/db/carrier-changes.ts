@@ -2,7 +2,7 @@ import type { CarrierChangeReason } from '../domain/carrier-change'
 import type { Queryable } from './database'
 import type { FullTaskDocument } from './task-lifecycle.repository'
 import { statementsOf } from './statements'
-import { taskDocumentOf } from './task-document.sql'
+import { iso, taskDocumentOf } from './task-document.sql'
 
 /**
  * The statements of a carrier change's transaction (services/carrier-change.service.ts): lock the
@@ -65,7 +65,7 @@ const sql = statementsOf(import.meta.url)
 const TASK_LOCK_FOR_MOVE = sql(
   'task_lock_for_move',
   `SELECT t.id, t.user_id, t.carrier_code, t.tracking_number,
-          (SELECT count(*)::int FROM carrier_changes c WHERE c.task_id = t.id) AS changes,
+          COALESCE(json_array_length(t.carrier_changes), 0) AS changes,
           t.standard_status = 'pending' AND json_array_length(t.events_view) = 0 AS unknown
      FROM tracking_tasks t
     WHERE t.id = $2 AND ($1::bigint IS NULL OR t.user_id = $1)
@@ -96,25 +96,22 @@ const TASK_MOVE = sql(
             transit_counted = false,
             predicted_delivery_at = NULL,
             prediction = NULL,
+            -- The change appended to the list as the full task writes it (compact, members in order).
+            carrier_changes = (CASE WHEN t.carrier_changes IS NULL THEN '[' || c.change || ']'
+                                    ELSE left(t.carrier_changes::text, -1) || ',' || c.change || ']' END)::json,
             updated_at = now()
+       FROM (SELECT row_to_json(x)::text AS change
+               FROM (SELECT $3::text AS "previousCarrierCode", $2::text AS "carrierCode", $4::text AS reason, ${iso('now()')} AS "changedAt") x) c
       WHERE t.id = $1
-      RETURNING t.*
+      RETURNING t.id
    ),
    forgotten AS (
      DELETE FROM tracking_events e USING moved WHERE e.task_id = moved.id
-   ),
-   -- After the task's row (locked by the caller), as a refresh locks them.
-   scheduled AS (
-     UPDATE task_schedule s
-        SET carrier_code = $2, next_refresh_at = now(), refresh_failures = 0, due_since = NULL
-       FROM moved
-      WHERE s.task_id = moved.id
-      RETURNING s.*
-   ),
-   recorded AS (
-     INSERT INTO carrier_changes (task_id, previous_carrier_code, carrier_code, reason)
-     SELECT id, $3, $2, $4 FROM moved
    )
-   SELECT count(*) FROM scheduled`,
+   -- After the task's row (locked by the caller), as a refresh locks them.
+   UPDATE task_schedule s
+      SET carrier_code = $2, next_refresh_at = now(), refresh_failures = 0, due_since = NULL
+     FROM moved
+    WHERE s.task_id = moved.id`,
 )
 const TASK_FULL_BY_ID = sql('task_full_by_id', `SELECT ${taskDocumentOf('full')} AS document FROM tracking_tasks t WHERE t.id = $1`)

@@ -1,6 +1,7 @@
 import { CARRIER_CHANGE_LIMIT, type CorrectionOutcome, type CorrectionTry } from '../domain/carrier-change'
 import type { Queryable } from './database'
 import { statementsOf } from './statements'
+import { iso } from './task-document.sql'
 
 /**
  * Auto-correct's claims (services/carrier-correction.service.ts). A task qualifies when its user
@@ -56,9 +57,11 @@ const CORRECTION_CLAIM = sql(
             AND t.standard_status = 'pending'
             AND t.answer_fingerprint = $1
             AND json_array_length(t.events_view) = 0
+            -- Its hours count from its last change too, and its changes are not spent.
+            AND (t.carrier_changes IS NULL
+                 OR (json_array_length(t.carrier_changes) < ${CARRIER_CHANGE_LIMIT}
+                     AND (t.carrier_changes -> -1 ->> 'changedAt')::timestamptz <= c.cutoff))
             AND NOT EXISTS (SELECT 1 FROM carrier_corrections cc WHERE cc.task_id = t.id AND (cc.finished_at IS NOT NULL OR cc.leased_until > now()))
-            AND NOT EXISTS (SELECT 1 FROM carrier_changes ch WHERE ch.task_id = t.id AND ch.changed_at > c.cutoff)
-            AND (SELECT count(*) FROM carrier_changes ch WHERE ch.task_id = t.id) < ${CARRIER_CHANGE_LIMIT}
           ORDER BY t.created_at
           LIMIT $2
        ) t
@@ -70,12 +73,25 @@ const CORRECTION_CLAIM = sql(
      INSERT INTO carrier_corrections AS cc (task_id, leased_until)
      SELECT id, now() + make_interval(secs => $3 / 1000.0) FROM due
      ON CONFLICT (task_id) DO UPDATE
-        SET started_at = now(), leased_until = EXCLUDED.leased_until
+        SET leased_until = EXCLUDED.leased_until
       WHERE cc.finished_at IS NULL AND cc.leased_until <= now()
      RETURNING cc.task_id
    )
-   SELECT t.id AS task_id, t.user_id, t.carrier_code, t.tracking_number
-     FROM claimed JOIN tracking_tasks t ON t.id = claimed.task_id
-    ORDER BY t.created_at`,
+   -- The full task shows the correction from now on, as the documents write it.
+   UPDATE tracking_tasks t
+      SET carrier_correction = (SELECT row_to_json(x) FROM (SELECT ${iso('now()')} AS "startedAt", NULL AS "finishedAt", NULL AS outcome, '[]'::json AS tried) x)
+     FROM claimed
+    WHERE t.id = claimed.task_id
+   RETURNING t.id AS task_id, t.user_id, t.carrier_code, t.tracking_number`,
 )
-const CORRECTION_FINISH = sql('correction_finish', 'UPDATE carrier_corrections SET finished_at = now(), outcome = $2, tried = $3::json WHERE task_id = $1')
+const CORRECTION_FINISH = sql(
+  'correction_finish',
+  `WITH finished AS (
+     UPDATE carrier_corrections SET finished_at = now() WHERE task_id = $1
+   )
+   UPDATE tracking_tasks t
+      SET carrier_correction = (SELECT row_to_json(x)
+                                  FROM (SELECT t.carrier_correction -> 'startedAt' AS "startedAt", ${iso('now()')} AS "finishedAt", $2::text AS outcome, $3::json AS tried) x),
+          updated_at = now()
+    WHERE t.id = $1`,
+)

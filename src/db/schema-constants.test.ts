@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
-import { CARRIER_CHANGE_REASONS, CORRECTION_OUTCOMES } from '../domain/carrier-change'
 import { MILESTONE_NAMES } from '../domain/milestones'
 import { CHANNELS, TARGET_KINDS } from '../domain/outbox'
 import { SETTING_SPECS } from '../domain/settings'
@@ -43,13 +42,6 @@ describe('the schema agrees with the domain', () => {
     expect(quoted(channels!).sort()).toEqual([...CHANNELS].sort())
     const [targets] = await listed('target')
     expect(quoted(targets!).sort()).toEqual([...TARGET_KINDS].sort())
-  })
-
-  it("on a carrier change's reasons and an auto-correct's outcomes", async () => {
-    const [reasons] = await checks('carrier_changes', 'reason')
-    expect(quoted(reasons!).sort()).toEqual([...CARRIER_CHANGE_REASONS].sort())
-    const [outcomes] = (await checks('carrier_corrections', 'outcome')).filter((def) => !def.includes('finished_at'))
-    expect(quoted(outcomes!).sort()).toEqual([...CORRECTION_OUTCOMES].sort())
   })
 
   it("on the settings' bounds and defaults", async () => {

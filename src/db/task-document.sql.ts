@@ -60,9 +60,9 @@ const TASK_SOURCES: Record<QueryTaskMember | FullTaskMember, string> = {
   // milestones, are read from tracking_events when asked for (WRITE.fullEvents).
   events: 't.events_view',
   latestWebhook: 't.id',
-  // Beside the task (migration 0027): few tasks have any, read by the task's key.
-  carrierChanges: 't.id',
-  carrierCorrection: 't.id',
+  // Stored as the text the documents write, NULL for a task never moved or tried (migration 0027).
+  carrierChanges: "COALESCE(t.carrier_changes, '[]'::json)",
+  carrierCorrection: 't.carrier_correction',
 }
 
 /** The task's schedule row as `s`, beside the task row `t` (every task has one: migration 0017). */
@@ -95,27 +95,8 @@ const WRITE: Record<MemberKind, (source: string) => string> = {
   events: (source) => source,
   fullEvents: () => fullEventsOf('t.id'),
   latestWebhook: (taskId) => latestWebhookOf(taskId),
-  carrierChanges: (taskId) => carrierChangesOf(taskId),
-  carrierCorrection: (taskId) => carrierCorrectionOf(taskId),
-}
-
-/** The task's carrier changes, oldest first, as the full task lists them. */
-function carrierChangesOf(taskId: string): string {
-  // Ordered as the key is (task_id, changed_at, …): read in order, never sorted.
-  return `COALESCE((SELECT json_agg(c) FROM (
-            SELECT ch.previous_carrier_code AS "previousCarrierCode", ch.carrier_code AS "carrierCode", ch.reason,
-                   ${iso('ch.changed_at')} AS "changedAt"
-              FROM carrier_changes ch
-             WHERE ch.task_id = ${taskId}
-             ORDER BY ch.task_id, ch.changed_at, ch.carrier_code) c), '[]'::json)`
-}
-
-/** The task's auto-correct, null until one started. */
-function carrierCorrectionOf(taskId: string): string {
-  return `(SELECT row_to_json(c) FROM (
-            SELECT ${iso('cc.started_at')} AS "startedAt", ${iso('cc.finished_at')} AS "finishedAt", cc.outcome, cc.tried
-              FROM carrier_corrections cc
-             WHERE cc.task_id = ${taskId}) c)`
+  carrierChanges: (source) => source,
+  carrierCorrection: (source) => source,
 }
 
 function objectOf<M extends Members>(members: M, sources: Record<keyof M, string>, omit: readonly string[] = []): string {

@@ -170,9 +170,7 @@ describe('the list reads an index of the user’s tasks', () => {
       expect(text).toMatch(
         new RegExp(`Index (Only )?Scan Backward using tracking_tasks_user_${active}_created_idx.*\\n.*Index Cond: .*ROW\\(created_at, id\\) < ROW`),
       )
-    // Only each task's carrier changes (at most 5) are sorted, in their own subplan: never the page.
-    const sorted = [...text.matchAll(/Sort {2}\(cost.*\n\s*Sort Key: (.*)/g)].map((m) => m[1])
-    expect(sorted.filter((key) => !/^ch(_\d+)?\.changed_at/.test(key!))).toEqual([])
+    expect(text).not.toMatch(/Sort {2}\(cost/)
   })
 
   it('keeps one plan for a page: PostgreSQL does not plan the statement again on each call', async () => {

@@ -26,6 +26,14 @@ WITH
           AND t.standard_status = 'pending'
           AND t.answer_fingerprint = $1
           AND json_array_length(t.events_view) = 0
+          -- Its hours count from its last change too, and its changes are not spent.
+          AND (
+            t.carrier_changes IS NULL
+            OR (
+              json_array_length(t.carrier_changes) < 5
+              AND (t.carrier_changes -> -1 ->> 'changedAt')::timestamptz <= c.cutoff
+            )
+          )
           AND NOT EXISTS (
             SELECT
               1
@@ -38,23 +46,6 @@ WITH
                 OR cc.leased_until > now()
               )
           )
-          AND NOT EXISTS (
-            SELECT
-              1
-            FROM
-              carrier_changes ch
-            WHERE
-              ch.task_id = t.id
-              AND ch.changed_at > c.cutoff
-          )
-          AND (
-            SELECT
-              count(*)
-            FROM
-              carrier_changes ch
-            WHERE
-              ch.task_id = t.id
-          ) < 5
         ORDER BY
           t.created_at
         LIMIT
@@ -77,7 +68,6 @@ WITH
       due
     ON CONFLICT (task_id) DO UPDATE
     SET
-      started_at = now(),
       leased_until = EXCLUDED.leased_until
     WHERE
       cc.finished_at IS NULL
@@ -85,13 +75,27 @@ WITH
     RETURNING
       cc.task_id
   )
-SELECT
+  -- The full task shows the correction from now on, as the documents write it.
+UPDATE tracking_tasks t
+SET
+  carrier_correction = (
+    SELECT
+      row_to_json(x)
+    FROM
+      (
+        SELECT
+          to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
+          NULL AS "finishedAt",
+          NULL AS outcome,
+          '[]'::json AS tried
+      ) x
+  )
+FROM
+  claimed
+WHERE
+  t.id = claimed.task_id
+RETURNING
   t.id AS task_id,
   t.user_id,
   t.carrier_code,
-  t.tracking_number
-FROM
-  claimed
-  JOIN tracking_tasks t ON t.id = claimed.task_id
-ORDER BY
-  t.created_at;
+  t.tracking_number;

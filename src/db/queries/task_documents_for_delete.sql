@@ -29,45 +29,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           COALESCE(
             (
               SELECT

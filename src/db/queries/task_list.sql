@@ -36,45 +36,8 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-                COALESCE(
-                  (
-                    SELECT
-                      json_agg(c)
-                    FROM
-                      (
-                        SELECT
-                          ch.previous_carrier_code AS "previousCarrierCode",
-                          ch.carrier_code AS "carrierCode",
-                          ch.reason,
-                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                        FROM
-                          carrier_changes ch
-                        WHERE
-                          ch.task_id = t.id
-                        ORDER BY
-                          ch.task_id,
-                          ch.changed_at,
-                          ch.carrier_code
-                      ) c
-                  ),
-                  '[]'::json
-                ) AS "carrierChanges",
-                (
-                  SELECT
-                    row_to_json(c)
-                  FROM
-                    (
-                      SELECT
-                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                        cc.outcome,
-                        cc.tried
-                      FROM
-                        carrier_corrections cc
-                      WHERE
-                        cc.task_id = t.id
-                    ) c
-                ) AS "carrierCorrection",
+                COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+                t.carrier_correction AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -154,45 +117,8 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-                COALESCE(
-                  (
-                    SELECT
-                      json_agg(c)
-                    FROM
-                      (
-                        SELECT
-                          ch.previous_carrier_code AS "previousCarrierCode",
-                          ch.carrier_code AS "carrierCode",
-                          ch.reason,
-                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                        FROM
-                          carrier_changes ch
-                        WHERE
-                          ch.task_id = t.id
-                        ORDER BY
-                          ch.task_id,
-                          ch.changed_at,
-                          ch.carrier_code
-                      ) c
-                  ),
-                  '[]'::json
-                ) AS "carrierChanges",
-                (
-                  SELECT
-                    row_to_json(c)
-                  FROM
-                    (
-                      SELECT
-                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                        cc.outcome,
-                        cc.tried
-                      FROM
-                        carrier_corrections cc
-                      WHERE
-                        cc.task_id = t.id
-                    ) c
-                ) AS "carrierCorrection",
+                COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+                t.carrier_correction AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -285,45 +211,8 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-                COALESCE(
-                  (
-                    SELECT
-                      json_agg(c)
-                    FROM
-                      (
-                        SELECT
-                          ch.previous_carrier_code AS "previousCarrierCode",
-                          ch.carrier_code AS "carrierCode",
-                          ch.reason,
-                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                        FROM
-                          carrier_changes ch
-                        WHERE
-                          ch.task_id = t.id
-                        ORDER BY
-                          ch.task_id,
-                          ch.changed_at,
-                          ch.carrier_code
-                      ) c
-                  ),
-                  '[]'::json
-                ) AS "carrierChanges",
-                (
-                  SELECT
-                    row_to_json(c)
-                  FROM
-                    (
-                      SELECT
-                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                        cc.outcome,
-                        cc.tried
-                      FROM
-                        carrier_corrections cc
-                      WHERE
-                        cc.task_id = t.id
-                    ) c
-                ) AS "carrierCorrection",
+                COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+                t.carrier_correction AS "carrierCorrection",
                 COALESCE(
                   (
                     SELECT
@@ -440,45 +329,8 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-                COALESCE(
-                  (
-                    SELECT
-                      json_agg(c)
-                    FROM
-                      (
-                        SELECT
-                          ch.previous_carrier_code AS "previousCarrierCode",
-                          ch.carrier_code AS "carrierCode",
-                          ch.reason,
-                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                        FROM
-                          carrier_changes ch
-                        WHERE
-                          ch.task_id = t.id
-                        ORDER BY
-                          ch.task_id,
-                          ch.changed_at,
-                          ch.carrier_code
-                      ) c
-                  ),
-                  '[]'::json
-                ) AS "carrierChanges",
-                (
-                  SELECT
-                    row_to_json(c)
-                  FROM
-                    (
-                      SELECT
-                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                        cc.outcome,
-                        cc.tried
-                      FROM
-                        carrier_corrections cc
-                      WHERE
-                        cc.task_id = t.id
-                    ) c
-                ) AS "carrierCorrection",
+                COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+                t.carrier_correction AS "carrierCorrection",
                 COALESCE(
                   (
                     SELECT
@@ -601,45 +453,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -724,45 +539,8 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-                COALESCE(
-                  (
-                    SELECT
-                      json_agg(c)
-                    FROM
-                      (
-                        SELECT
-                          ch.previous_carrier_code AS "previousCarrierCode",
-                          ch.carrier_code AS "carrierCode",
-                          ch.reason,
-                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                        FROM
-                          carrier_changes ch
-                        WHERE
-                          ch.task_id = t.id
-                        ORDER BY
-                          ch.task_id,
-                          ch.changed_at,
-                          ch.carrier_code
-                      ) c
-                  ),
-                  '[]'::json
-                ) AS "carrierChanges",
-                (
-                  SELECT
-                    row_to_json(c)
-                  FROM
-                    (
-                      SELECT
-                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                        cc.outcome,
-                        cc.tried
-                      FROM
-                        carrier_corrections cc
-                      WHERE
-                        cc.task_id = t.id
-                    ) c
-                ) AS "carrierCorrection",
+                COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+                t.carrier_correction AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -842,45 +620,8 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-                COALESCE(
-                  (
-                    SELECT
-                      json_agg(c)
-                    FROM
-                      (
-                        SELECT
-                          ch.previous_carrier_code AS "previousCarrierCode",
-                          ch.carrier_code AS "carrierCode",
-                          ch.reason,
-                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                        FROM
-                          carrier_changes ch
-                        WHERE
-                          ch.task_id = t.id
-                        ORDER BY
-                          ch.task_id,
-                          ch.changed_at,
-                          ch.carrier_code
-                      ) c
-                  ),
-                  '[]'::json
-                ) AS "carrierChanges",
-                (
-                  SELECT
-                    row_to_json(c)
-                  FROM
-                    (
-                      SELECT
-                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                        cc.outcome,
-                        cc.tried
-                      FROM
-                        carrier_corrections cc
-                      WHERE
-                        cc.task_id = t.id
-                    ) c
-                ) AS "carrierCorrection",
+                COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+                t.carrier_correction AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -960,45 +701,8 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-                COALESCE(
-                  (
-                    SELECT
-                      json_agg(c)
-                    FROM
-                      (
-                        SELECT
-                          ch.previous_carrier_code AS "previousCarrierCode",
-                          ch.carrier_code AS "carrierCode",
-                          ch.reason,
-                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                        FROM
-                          carrier_changes ch
-                        WHERE
-                          ch.task_id = t.id
-                        ORDER BY
-                          ch.task_id,
-                          ch.changed_at,
-                          ch.carrier_code
-                      ) c
-                  ),
-                  '[]'::json
-                ) AS "carrierChanges",
-                (
-                  SELECT
-                    row_to_json(c)
-                  FROM
-                    (
-                      SELECT
-                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                        cc.outcome,
-                        cc.tried
-                      FROM
-                        carrier_corrections cc
-                      WHERE
-                        cc.task_id = t.id
-                    ) c
-                ) AS "carrierCorrection",
+                COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+                t.carrier_correction AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -1084,45 +788,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1200,45 +867,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1316,45 +946,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1436,45 +1029,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1552,45 +1108,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1668,45 +1187,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -1791,45 +1273,8 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-                COALESCE(
-                  (
-                    SELECT
-                      json_agg(c)
-                    FROM
-                      (
-                        SELECT
-                          ch.previous_carrier_code AS "previousCarrierCode",
-                          ch.carrier_code AS "carrierCode",
-                          ch.reason,
-                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                        FROM
-                          carrier_changes ch
-                        WHERE
-                          ch.task_id = t.id
-                        ORDER BY
-                          ch.task_id,
-                          ch.changed_at,
-                          ch.carrier_code
-                      ) c
-                  ),
-                  '[]'::json
-                ) AS "carrierChanges",
-                (
-                  SELECT
-                    row_to_json(c)
-                  FROM
-                    (
-                      SELECT
-                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                        cc.outcome,
-                        cc.tried
-                      FROM
-                        carrier_corrections cc
-                      WHERE
-                        cc.task_id = t.id
-                    ) c
-                ) AS "carrierCorrection",
+                COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+                t.carrier_correction AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -1917,45 +1362,8 @@ FROM
                 to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
                 to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
                 to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-                COALESCE(
-                  (
-                    SELECT
-                      json_agg(c)
-                    FROM
-                      (
-                        SELECT
-                          ch.previous_carrier_code AS "previousCarrierCode",
-                          ch.carrier_code AS "carrierCode",
-                          ch.reason,
-                          to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                        FROM
-                          carrier_changes ch
-                        WHERE
-                          ch.task_id = t.id
-                        ORDER BY
-                          ch.task_id,
-                          ch.changed_at,
-                          ch.carrier_code
-                      ) c
-                  ),
-                  '[]'::json
-                ) AS "carrierChanges",
-                (
-                  SELECT
-                    row_to_json(c)
-                  FROM
-                    (
-                      SELECT
-                        to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                        to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                        cc.outcome,
-                        cc.tried
-                      FROM
-                        carrier_corrections cc
-                      WHERE
-                        cc.task_id = t.id
-                    ) c
-                ) AS "carrierCorrection",
+                COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+                t.carrier_correction AS "carrierCorrection",
                 (
                   SELECT
                     row_to_json(w)
@@ -2049,45 +1457,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)
@@ -2219,45 +1590,8 @@ SELECT
           to_char(t.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
           to_char(s.last_fetched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "lastCheckedAt",
           to_char(s.next_refresh_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "nextCheckAt",
-          COALESCE(
-            (
-              SELECT
-                json_agg(c)
-              FROM
-                (
-                  SELECT
-                    ch.previous_carrier_code AS "previousCarrierCode",
-                    ch.carrier_code AS "carrierCode",
-                    ch.reason,
-                    to_char(ch.changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
-                  FROM
-                    carrier_changes ch
-                  WHERE
-                    ch.task_id = t.id
-                  ORDER BY
-                    ch.task_id,
-                    ch.changed_at,
-                    ch.carrier_code
-                ) c
-            ),
-            '[]'::json
-          ) AS "carrierChanges",
-          (
-            SELECT
-              row_to_json(c)
-            FROM
-              (
-                SELECT
-                  to_char(cc.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "startedAt",
-                  to_char(cc.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "finishedAt",
-                  cc.outcome,
-                  cc.tried
-                FROM
-                  carrier_corrections cc
-                WHERE
-                  cc.task_id = t.id
-              ) c
-          ) AS "carrierCorrection",
+          COALESCE(t.carrier_changes, '[]'::json) AS "carrierChanges",
+          t.carrier_correction AS "carrierCorrection",
           (
             SELECT
               row_to_json(w)

@@ -5,14 +5,7 @@ SELECT
   t.user_id,
   t.carrier_code,
   t.tracking_number,
-  (
-    SELECT
-      count(*)::int
-    FROM
-      carrier_changes c
-    WHERE
-      c.task_id = t.id
-  ) AS changes,
+  COALESCE(json_array_length(t.carrier_changes), 0) AS changes,
   t.standard_status = 'pending'
   AND json_array_length(t.events_view) = 0 AS unknown
 FROM

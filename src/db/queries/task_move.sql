@@ -24,44 +24,45 @@ WITH
       transit_counted = false,
       predicted_delivery_at = NULL,
       prediction = NULL,
+      -- The change appended to the list as the full task writes it (compact, members in order).
+      carrier_changes = (
+        CASE
+          WHEN t.carrier_changes IS NULL THEN '[' || c.change || ']'
+          ELSE left(t.carrier_changes::text, -1) || ',' || c.change || ']'
+        END
+      )::json,
       updated_at = now()
+    FROM
+      (
+        SELECT
+          row_to_json(x)::text AS change
+        FROM
+          (
+            SELECT
+              $3::text AS "previousCarrierCode",
+              $2::text AS "carrierCode",
+              $4::text AS reason,
+              to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "changedAt"
+          ) x
+      ) c
     WHERE
       t.id = $1
     RETURNING
-      t.*
+      t.id
   ),
   forgotten AS (
     DELETE FROM tracking_events e USING moved
     WHERE
       e.task_id = moved.id
-  ),
-  -- After the task's row (locked by the caller), as a refresh locks them.
-  scheduled AS (
-    UPDATE task_schedule s
-    SET
-      carrier_code = $2,
-      next_refresh_at = now(),
-      refresh_failures = 0,
-      due_since = NULL
-    FROM
-      moved
-    WHERE
-      s.task_id = moved.id
-    RETURNING
-      s.*
-  ),
-  recorded AS (
-    INSERT INTO
-      carrier_changes (task_id, previous_carrier_code, carrier_code, reason)
-    SELECT
-      id,
-      $3,
-      $2,
-      $4
-    FROM
-      moved
   )
-SELECT
-  count(*)
+  -- After the task's row (locked by the caller), as a refresh locks them.
+UPDATE task_schedule s
+SET
+  carrier_code = $2,
+  next_refresh_at = now(),
+  refresh_failures = 0,
+  due_since = NULL
 FROM
-  scheduled;
+  moved
+WHERE
+  s.task_id = moved.id;
