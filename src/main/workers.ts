@@ -126,7 +126,7 @@ export function createWorkers(
     webhookLoop.wake()
     notifyDeliveriesDue()
   })
-  const correction = new CarrierCorrectionService(db, changes, carriers.channels, Math.max(config.refreshLeaseMs, config.carrierTimeoutMs * 4))
+  const correction = new CarrierCorrectionService(db, changes, carriers.channels)
   const correctionLoop = new WorkLoop('carrier correction', () => correction.runRound(), { pollMs: config.carrierCorrectionPollMs }, log)
 
   return {

@@ -10,8 +10,15 @@ import { AppError } from '../domain/errors'
 import type { CarrierChangeService } from './carrier-change.service'
 import type { CarrierChannel } from './refresh.service'
 
-/** Tasks claimed a round; each costs up to one request of each of its other candidates. */
-const CLAIM_LIMIT = 20
+/** Tasks tried a round, each claimed alone; each costs up to one request of each of its other candidates. */
+const ROUND_TASKS = 20
+
+/**
+ * How long a claim holds its task: longer than its tries can take (a request per candidate, each
+ * waiting for its carrier's budget: one every three minutes at GLS's 500 a day), so that another
+ * worker never tries it while one is; a crashed worker's task waits this long, for a rule counted in hours.
+ */
+export const CORRECTION_LEASE_MS = 30 * 60_000
 
 /** What "not found" is fingerprinted as: a task whose last answer was it has heard nothing else since. */
 const NOT_FOUND = answerFingerprint(undefined)
@@ -29,18 +36,18 @@ export class CarrierCorrectionService {
     private readonly changes: CarrierChangeService,
     /** The carriers this process can ask: detection's candidates outside it are not available here. */
     private readonly channels: ReadonlyMap<string, CarrierChannel>,
-    private readonly leaseMs: number,
+    private readonly leaseMs: number = CORRECTION_LEASE_MS,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** One round: claim, try, finish. True when the claim was full (more may be waiting). */
+  /** One round: claim a task, try it, finish it, up to ROUND_TASKS times. True when more may be waiting. */
   async runRound(): Promise<boolean> {
-    const claims = await this.db.transaction((tx) => claimCorrections(tx, NOT_FOUND, CLAIM_LIMIT, this.leaseMs))
-    for (const claim of claims) {
-      const tried = await this.tryCandidates(claim)
-      await this.finish(claim, tried)
+    for (let i = 0; i < ROUND_TASKS; i++) {
+      const [claim] = await this.db.transaction((tx) => claimCorrections(tx, NOT_FOUND, 1, this.leaseMs))
+      if (!claim) return false
+      await this.finish(claim, await this.tryCandidates(claim))
     }
-    return claims.length === CLAIM_LIMIT
+    return true
   }
 
   private async tryCandidates({ carrierCode, trackingNumber }: ClaimedCorrection): Promise<CorrectionTry[]> {

@@ -47,7 +47,7 @@ beforeAll(async () => {
     { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
     new ServiceMetrics(new Registry(), { refreshLagSeconds: () => repository.refreshLagSeconds([]) }),
   )
-  correction = new CarrierCorrectionService(t.db, new CarrierChangeService(t.db, t.services.carriers), channels, 60_000)
+  correction = new CarrierCorrectionService(t.db, new CarrierChangeService(t.db, t.services.carriers), channels)
 })
 afterAll(async () => {
   for (const channel of channels.values()) await channel.adapter.close()
@@ -166,6 +166,22 @@ describe('auto-correct', () => {
       },
     })
     await t.services.settings.update({ carrierAutoCorrect: 'off', carrierAutoCorrectHours: 48 })
+  })
+
+  it('tries each task once when two workers look at the same time', async () => {
+    const shop = await t.createUser('two workers')
+    await settle(shop.token, { carrierAutoCorrect: true, carrierAutoCorrectHours: 1 })
+    const numbers = ['ONLYGLS9000001', 'ONLYGLS9000002', 'ONLYGLS9000003', 'ONLYGLS9000004']
+    const ids = await Promise.all(numbers.map((n) => subscribe(shop.userId, 'USPS', n)))
+    await refresh.runRound('USPS')
+    for (const id of ids) await age(id, 2)
+    sim.resetStats()
+    const other = new CarrierCorrectionService(t.db, new CarrierChangeService(t.db, t.services.carriers), channels)
+    await Promise.all([correction.runRound(), other.runRound()])
+    for (const id of ids) expect((await task(shop.token, id)).carrierCorrection!.tried).toHaveLength(2)
+    // La Poste asked once and GLS once per number: eight requests, not sixteen.
+    const stats = sim.stats().carriers
+    expect([stats.laposte!.trackRequests, stats.gls!.trackRequests]).toEqual([4, 4])
   })
 
   it('refuses settings out of bounds', async () => {
