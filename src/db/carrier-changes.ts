@@ -1,8 +1,8 @@
 import type { CarrierChangeReason } from '../domain/carrier-change'
 import type { Queryable } from './database'
-import type { FullTaskDocument } from './task-lifecycle.repository'
+import { TASK_FULL, type FullTaskDocument } from './task-lifecycle.repository'
 import { statementsOf } from './statements'
-import { iso, taskDocumentOf } from './task-document.sql'
+import { iso } from './task-document.sql'
 
 /**
  * The statements of a carrier change's transaction (services/carrier-change.service.ts): lock the
@@ -53,10 +53,10 @@ export async function moveTask(tx: Queryable, task: TaskToMove, carrierCode: str
  * The full task as the transaction sees it: after a move, read by a statement of its own (one
  * statement does not see its own writes: the events it deleted, the change it recorded).
  */
-export async function fullTaskOf(tx: Queryable, taskId: number): Promise<FullTaskDocument> {
+export async function fullTaskOf(tx: Queryable, task: { id: number; userId: number }): Promise<FullTaskDocument> {
   const {
     rows: [row],
-  } = await tx.query<{ document: FullTaskDocument }>(TASK_FULL_BY_ID, [taskId])
+  } = await tx.query<{ document: FullTaskDocument }>(TASK_FULL, [task.userId, task.id])
   return row!.document
 }
 
@@ -114,4 +114,3 @@ const TASK_MOVE = sql(
      FROM moved
     WHERE s.task_id = moved.id`,
 )
-const TASK_FULL_BY_ID = sql('task_full_by_id', `SELECT ${taskDocumentOf('full')} AS document FROM tracking_tasks t WHERE t.id = $1`)

@@ -54,7 +54,6 @@ const CORRECTION_CLAIM = sql(
             AND t.milestone = 'pending'
             AND t.created_at <= c.cutoff
             AND t.inactive_since IS NULL
-            AND t.standard_status = 'pending'
             AND t.answer_fingerprint = $1
             AND json_array_length(t.events_view) = 0
             -- Its hours count from its last change too, and its changes are not spent.

@@ -16,10 +16,7 @@ import { OutboxService, type ChannelMetrics, type DeliveryHooks, type DeliveryLo
 import { WebhookSender } from '../webhooks/webhook-sender'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { WorkLoop } from '../workers/work-loop'
-import { carrierModes, type Carriers } from './carriers'
-import { carrierPaces } from './container'
-import { CarrierCatalogService } from '../services/carrier-catalog.service'
-import { CarrierChangeService } from '../services/carrier-change.service'
+import type { Carriers } from './carriers'
 import { CarrierCorrectionService } from '../services/carrier-correction.service'
 
 const RETENTION_POLL_MS = 60_000
@@ -121,12 +118,10 @@ export function createWorkers(
   const retentionLoop = new WorkLoop('retention', () => retention.runRound(), { pollMs: RETENTION_POLL_MS }, log)
 
   // Auto-correct: rare work, looked for once a minute (CARRIER_CORRECTION_POLL_MS); a full claim goes on at once.
-  const modes = carrierModes(config)
-  const changes = new CarrierChangeService(db, new CarrierCatalogService(modes, carrierPaces(config, modes)), wakeRefresh, () => {
+  const correction = new CarrierCorrectionService(db, carriers.channels, wakeRefresh, () => {
     webhookLoop.wake()
     notifyDeliveriesDue()
   })
-  const correction = new CarrierCorrectionService(db, changes, carriers.channels)
   const correctionLoop = new WorkLoop('carrier correction', () => correction.runRound(), { pollMs: config.carrierCorrectionPollMs }, log)
 
   return {

@@ -7,7 +7,7 @@ import type { Database } from '../db/database'
 import { answerFingerprint } from '../domain/answer-fingerprint'
 import { correctionCandidates, correctionFound, type CorrectionOutcome, type CorrectionTry, type CorrectionTryOutcome } from '../domain/carrier-change'
 import { AppError } from '../domain/errors'
-import type { CarrierChangeService } from './carrier-change.service'
+import { moveAndTell } from './carrier-move'
 import type { CarrierChannel } from './refresh.service'
 
 /** Tasks tried a round, each claimed alone; each costs up to one request of each of its other candidates. */
@@ -33,9 +33,12 @@ const NOT_FOUND = answerFingerprint(undefined)
 export class CarrierCorrectionService {
   constructor(
     private readonly db: Database,
-    private readonly changes: CarrierChangeService,
     /** The carriers this process can ask: detection's candidates outside it are not available here. */
     private readonly channels: ReadonlyMap<string, CarrierChannel>,
+    /** Called after a task was moved and made due now (wakes the refresh workers). */
+    private readonly onTaskDue: () => void = () => {},
+    /** Called after a move made deliveries (wakes the webhook workers). */
+    private readonly onDeliveriesDue: () => void = () => {},
     private readonly leaseMs: number = CORRECTION_LEASE_MS,
     private readonly now: () => Date = () => new Date(),
   ) {}
@@ -85,7 +88,9 @@ export class CarrierCorrectionService {
       if (task.carrierCode !== claim.carrierCode || !task.unknown) outcome = 'superseded'
       else if (found !== undefined) {
         try {
-          await this.changes.moveIn(tx, task, found, 'auto_correct')
+          const { told } = await moveAndTell(tx, task, found, 'auto_correct', this.now())
+          tx.afterCommit(this.onTaskDue)
+          if (told > 0) tx.afterCommit(this.onDeliveriesDue)
         } catch (error) {
           // Refused before anything was written: the user tracks the pair already, or the task has had its changes.
           if (!(error instanceof AppError)) throw error

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
+import { simulatorAdapter } from '../../test/support/simulator-adapter'
 import { createRefreshService } from '../../test/support/worker-services'
 import { CARRIERS, createCarrierSimulator } from '../carriers/registry'
 import { RefreshRepository } from '../db/refresh.repository'
@@ -9,7 +10,6 @@ import type { FullTaskJson } from '../domain/task-document'
 import { ServiceMetrics } from '../observability/metrics'
 import type { CarrierSimulator } from '../simulator/simulator'
 import { CarrierBudget } from './carrier-budget'
-import { CarrierChangeService } from './carrier-change.service'
 import { CarrierCorrectionService } from './carrier-correction.service'
 import type { CarrierChannel, RefreshService } from './refresh.service'
 
@@ -30,11 +30,7 @@ beforeAll(async () => {
     CARRIERS.map((carrier) => [
       carrier.code,
       {
-        adapter: carrier.createAdapter({
-          baseUrl: sim.urlOf(carrier.simulator),
-          credentials: Object.fromEntries(Object.keys(carrier.env.credentials).map((field) => [field, 'simulator'])),
-          timeoutMs: 5_000,
-        }),
+        adapter: simulatorAdapter(carrier, sim, 5_000),
         budget: new CarrierBudget(1000),
         circuit: new CircuitBreaker(),
       },
@@ -47,7 +43,7 @@ beforeAll(async () => {
     { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
     new ServiceMetrics(new Registry(), { refreshLagSeconds: () => repository.refreshLagSeconds([]) }),
   )
-  correction = new CarrierCorrectionService(t.db, new CarrierChangeService(t.db, t.services.carriers), channels)
+  correction = new CarrierCorrectionService(t.db, channels)
 })
 afterAll(async () => {
   for (const channel of channels.values()) await channel.adapter.close()
@@ -176,7 +172,7 @@ describe('auto-correct', () => {
     await refresh.runRound('USPS')
     for (const id of ids) await age(id, 2)
     sim.resetStats()
-    const other = new CarrierCorrectionService(t.db, new CarrierChangeService(t.db, t.services.carriers), channels)
+    const other = new CarrierCorrectionService(t.db, channels)
     await Promise.all([correction.runRound(), other.runRound()])
     for (const id of ids) expect((await task(shop.token, id)).carrierCorrection!.tried).toHaveLength(2)
     // La Poste asked once and GLS once per number: eight requests, not sixteen.

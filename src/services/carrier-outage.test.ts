@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client'
+import { simulatorAdapter } from '../../test/support/simulator-adapter'
 import { createRefreshService } from '../../test/support/worker-services'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
@@ -28,11 +29,7 @@ beforeAll(async () => {
   userId = (await t.createUser()).userId
   await sim.start()
   const channel = (plugin: typeof FEDEX): CarrierChannel => ({
-    adapter: plugin.createAdapter({
-      baseUrl: sim.urlOf(plugin.simulator),
-      credentials: Object.fromEntries(Object.keys(plugin.env.credentials).map((f) => [f, 'x'])),
-      timeoutMs: 1000,
-    }),
+    adapter: simulatorAdapter(plugin, sim, 1000),
     budget: new CarrierBudget(1000),
     circuit: new CircuitBreaker({ failureThreshold: 3, baseOpenMs: 300, maxOpenMs: 600 }),
   })

@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client'
+import { simulatorAdapter } from '../../test/support/simulator-adapter'
 import { createRefreshService } from '../../test/support/worker-services'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
@@ -27,11 +28,7 @@ beforeAll(async () => {
   shopB = (await t.createUser('shop-b')).userId
   await sim.start()
   const channel = (plugin: typeof FEDEX): CarrierChannel => ({
-    adapter: plugin.createAdapter({
-      baseUrl: sim.urlOf(plugin.simulator),
-      credentials: Object.fromEntries(Object.keys(plugin.env.credentials).map((f) => [f, 'x'])),
-      timeoutMs: 2000,
-    }),
+    adapter: simulatorAdapter(plugin, sim, 2000),
     budget: new CarrierBudget(1000),
   })
   channels = new Map([

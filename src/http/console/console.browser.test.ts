@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client'
+import { simulatorAdapter } from '../../../test/support/simulator-adapter'
 import { createRefreshService, createWebhookDelivery } from '../../../test/support/worker-services'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -58,11 +59,7 @@ async function refreshAndDeliver(): Promise<void> {
     CARRIERS.map((c) => [
       c.code,
       {
-        adapter: c.createAdapter({
-          baseUrl: sim.urlOf(c.simulator),
-          credentials: Object.fromEntries(Object.keys(c.env.credentials).map((f) => [f, 'x'])),
-          timeoutMs: 2000,
-        }),
+        adapter: simulatorAdapter(c, sim, 2000),
         budget: new CarrierBudget(1000),
       },
     ]),
