@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import pg from 'pg'
 import { createCarrierSimulator } from '../src/carriers/registry'
+import { postgresTicks, ticks } from './cpu'
 import { startService } from '../test/support/service-process'
 import { simulatorEnv } from '../test/support/simulator-env'
 import { newest, SCHEDULED } from './finished'
@@ -64,6 +65,7 @@ export async function burstFigures(
       })
     ).json()) as { data: { token: string } }
     const acked = new Map<string, number>()
+    const cpuBefore = { service: ticks(service.process.pid!), database: postgresTicks(), receiver: ticks(receiver.child.pid!), bench: process.cpuUsage() }
     const prefix = `BURST${Date.now()}X`
     const started = Date.now()
     // Ten batches in flight, as a shop's import would send them.
@@ -89,6 +91,12 @@ export async function burstFigures(
       const { numbers } = (await (await fetch(`${receiver.url}/_count`)).json()) as { numbers: number }
       if (numbers >= CHANGES || Date.now() - started > 180_000) break
       await new Promise((r) => setTimeout(r, 100))
+    }
+    const cores = {
+      service: (ticks(service.process.pid!) - cpuBefore.service) / 100,
+      database: (postgresTicks() - cpuBefore.database) / 100,
+      receiver: (ticks(receiver.child.pid!) - cpuBefore.receiver) / 100,
+      bench: ((u) => (u.user + u.system) / 1e6)(process.cpuUsage(cpuBefore.bench)),
     }
     const stats = (await (await fetch(`${receiver.url}/_stats`)).json()) as { count: number; arrivals: Record<string, number> }
     const client = new pg.Client({ connectionString: dbUrl() })
@@ -136,6 +144,17 @@ export async function burstFigures(
       kind,
       '  subscribed / every number fetched / every webhook received, after the first subscribe',
       `${((subscribed - started) / 1000).toFixed(1)} s / ${((fetched - started) / 1000).toFixed(1)} s / ${((last - started) / 1000).toFixed(1)} s`,
+      '',
+      '',
+      '',
+    )
+    // Where the two cores went, in CPU seconds from the first subscribe to the last webhook: the
+    // bench's own process sends the batches and runs the carrier simulator.
+    const perChange = (s: number) => `${((s * 1e6) / CHANGES).toFixed(0)} µs`
+    row(
+      kind,
+      '  CPU a change: service / database / receiver / bench (batches and carrier simulator)',
+      `${perChange(cores.service)} / ${perChange(cores.database)} / ${perChange(cores.receiver)} / ${perChange(cores.bench)}`,
       '',
       '',
       '',

@@ -37,6 +37,7 @@ import { apiRoutes } from './routes/api.routes'
 import { consoleRoutes } from './console/console.routes'
 import { openapiOptions } from './openapi'
 import { parameterCompiler } from './parameters'
+import { DeferredCompiles, type Serializer, type Validator } from './deferred-compile'
 import { registerComponents } from './schemas/components'
 
 export interface AppServices {
@@ -83,26 +84,29 @@ const buildFjs = SerializerSelector()
  * Error envelope under another description, and compiling each separately was a third of the
  * app's start.
  */
-function buildSerializer(externalSchemas: Parameters<ReturnType<typeof SerializerSelector>>[0], options: Parameters<ReturnType<typeof SerializerSelector>>[1]) {
-  const compile = buildFjs(externalSchemas, options)
-  const compiled = new Map<string, ReturnType<typeof compile>>()
-  return (route: Parameters<typeof compile>[0]) => {
-    const { description: _description, headers: _headers, ...shape } = route.schema as Record<string, unknown>
-    const key = JSON.stringify(shape)
-    let serializer = compiled.get(key)
-    if (!serializer) compiled.set(key, (serializer = compile(route)))
-    return serializer
+const serializerFactory =
+  (deferred: DeferredCompiles) =>
+  (externalSchemas: Parameters<ReturnType<typeof SerializerSelector>>[0], options: Parameters<ReturnType<typeof SerializerSelector>>[1]) => {
+    const compile = buildFjs(externalSchemas, options)
+    const compiled = new Map<string, Serializer>()
+    return (route: Parameters<typeof compile>[0]) => {
+      const { description: _description, headers: _headers, ...shape } = route.schema as Record<string, unknown>
+      const key = JSON.stringify(shape)
+      let serializer = compiled.get(key)
+      if (!serializer) compiled.set(key, (serializer = deferred.serializer(() => compile(route) as Serializer)))
+      return serializer
+    }
   }
-}
 
-function buildValidator(externalSchemas: Parameters<typeof buildAjv>[0], ajvOptions: Parameters<typeof buildAjv>[1]) {
+const validatorFactory = (deferred: DeferredCompiles) => (externalSchemas: Parameters<typeof buildAjv>[0], ajvOptions: Parameters<typeof buildAjv>[1]) => {
   const ajv = buildAjv(externalSchemas, ajvOptions) as unknown as FastifySchemaCompiler<unknown>
   return (route: Parameters<FastifySchemaCompiler<unknown>>[0]) =>
-    route.httpPart === 'params' || route.httpPart === 'querystring' ? parameterCompiler(route as never) : ajv(route)
+    route.httpPart === 'params' || route.httpPart === 'querystring' ? parameterCompiler(route as never) : deferred.validator(() => ajv(route) as Validator)
 }
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const deferred = new DeferredCompiles()
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
@@ -115,8 +119,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Bodies by Ajv; path and query parameters (strings in a URL) by their own strict compiler.
     schemaController: {
       compilersFactory: {
-        buildValidator: buildValidator as never,
-        buildSerializer: buildSerializer as never,
+        buildValidator: validatorFactory(deferred) as never,
+        buildSerializer: serializerFactory(deferred) as never,
       },
     },
     routerOptions: { maxParamLength: 200 },
@@ -140,6 +144,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
     body === '' ? done(null, undefined) : parseJson(request, body as string, done),
   )
+  app.addHook('onListen', (done) => {
+    deferred.compileRest((error) => app.log.error({ err: error }, 'a route schema does not compile'))
+    done()
+  })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
