@@ -315,6 +315,7 @@ function translated(error: unknown, statementMs: number): unknown {
 
 /** How long a pooled connection stays open unused. */
 export const IDLE_CONNECTION_MS = 30_000
+const CONNECTION_LIFETIME_MS = 30_000
 
 /** The pool of one process: its deadlines given to the server too, TCP keepalive on every connection. */
 export function connectDatabase(connectionString: string, kind: DatabaseKind, options: DatabaseOptions): Database {
@@ -327,6 +328,10 @@ export function connectDatabase(connectionString: string, kind: DatabaseKind, op
     connectionTimeoutMillis: timeouts.connectMs,
     // An idle backend keeps what it grew under load (2-7 MiB each): after 30 s unused it goes.
     idleTimeoutMillis: IDLE_CONNECTION_MS,
+    // A backend also keeps what it grew while it is in use, and the workers keep a pool in use
+    // long after a load: each connection is replaced once it is this old (at its release), which
+    // costs a connect and the hot statements' plans again every half minute.
+    maxLifetimeSeconds: CONNECTION_LIFETIME_MS / 1000,
     // A connection to a server that vanished without a reset is found out by TCP, not by waiting.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,

@@ -10,7 +10,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 // entry point in its own process), so that signals and pids are its own. PROF_DIR=dir writes a
 // CPU profile of every service started (how the bench's hot spots were found).
 const LAUNCH = 'src/main/launch.mjs'
-const NODE_ARGS = process.env.PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.PROF_DIR] : []
+/** The node options `npm start` gives the launcher, read off package.json's start script. */
+const START_OPTIONS = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(' ')
+  .filter((word) => word.startsWith('--'))
+const NODE_ARGS = [...START_OPTIONS, ...(process.env.PROF_DIR ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.PROF_DIR] : [])]
 
 export interface ServiceProcess {
   port: number
