@@ -92,11 +92,12 @@ export async function burstFigures(
       if (numbers >= CHANGES || Date.now() - started > 180_000) break
       await new Promise((r) => setTimeout(r, 100))
     }
+    const benchCpu = process.cpuUsage(cpuBefore.bench)
     const cores = {
       service: (ticks(service.process.pid!) - cpuBefore.service) / 100,
       database: (postgresTicks() - cpuBefore.database) / 100,
       receiver: (ticks(receiver.child.pid!) - cpuBefore.receiver) / 100,
-      bench: ((u) => (u.user + u.system) / 1e6)(process.cpuUsage(cpuBefore.bench)),
+      bench: (benchCpu.user + benchCpu.system) / 1e6,
     }
     const stats = (await (await fetch(`${receiver.url}/_stats`)).json()) as { count: number; arrivals: Record<string, number> }
     const client = new pg.Client({ connectionString: dbUrl() })

@@ -5,28 +5,24 @@
  * of the event loop, so requests that arrive meanwhile are served between them.
  */
 export class DeferredCompiles {
-  private readonly pending = new Set<() => void>()
+  private readonly pending = new Set<() => unknown>()
 
   /** A validator (Ajv's: its `errors` read after a call) compiled on its first call. */
   validator(compile: () => Validator): Validator {
-    let compiled: Validator | undefined
-    const ensure = () => (compiled ??= compile())
+    const compiled = this.lazy(compile)
     const validate: Validator = (data: unknown) => {
-      const run = ensure()
+      const run = compiled()
       const result = run(data)
       validate.errors = run.errors
       return result
     }
-    this.later(ensure)
     return validate
   }
 
   /** A serializer compiled on its first call. */
   serializer(compile: () => Serializer): Serializer {
-    let compiled: Serializer | undefined
-    const ensure = () => (compiled ??= compile())
-    this.later(ensure)
-    return (data: unknown) => ensure()(data)
+    const compiled = this.lazy(compile)
+    return (data: unknown) => compiled()(data)
   }
 
   /** Compiles what no request has needed yet, one per turn; `failed` hears a schema that does not compile. */
@@ -45,8 +41,12 @@ export class DeferredCompiles {
     setImmediate(next)
   }
 
-  private later(compile: () => unknown): void {
-    this.pending.add(() => void compile())
+  /** `compile`'s result, made at the first call and kept; until then one of the pending compiles. */
+  private lazy<F>(compile: () => F): () => F {
+    let compiled: F | undefined
+    const once = () => (compiled ??= compile())
+    this.pending.add(once)
+    return once
   }
 }
 

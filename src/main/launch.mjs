@@ -37,7 +37,7 @@ async function build() {
   const startedAt = Date.now()
   // A directory of this process's own, renamed into place: processes starting together never
   // write into one another's bundle, and none reads a half-written one.
-  const dir = `${name}-${process.pid}-${Date.now()}`
+  const dir = `${name}-${process.pid}-${startedAt}`
   const result = await esbuild.build({
     entryPoints: { entry },
     absWorkingDir: root,
@@ -96,7 +96,9 @@ function removeOlderBundles(current) {
   for (const other of readdirSync(cache)) {
     if (!other.startsWith(`${name}-`) || other === current) continue
     const path = join(cache, other)
-    if (Date.now() - statSync(path).mtimeMs > 86_400_000) rmSync(path, { recursive: true, force: true })
+    // Another process starting meanwhile may remove it first.
+    const builtAt = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()
+    if (Date.now() - builtAt > 86_400_000) rmSync(path, { recursive: true, force: true })
   }
 }
 
