@@ -29,6 +29,13 @@ export interface SubscribeSetup {
   row: Row
   /** Numbers are made unique across every load of the run. */
   prefix: string
+  /** Where the tasks' webhooks go (a host that does not exist when none is given). */
+  callbackUrl?: string
+  /**
+   * Before each slice, the work the service's own workers were left with is let finish (ROLE=all:
+   * the new tasks fetched, their webhooks delivered), so that no slice carries it; resolves to the seconds it took.
+   */
+  settle?: () => Promise<number>
 }
 
 interface Side {
@@ -38,6 +45,8 @@ interface Side {
   /** Cores busy, summed over the side's slices: its own process, the other side's, the database, the load generator. */
   cores: { own: number; other: number; database: number; generator: number }
   elapsed: number
+  /** Seconds waited before its slices for the workers' backlog. */
+  settled: number
 }
 
 export interface SubscribeResult {
@@ -46,12 +55,13 @@ export interface SubscribeResult {
   ceiling: number
 }
 
-const newSide = (): Side => ({ rate: [], p99: [], failed: 0, cores: { own: 0, other: 0, database: 0, generator: 0 }, elapsed: 0 })
+const newSide = (): Side => ({ rate: [], p99: [], failed: 0, cores: { own: 0, other: 0, database: 0, generator: 0 }, elapsed: 0, settled: 0 })
 const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length
 
 export async function subscribeSlices(setup: SubscribeSetup): Promise<SubscribeResult> {
   let n = 0
-  const body = () => JSON.stringify({ carrierCode: 'FEDEX', trackingNumber: `${setup.prefix}${++n}`, callbackUrl: 'https://shop.example/hook' })
+  const body = () =>
+    JSON.stringify({ carrierCode: 'FEDEX', trackingNumber: `${setup.prefix}${++n}`, callbackUrl: setup.callbackUrl ?? 'https://shop.example/hook' })
   const targets = {
     service: { url: setup.serviceUrl, headers: setup.headers, pid: setup.servicePid, other: setup.ceilingPid },
     ceiling: { url: setup.ceilingUrl, headers: { 'content-type': 'application/json' }, pid: setup.ceilingPid, other: setup.servicePid },
@@ -59,6 +69,8 @@ export async function subscribeSlices(setup: SubscribeSetup): Promise<SubscribeR
   const sliceSeconds = Math.max(2, setup.seconds / 2)
   const run = async (which: keyof typeof targets, seconds: number, side?: Side) => {
     const target = targets[which]
+    const settled = setup.settle ? await setup.settle() : 0
+    if (side) side.settled += settled
     const before = { own: ticks(target.pid), other: ticks(target.other), database: setup.databaseTicks(), generator: process.cpuUsage(), at: performance.now() }
     const result: LoadResult = await load({ url: target.url, method: 'POST', connections: 50, seconds, headers: target.headers, body })
     if (!side) return
@@ -100,6 +112,16 @@ export async function subscribeSlices(setup: SubscribeSetup): Promise<SubscribeR
     '',
   )
   row(kind, `  ${label}: p99, mean of the slices`, `${fmt(mean(service.p99))} ms`, `${fmt(mean(ceiling.p99))} ms`, '', '')
+  if (setup.settle) {
+    row(
+      kind,
+      `  ${label}: the workers' backlog worked off before each slice, mean (after the service's slices / the ceiling's)`,
+      `${(ceiling.settled / SLICES).toFixed(1)} s / ${(service.settled / SLICES).toFixed(1)} s`,
+      '',
+      '',
+      '',
+    )
+  }
   if (service.failed + ceiling.failed > 0) console.log(`  (subscribe: service ${service.failed}, ceiling ${ceiling.failed} non-2xx or errors)`)
   return { ratio: s / c, service: s, ceiling: c }
 }

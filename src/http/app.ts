@@ -25,6 +25,7 @@ import type { ConsoleService } from '../services/console.service'
 import type { DeliveryLogService } from '../services/delivery-log.service'
 import type { WebhookEndpointService } from '../services/webhook-endpoint.service'
 import type { WebhookHistoryService } from '../services/webhook-history.service'
+import type { ApiPressure } from '../services/api-pressure'
 import { AppError } from '../domain/errors'
 import { errorEnvelope, frameworkErrorHandler, installErrorHandling } from './error-handler'
 import { AJV_OPTIONS } from './request-check'
@@ -72,6 +73,8 @@ export interface AppOptions {
   api?: boolean
   /** Off when absent. */
   rateLimits?: RateLimitOptions
+  /** Told of every request's start and end, for the workers of the same process (ROLE=all). */
+  pressure?: ApiPressure
 }
 
 const BODY_LIMIT = 1024 * 1024
@@ -151,6 +154,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  const { pressure } = options
+  if (pressure) {
+    app.addHook('onRequest', (_request, reply, done) => {
+      pressure.began()
+      // A response closes once, whether it was answered or its connection went first.
+      reply.raw.once('close', () => pressure.ended())
+      done()
+    })
+  }
   installErrorHandling(app)
   installMetrics(app, options.registry ?? createRegistry())
   if (options.rateLimits) installRateLimits(app, options.rateLimits)

@@ -13,6 +13,7 @@ import { createWorkers } from './workers'
 import { createServices } from './container'
 import { StartRefused } from './start-refused'
 import { WebhookHttp } from '../webhooks/webhook-http'
+import { ApiPressure } from '../services/api-pressure'
 
 /**
  * The service on its open database (src/main/server.ts opens it meanwhile): migrations applied,
@@ -35,8 +36,10 @@ export async function startService(config: Config, log: Logger, db: Database): P
   // other processes' workers woken with a NOTIFY (at most one per 100 ms a channel).
   const tasksCreated = new Notifier(db, TASKS_DUE)
   const deliveriesDue = new Notifier(db, DELIVERIES_DUE)
+  // ROLE=all: the refresh yields to the API while it is saturated (docs/refresh.md, "API first").
+  const pressure = config.role === 'all' ? new ApiPressure(config.apiFirstInFlight) : undefined
   const workers = carriers
-    ? createWorkers(config, { db, carriers, deliveryRepository, metrics, log, notifyDeliveriesDue: () => deliveriesDue.notify() })
+    ? createWorkers(config, { db, carriers, deliveryRepository, metrics, log, notifyDeliveriesDue: () => deliveriesDue.notify(), pressure })
     : undefined
   const webhookHttp = new WebhookHttp({ timeoutMs: config.webhook.timeoutMs, allowPrivateTargets: config.webhook.allowPrivateTargets })
   const services = createServices(db, config, {
@@ -62,6 +65,7 @@ export async function startService(config: Config, log: Logger, db: Database): P
     registry,
     api: config.role !== 'worker',
     rateLimits: config.rateLimits,
+    pressure,
   })
 
   app.log.info(

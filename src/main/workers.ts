@@ -18,6 +18,7 @@ import { WebhookHttp } from '../webhooks/webhook-http'
 import { WorkLoop } from '../workers/work-loop'
 import type { Carriers } from './carriers'
 import { CarrierCorrectionService } from '../services/carrier-correction.service'
+import type { ApiPressure } from '../services/api-pressure'
 
 const RETENTION_POLL_MS = 60_000
 
@@ -46,9 +47,11 @@ export function createWorkers(
     log: FastifyBaseLogger
     /** Tells other processes' webhook workers that deliveries are due (a debounced NOTIFY). */
     notifyDeliveriesDue: () => void
+    /** The API of this process (ROLE=all), which the refresh yields to while it is saturated. */
+    pressure?: ApiPressure
   },
 ): Workers {
-  const { db, carriers, deliveryRepository, metrics, log, notifyDeliveriesDue } = deps
+  const { db, carriers, deliveryRepository, metrics, log, notifyDeliveriesDue, pressure } = deps
   const webhookHttp = new WebhookHttp({
     timeoutMs: config.webhook.timeoutMs,
     allowPrivateTargets: config.webhook.allowPrivateTargets,
@@ -98,6 +101,7 @@ export function createWorkers(
         webhookLoop.wake()
         notifyDeliveriesDue()
       },
+      pressure,
     },
   )
   // One loop per carrier: a slow or failing carrier never delays another. A round that claimed

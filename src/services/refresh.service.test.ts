@@ -16,6 +16,7 @@ import { CarrierBudget } from './carrier-budget'
 import { RefreshApply } from './refresh-apply'
 import { type CarrierChannel, type RefreshService } from './refresh.service'
 import { waitFor } from '../../test/support/wait-for'
+import { ApiPressure } from './api-pressure'
 
 // End to end through the simulator over HTTP: the real adapters, the real database.
 const STEP = 60_000
@@ -270,6 +271,48 @@ describe('claims and leases', () => {
     expect(round).toMatchObject({ claimed: 112, applied: 112 })
     expect(sim.stats().carriers.fedex!.trackRequests).toBe(3)
     expect(sim.stats().carriers.uparcel!.trackRequests).toBe(2)
+  })
+})
+
+describe('beside a saturated API (ROLE=all)', () => {
+  const options = { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 }
+  const beside = (pressure: ApiPressure) =>
+    createRefreshService(
+      t.db,
+      new Map([['FEDEX', channels.get('FEDEX')!]]),
+      options,
+      new ServiceMetrics(new Registry(), { refreshLagSeconds: async () => 0 }),
+      {
+        pressure,
+      },
+    )
+
+  it('waits for the requests in flight to fall below the mark, then claims as usual', async () => {
+    const ids: number[] = []
+    for (let i = 0; i < 40; i++) ids.push(await subscribe('API1ST'))
+    const pressure = new ApiPressure(2)
+    pressure.began()
+    pressure.began()
+    let settled = false
+    const round = beside(pressure)
+      .runRound('FEDEX')
+      .finally(() => (settled = true))
+    // Nothing is claimed while the API is saturated.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(settled).toBe(false)
+    expect(await t.db.query(`SELECT 1 FROM task_schedule WHERE task_id = ANY($1::bigint[]) AND last_fetched_at IS NOT NULL`, [ids])).toEqual([])
+    pressure.ended()
+    expect(await round).toMatchObject({ claimed: 40, applied: 40, more: false })
+  })
+
+  it('claims one request of the carrier when the API stays saturated through the wait', async () => {
+    for (let i = 0; i < 40; i++) await subscribe('API1ST')
+    const pressure = new ApiPressure(1)
+    pressure.began()
+    const service = beside(pressure)
+    expect(await service.runRound('FEDEX')).toMatchObject({ claimed: FedexClient.maxBatchSize, more: true })
+    pressure.ended()
+    expect(await service.runRound('FEDEX')).toMatchObject({ claimed: 10, more: false })
   })
 })
 

@@ -6,6 +6,7 @@ import { CircuitBreaker, type CircuitView } from '../domain/circuit-breaker'
 import { refreshRetryDelayMs } from '../domain/refresh-schedule'
 import type { ServiceMetrics } from '../observability/metrics'
 import type { CarrierBudget } from './carrier-budget'
+import type { ApiPressure } from './api-pressure'
 import type { CarrierLoad } from './carrier-load'
 import type { FetchedTask, RefreshApply } from './refresh-apply'
 
@@ -25,6 +26,9 @@ export interface RefreshOptions {
 
 /** The shortest wait a round asks for before the next: rounds of one carrier at most ten a second. */
 const MIN_ROUND_GAP_MS = 100
+
+/** The longest a round waits for a saturated API beside it before it claims one request's worth. */
+export const API_FIRST_WAIT_MS = 1000
 
 export interface CarrierChannel {
   adapter: CarrierAdapter
@@ -60,6 +64,8 @@ export interface RefreshHooks {
   random?: () => number
   /** Called after a status change was recorded in the outbox (wakes the webhook loop). */
   onNotification?: () => void
+  /** The API served by the same process (ROLE=all): a round yields to it while it is saturated. */
+  pressure?: Pick<ApiPressure, 'yieldTo'>
 }
 
 /**
@@ -73,6 +79,7 @@ export class RefreshService {
   private readonly now: () => Date
   private readonly random: () => number
   private readonly onNotification: () => void
+  private readonly pressure: Pick<ApiPressure, 'yieldTo'> | undefined
   private readonly circuitOf: Map<string, CircuitBreaker>
   private readonly repository: RefreshRepository
   private readonly applier: RefreshApply
@@ -89,6 +96,7 @@ export class RefreshService {
     this.now = hooks.now ?? (() => new Date())
     this.random = hooks.random ?? Math.random
     this.onNotification = hooks.onNotification ?? (() => {})
+    this.pressure = hooks.pressure
     this.repository = parts.repository
     this.applier = parts.applier
     this.load = parts.load
@@ -115,6 +123,11 @@ export class RefreshService {
     const result: RoundResult = { claimed: 0, more: false, applied: 0, failed: 0, skipped: 0 }
     const channel = this.carriers.get(carrierCode)
     if (!channel || channel.budget.paused) return result
+    // API first: while the API beside it is saturated, a round waits for it to calm down, a
+    // second at most, and then claims one request's worth. A fetch and its apply cost several
+    // times a subscribe, so the refresh running at full speed beside a saturated API took half
+    // its throughput; what waits is fetched at full speed once the API calms down.
+    const yielding = this.pressure ? await this.pressure.yieldTo(API_FIRST_WAIT_MS) : false
     const circuit = this.circuitOf.get(carrierCode)!
     const allowed = circuit.allowedRequests(this.now().getTime())
     this.metrics.carrierCircuitOpen.set({ carrier: carrierCode }, allowed === 0 ? 1 : 0)
@@ -129,7 +142,7 @@ export class RefreshService {
     // none through (a budget of 60 an hour: one request a minute).
     const affordable = channel.budget.requestsWithin(Math.min(10_000, this.options.leaseMs / 3))
     if (!probe && affordable === 0) return { ...result, wakeInMs: Math.max(channel.budget.msUntilNext(), MIN_ROUND_GAP_MS) }
-    const limit = probe ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, affordable * channel.adapter.maxBatchSize)
+    const limit = probe || yielding ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, affordable * channel.adapter.maxBatchSize)
     const nextRefreshInMs = await this.intervalOf(carrierCode, channel)
     const claims = await this.db
       .transaction((tx) => this.repository.claimDue(tx, carrierCode, limit, this.options.leaseMs))

@@ -6,6 +6,7 @@ import type { CarrierModes } from '../../src/services/health.service'
 import type { Database } from '../../src/db/database'
 import { createTestDatabase, type TestDatabase } from './test-database'
 import { WebhookHttp } from '../../src/webhooks/webhook-http'
+import type { ApiPressure } from '../../src/services/api-pressure'
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789'
 
@@ -47,6 +48,8 @@ export interface TestAppOptions {
   carrierModes?: CarrierModes
   /** The token cache's clock; the real one by default. */
   tokenCacheClock?: () => number
+  /** Told of every request, as in a ROLE=all process. */
+  pressure?: ApiPressure
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -66,7 +69,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       consoleOverviewTtlMs: 0,
     },
   )
-  const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN })
+  const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN, pressure: options.pressure })
   await app.ready()
   return {
     app,
