@@ -13,6 +13,7 @@ export class ServiceMetrics {
   readonly webhookAttemptSeconds: Histogram
   readonly webhookHostLimit: Gauge<'host'>
   readonly carrierCircuitOpen: Gauge<'carrier'>
+  readonly refreshRoundsYielded: Counter<'carrier'>
 
   constructor(
     readonly registry: Registry,
@@ -59,6 +60,12 @@ export class ServiceMetrics {
     this.carrierCircuitOpen = new Gauge({
       name: 'carrier_circuit_open',
       help: "1 while a carrier's circuit breaker is open in this process: its requests keep failing, none of its tasks is claimed",
+      labelNames: ['carrier'],
+      registers,
+    })
+    this.refreshRoundsYielded = new Counter({
+      name: 'refresh_rounds_yielded_total',
+      help: 'Refresh rounds that claimed one request of their carrier because the API of the same process stayed saturated (ROLE=all, API_FIRST_IN_FLIGHT)',
       labelNames: ['carrier'],
       registers,
     })

@@ -276,16 +276,9 @@ describe('claims and leases', () => {
 
 describe('beside a saturated API (ROLE=all)', () => {
   const options = { pollIntervalMs: 7_200_000, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 }
-  const beside = (pressure: ApiPressure) =>
-    createRefreshService(
-      t.db,
-      new Map([['FEDEX', channels.get('FEDEX')!]]),
-      options,
-      new ServiceMetrics(new Registry(), { refreshLagSeconds: async () => 0 }),
-      {
-        pressure,
-      },
-    )
+  const metrics = new ServiceMetrics(new Registry(), { refreshLagSeconds: async () => 0 })
+  const beside = (pressure: ApiPressure) => createRefreshService(t.db, new Map([['FEDEX', channels.get('FEDEX')!]]), options, metrics, { pressure })
+  const yielded = async () => (await metrics.refreshRoundsYielded.get()).values.find((v) => v.labels.carrier === 'FEDEX')?.value ?? 0
 
   it('waits for the requests in flight to fall below the mark, then claims as usual', async () => {
     const ids: number[] = []
@@ -303,6 +296,7 @@ describe('beside a saturated API (ROLE=all)', () => {
     expect(await t.db.query(`SELECT 1 FROM task_schedule WHERE task_id = ANY($1::bigint[]) AND last_fetched_at IS NOT NULL`, [ids])).toEqual([])
     pressure.ended()
     expect(await round).toMatchObject({ claimed: 40, applied: 40, more: false })
+    expect(await yielded()).toBe(0)
   })
 
   it('claims one request of the carrier when the API stays saturated through the wait', async () => {
@@ -311,6 +305,7 @@ describe('beside a saturated API (ROLE=all)', () => {
     pressure.began()
     const service = beside(pressure)
     expect(await service.runRound('FEDEX')).toMatchObject({ claimed: FedexClient.maxBatchSize, more: true })
+    expect(await yielded()).toBe(1)
     pressure.ended()
     expect(await service.runRound('FEDEX')).toMatchObject({ claimed: 10, more: false })
   })

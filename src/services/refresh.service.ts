@@ -128,6 +128,7 @@ export class RefreshService {
     // times a subscribe, so the refresh running at full speed beside a saturated API took half
     // its throughput; what waits is fetched at full speed once the API calms down.
     const yielding = this.pressure ? await this.pressure.yieldTo(API_FIRST_WAIT_MS) : false
+    if (yielding) this.metrics.refreshRoundsYielded.inc({ carrier: carrierCode })
     const circuit = this.circuitOf.get(carrierCode)!
     const allowed = circuit.allowedRequests(this.now().getTime())
     this.metrics.carrierCircuitOpen.set({ carrier: carrierCode }, allowed === 0 ? 1 : 0)
