@@ -123,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     simulatorPollIntervalMs: optional(env, 'POLL_INTERVAL_SECONDS') !== undefined || simulatorStepMs === 0 ? pollIntervalMs : simulatorStepMs,
     expireAfterMs: integer(env, 'EXPIRE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,
     refreshPollMs: integer(env, 'REFRESH_POLL_MS', 1000, 50, 600_000),
-    refreshClaimLimit: integer(env, 'REFRESH_CLAIM_LIMIT', 1000, 1, 10_000),
+    refreshClaimLimit: integer(env, 'REFRESH_CLAIM_LIMIT', 300, 1, 10_000),
     refreshLeaseMs: integer(env, 'REFRESH_LEASE_SECONDS', 60, 1, 3600) * 1000,
     apiFirstInFlight: integer(env, 'API_FIRST_IN_FLIGHT', 16, 0, 100_000),
     carrierCorrectionPollMs: integer(env, 'CARRIER_CORRECTION_POLL_MS', 60_000, 50, 3_600_000),
