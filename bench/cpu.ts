@@ -1,24 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs'
 
-/** CPU time of a process, in clock ticks (10 ms); 0 once it is gone. */
-export const ticks = (pid: number) => {
+/** A process's CPU times in clock ticks (10 ms): its own, and its ended children's (added to it when it reaps them); undefined once it is gone. */
+function cpuTimes(pid: number): { own: number; endedChildren: number } | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return Number(fields[11]) + Number(fields[12])
+    return { own: Number(fields[11]) + Number(fields[12]), endedChildren: Number(fields[13]) + Number(fields[14]) }
   } catch {
-    return 0 // gone meanwhile
+    return undefined // gone meanwhile
   }
 }
 
-/** CPU time of a process and of its children that have ended (their time is added to it when they are reaped), in clock ticks. */
-const ticksWithEnded = (pid: number) => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
-  } catch {
-    return 0 // gone meanwhile
-  }
-}
+/** CPU time of a process, in clock ticks (10 ms); 0 once it is gone. */
+export const ticks = (pid: number) => cpuTimes(pid)?.own ?? 0
 
 /**
  * CPU time of every postgres process of the machine, in clock ticks: run on a quiet machine. A
@@ -36,4 +29,7 @@ export const postgresTicks = () =>
         return false
       }
     })
-    .reduce((sum, p) => sum + ticksWithEnded(Number(p)), 0)
+    .reduce((sum, p) => {
+      const times = cpuTimes(Number(p))
+      return sum + (times ? times.own + times.endedChildren : 0)
+    }, 0)

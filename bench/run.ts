@@ -199,15 +199,13 @@ async function subscribeAsNpmStart(kind: string, env: Record<string, string>, db
  */
 async function backlogDone(client: pg.Client): Promise<number> {
   const started = performance.now()
-  const left = async () =>
-    Number(
-      (
-        await client.query<{ n: string }>(
-          `SELECT (SELECT count(*) FROM task_schedule WHERE last_fetched_at IS NULL AND next_refresh_at IS NOT NULL)
-                + (SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retry_wait', 'sending')) AS n`,
-        )
-      ).rows[0]!.n,
+  const left = async () => {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT (SELECT count(*) FROM task_schedule WHERE last_fetched_at IS NULL AND next_refresh_at IS NOT NULL)
+            + (SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retry_wait', 'sending')) AS n`,
     )
+    return Number(rows[0]!.n)
+  }
   while ((await left()) > 0 && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 200))
   return (performance.now() - started) / 1000
 }

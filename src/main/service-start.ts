@@ -36,8 +36,9 @@ export async function startService(config: Config, log: Logger, db: Database): P
   // other processes' workers woken with a NOTIFY (at most one per 100 ms a channel).
   const tasksCreated = new Notifier(db, TASKS_DUE)
   const deliveriesDue = new Notifier(db, DELIVERIES_DUE)
-  // ROLE=all: the refresh yields to the API while it is saturated (docs/refresh.md, "API first").
-  const pressure = config.role === 'all' ? new ApiPressure(config.apiFirstInFlight) : undefined
+  // ROLE=all: the refresh yields to the API while it is saturated (docs/refresh.md, "API first");
+  // turned off, no request is counted.
+  const pressure = config.role === 'all' && config.apiFirstInFlight > 0 ? new ApiPressure(config.apiFirstInFlight) : undefined
   const workers = carriers
     ? createWorkers(config, { db, carriers, deliveryRepository, metrics, log, notifyDeliveriesDue: () => deliveriesDue.notify(), pressure })
     : undefined

@@ -28,7 +28,7 @@ export interface RefreshOptions {
 const MIN_ROUND_GAP_MS = 100
 
 /** The longest a round waits for a saturated API beside it before it claims one request's worth. */
-export const API_FIRST_WAIT_MS = 1000
+const API_FIRST_WAIT_MS = 1000
 
 export interface CarrierChannel {
   adapter: CarrierAdapter
@@ -124,9 +124,9 @@ export class RefreshService {
     const channel = this.carriers.get(carrierCode)
     if (!channel || channel.budget.paused) return result
     // API first: while the API beside it is saturated, a round waits for it to calm down, a
-    // second at most, and then claims one request's worth. A fetch and its apply cost several
-    // times a subscribe, so the refresh running at full speed beside a saturated API took half
-    // its throughput; what waits is fetched at full speed once the API calms down.
+    // second at most, and then claims one request's worth. At full speed beside a saturated API
+    // the refresh's transactions held pool connections while the event loop served requests, and
+    // the subscribes waited for connections; what waits is fetched at full speed once it calms down.
     const yielding = this.pressure ? await this.pressure.yieldTo(API_FIRST_WAIT_MS) : false
     if (yielding) this.metrics.refreshRoundsYielded.inc({ carrier: carrierCode })
     const circuit = this.circuitOf.get(carrierCode)!
