@@ -1,3 +1,4 @@
+import { notificationFigures } from './notification-figures'
 import { spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
@@ -28,7 +29,8 @@ import { postgresTicks } from './cpu'
  * in time. Prints a markdown table (docs/performance.md keeps the latest).
  *
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
- *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x | --wal-only x | --memory-only x]
+ *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x | --wal-only x | --memory-only x
+ *                     | --prediction-only x | --notifications-only x]
  *                    [--only subscribe,batch,query,page,list,console] [--wal-seconds 30]
  *                    [--outage-tasks 500000]
  */
@@ -384,7 +386,8 @@ for (const kind of DBS) {
   console.log(`\n== ${kind}`)
   if (
     kind === 'embedded' &&
-    (args.has('memory-only') || !['api-only', 'workers-only', 'burst-only', 'carriers-only', 'wal-only', 'prediction-only'].some((a) => args.has(a)))
+    (args.has('memory-only') ||
+      !['api-only', 'workers-only', 'burst-only', 'carriers-only', 'wal-only', 'prediction-only', 'notifications-only'].some((a) => args.has(a)))
   ) {
     await npmStartMemory(row, SECONDS, ADMIN_TOKEN)
   }
@@ -398,6 +401,8 @@ for (const kind of DBS) {
     if (args.has('carriers-only')) return carriers()
     const prediction = () => predictionFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS })
     if (args.has('prediction-only')) return prediction()
+    const notifications = () => notificationFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS })
+    if (args.has('notifications-only')) return notifications()
     // The workers' figures first, on a database that is still small and quiet: after the API
     // figures seed a million tasks and ten million events, autovacuum works through them for
     // minutes and took half of every worker figure (and of the receiver's ceiling) in the same run.
@@ -407,6 +412,7 @@ for (const kind of DBS) {
       await burstFigures(kind, env, dbUrl, ADMIN_TOKEN, row, SECONDS)
       await carriers()
       await prediction()
+      await notifications()
     }
     if (!args.has('workers-only')) {
       if (measures('subscribe')) await subscribeAsNpmStart(kind, env, dbUrl)

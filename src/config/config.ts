@@ -1,3 +1,4 @@
+import { emailProblem } from '../domain/notifications'
 import type { CarrierEnvironment } from '../carriers/carrier-plugin'
 import { CARRIERS } from '../carriers/registry'
 import { parseRequestBudget, requestsPerSecond, type RequestBudget } from '../domain/request-budget'
@@ -62,6 +63,8 @@ export interface Config {
     hostConcurrencyMax: number
     pollMs: number
   }
+  /** The customer's email (docs/notifications.md); undefined without SMTP_URL: nothing is sent, messages wait in the outbox. */
+  email: { smtpUrl: string; from: string; timeoutMs: number; concurrency: number } | undefined
 }
 
 export interface CarrierSettings {
@@ -139,6 +142,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hostConcurrencyMax: integer(env, 'WEBHOOK_HOST_CONCURRENCY_MAX', 128, 1, 1000),
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 50, 600_000),
     },
+    email: emailSettings(env),
+  }
+}
+
+/** SMTP_URL and NOTIFY_FROM go together: an address to send from is what the relay's domain verified. */
+function emailSettings(env: NodeJS.ProcessEnv): Config['email'] {
+  const smtpUrl = optional(env, 'SMTP_URL')
+  if (smtpUrl === undefined) return undefined
+  if (!/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL')
+  const from = optional(env, 'NOTIFY_FROM')
+  if (from === undefined || emailProblem(from) !== undefined)
+    throw new ConfigError('NOTIFY_FROM must be the email address messages are sent from when SMTP_URL is set')
+  return {
+    smtpUrl,
+    from,
+    timeoutMs: integer(env, 'SMTP_TIMEOUT_MS', 15_000, 100, 120_000),
+    concurrency: integer(env, 'SMTP_CONCURRENCY', 8, 1, 1000),
   }
 }
 

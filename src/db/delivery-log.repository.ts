@@ -63,7 +63,8 @@ export interface ReplayWindow {
 export function logStatement(userId: number, filters: DeliveryLogFilters, limit: number, after: ListPosition | undefined): { text: string; values: unknown[] } {
   const values: unknown[] = [userId]
   const param = (value: unknown) => `$${values.push(value)}`
-  const where = ['d.user_id = $1']
+  // The webhooks' log: the customer's messages are the tasks' own (GET …/{taskId}).
+  const where = ['d.user_id = $1', "d.channel = 'webhook'"]
   if (filters.status) where.push(`d.status = ${param(filters.status)}`)
   if (filters.eventType) where.push(`d.event_type = ${param(filters.eventType)}`)
   if (filters.endpointId !== undefined) where.push(`d.endpoint_id = ${param(filters.endpointId)}`)
@@ -87,7 +88,7 @@ export function logStatement(userId: number, filters: DeliveryLogFilters, limit:
 export const REPLAY_PICK_SQL = `
   SELECT d.id
     FROM deliveries d
-   WHERE d.user_id = $1 AND d.status = 'failed'
+   WHERE d.user_id = $1 AND d.status = 'failed' AND d.channel = 'webhook'
      AND d.created_at >= $2 AND d.created_at < $3
      AND ($4::bigint IS NULL OR d.endpoint_id = $4)
      AND ${targetOpen('d')}

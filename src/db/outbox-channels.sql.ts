@@ -1,4 +1,5 @@
 import type { Channel, ChannelDetails } from '../domain/outbox'
+import type { Language } from '../domain/tracking-page'
 import { addressOf, targetOpen } from './outbox-targets.sql'
 
 /**
@@ -10,7 +11,7 @@ import { addressOf, targetOpen } from './outbox-targets.sql'
 interface ChannelClaimSql<C extends Channel> {
   /** The gate's key of an address, in SQL. */
   gateOf(address: string): string
-  /** The sender's details, each its name and its SQL over the picked row `p` (id, user_id, endpoint_id, target) and its joins. */
+  /** The sender's details, each its name and its SQL over the picked row `p` (id, task_id, user_id, endpoint_id, target) and its joins. */
   columns: Record<string, string>
   joins: string
   details(row: Record<string, unknown>): ChannelDetails[C]
@@ -31,6 +32,34 @@ const CHANNEL_SQL: { [C in Channel]: ChannelClaimSql<C> } = {
     joins: `JOIN api_users u ON u.id = p.user_id
        LEFT JOIN webhook_endpoints e ON e.id = p.endpoint_id`,
     details: (row) => ({ secrets: row.previous_secret ? [row.secret as string, row.previous_secret as string] : [row.secret as string] }),
+  },
+  // Every message goes through the one relay: one gate, whose limit adapts to the relay's answers.
+  email: {
+    gateOf: () => `'smtp'`,
+    columns: {
+      recipient_user: 'p.user_id',
+      recipient_name: 'r.name',
+      recipient_language: 'r.language',
+      from_name: `u.notification_settings->'email'->>'fromName'`,
+      reply_to: `u.notification_settings->'email'->>'replyTo'`,
+      unsubscribe_token: 'a.token',
+      suppressed: 'a.suppressed_at IS NOT NULL',
+      page_token: 't.page_token',
+    },
+    joins: `JOIN api_users u ON u.id = p.user_id
+       JOIN tracking_tasks t ON t.id = p.task_id
+       LEFT JOIN task_recipients r ON r.task_id = p.task_id
+       LEFT JOIN recipient_addresses a ON a.user_id = p.user_id AND a.channel = 'email' AND a.address_hash = r.email_hash`,
+    details: (row) => ({
+      userId: Number(row.recipient_user),
+      name: (row.recipient_name as string | null) ?? null,
+      language: (row.recipient_language as Language | null) ?? null,
+      fromName: (row.from_name as string | null) ?? null,
+      replyTo: (row.reply_to as string | null) ?? null,
+      unsubscribeToken: (row.unsubscribe_token as string | null) ?? null,
+      suppressed: row.suppressed === true,
+      pageToken: row.page_token as string,
+    }),
   },
 }
 
@@ -59,7 +88,7 @@ function claimText<C extends Channel>(channel: C, c: ChannelClaimSql<C>): string
       FOR UPDATE SKIP LOCKED
    ),
    gated AS (
-     SELECT d.id, d.user_id, d.target, d.endpoint_id, d.next_attempt_at, target.address, ${c.gateOf('target.address')} AS gate_key
+     SELECT d.id, d.task_id, d.user_id, d.target, d.endpoint_id, d.next_attempt_at, target.address, ${c.gateOf('target.address')} AS gate_key
        FROM due d
        CROSS JOIN LATERAL (SELECT ${addressOf('d')} AS address) target
    ),

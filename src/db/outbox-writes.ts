@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { EventType } from '../domain/event-types'
 import { RawJson } from '../domain/json-text'
 import type { Milestone } from '../domain/milestones'
-import { endpointIdOf, type PlannedDelivery } from '../domain/outbox'
+import { deliveryType, endpointIdOf, type PlannedDelivery } from '../domain/outbox'
 import type { EndpointSubscription } from '../domain/task-events'
 import { intArray, textArray } from './array-literal'
 import type { Queryable } from './database'
@@ -38,12 +38,16 @@ export async function endpointsOf(tx: Queryable, userIds: number[]): Promise<Map
   return byUser
 }
 
-export interface DeliveryToInsert extends PlannedDelivery {
+export type DeliveryToInsert = PlannedDelivery & {
   taskId: number
   userId: number
 }
 
-/** The outbox rows, due now, in one statement; each its own webhook-id (stable across its retries). */
+/**
+ * The outbox rows, due now, in one statement; each its own message id (stable across its retries).
+ * A message to a recipient that its task has had at this milestone on this channel is not written
+ * again (deliveries_message_once).
+ */
 export async function insertDeliveries(tx: Queryable, deliveries: DeliveryToInsert[]): Promise<void> {
   if (deliveries.length === 0) return
   // One body may serve several endpoints (one event): written once.
@@ -65,8 +69,9 @@ export async function insertDeliveries(tx: Queryable, deliveries: DeliveryToInse
       textArray(deliveries.map((d) => d.target.kind)),
       deliveries.map((d) => endpointIdOf(d.target)),
       textArray(deliveries.map(() => `msg_${randomBytes(16).toString('hex')}`)),
-      textArray(deliveries.map((d) => d.type)),
+      textArray(deliveries.map(deliveryType)),
       deliveries.map((d) => text(d.payload)).join('\n'),
+      deliveries.map((d) => (d.channel === 'webhook' ? null : d.trigger)),
     ],
     'insert_deliveries',
   )
@@ -80,8 +85,9 @@ const ENDPOINTS_OF_USERS = sql(
 )
 const INSERT_DELIVERIES = sql(
   'insert_deliveries',
-  `INSERT INTO deliveries (task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload, status, next_attempt_at)
-   SELECT task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload::json, 'pending', now()
-     FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], string_to_array($8, E'\\n'))
-          AS d (task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload)`,
+  `INSERT INTO deliveries (task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload, trigger, status, next_attempt_at)
+   SELECT task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload::json, trigger, 'pending', now()
+     FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], string_to_array($8, E'\\n'), $9::text[])
+          AS d (task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload, trigger)
+   ON CONFLICT (task_id, trigger, channel) WHERE trigger IS NOT NULL DO NOTHING`,
 )

@@ -3,7 +3,7 @@ import type { SubscriptionRequest } from '../domain/subscription-input'
 import type { JsonText, TaskJson } from '../domain/task-document'
 import { intArray, textArray } from './array-literal'
 import { Coalescer } from './coalescer'
-import type { Database } from './database'
+import type { Database, Queryable } from './database'
 import { INSERT_MISSING_SQL, TASK_BY_ID_SQL, TASK_BY_NUMBER_SQL, TASKS_BY_ID_MANY_SQL, TASKS_BY_NUMBER_MANY_SQL } from './task.sql'
 import { newPageTokens } from './page-token'
 import { statementsOf } from './statements'
@@ -161,6 +161,12 @@ export class TaskRepository {
     return this.upserts.submit({ ...request, userId })
   }
 
+  /** Single subscribe in the caller's unit of work (a subscribe that sets the task's recipient too): the same statement, alone. */
+  async upsertIn(tx: Queryable, userId: number, request: SubscriptionRequest): Promise<UpsertOutcome> {
+    const { rows } = await tx.query<UpsertRow>(TASK_UPSERT_MANY, upsertParameters([{ ...request, userId }]), 'task_upsert_many')
+    return toOutcome(rows[0]!)
+  }
+
   private async upsertMany(requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
     // Rows are locked in key order, the same order every process uses, so that two groups
     // sharing tasks wait for each other instead of deadlocking.
@@ -168,19 +174,7 @@ export class TaskRepository {
       .map((request) => ({ userId: request.userId, taskKey: taskKey(request.carrierCode, request.trackingNumber), request }))
       .sort(lockOrder)
       .map(({ request }) => request)
-    const rows = await this.db.query<UpsertRow>(
-      TASK_UPSERT_MANY,
-      [
-        intArray(sorted.map((r) => r.userId)),
-        textArray(sorted.map((r) => r.carrierCode)),
-        textArray(sorted.map((r) => r.trackingNumber)),
-        textArray(sorted.map((r) => r.callbackUrl)),
-        textArray(sorted.map((r) => r.externalReferenceNo)),
-        // A token for every row; an existing task keeps its own (DO UPDATE leaves it).
-        textArray(newPageTokens(sorted.length)),
-      ],
-      'task_upsert_many',
-    )
+    const rows = await this.db.query<UpsertRow>(TASK_UPSERT_MANY, upsertParameters(sorted), 'task_upsert_many')
     const byKey = new Map(rows.map((row) => [upsertKey({ userId: row.user_id, carrierCode: row.carrier_code, trackingNumber: row.tracking_number }), row]))
     return requests.map((r) => toOutcome(byKey.get(upsertKey(r))!))
   }
@@ -193,16 +187,21 @@ export class TaskRepository {
    * it applied and the outcome per key of what was written.
    */
   async insertMissing(userId: number, requests: SubscriptionRequest[], batchSize: number): Promise<BatchInsertResult> {
-    const rows = requests.map((request) => {
-      const key = taskKey(request.carrierCode, request.trackingNumber)
-      return { userId, request, taskKey: key, key: userTaskKey(userId, key), batchSize }
-    })
-    const { batchMaxItems, outcomes } = await this.batches.submit(rows)
-    const written = rows.flatMap((row, i) => (outcomes[i] ? [[row.taskKey, outcomes[i]] as const] : []))
-    return { batchMaxItems, outcomes: new Map(written) }
+    const rows = batchRows(userId, requests, batchSize)
+    return batchResult(rows, await this.batches.submit(rows))
   }
 
-  private async insertMissingMany(batches: BatchRow[][]): Promise<GroupedInsertResult[]> {
+  /** Batch subscribe in the caller's unit of work (a batch that sets its new tasks' recipients too): the same statements, alone. */
+  async insertMissingIn(tx: Queryable, userId: number, requests: SubscriptionRequest[], batchSize: number): Promise<BatchInsertResult> {
+    const rows = batchRows(userId, requests, batchSize)
+    const [result] = await this.insertMissingMany([rows], async (text, values, name) => (await tx.query<InsertRow>(text, values, name)).rows)
+    return batchResult(rows, result!)
+  }
+
+  private async insertMissingMany(
+    batches: BatchRow[][],
+    query: (text: string, values: unknown[], name: string) => Promise<InsertRow[]> = (text, values, name) => this.db.query<InsertRow>(text, values, name),
+  ): Promise<GroupedInsertResult[]> {
     const outcomes = new Map<string, InsertOutcome>()
     let batchMaxItems = 0
     // Lock order by key, so that two statements sharing tasks cannot deadlock each other.
@@ -212,7 +211,7 @@ export class TaskRepository {
     // again (the next statement sees them). Their batch was let through by the first statement's
     // setting: asked again as size 0, so a setting changed in between cannot refuse half a batch.
     for (let round = 0; round < 5 && pending.length > 0; round++) {
-      const rows = await this.db.query<InsertRow>(
+      const rows = await query(
         INSERT_MISSING_SQL,
         [
           intArray(pending.map((r) => r.userId)),
@@ -251,6 +250,27 @@ export class TaskRepository {
     return this.byNumber.submit({ userId, trackingNumber })
   }
 }
+
+const batchRows = (userId: number, requests: SubscriptionRequest[], batchSize: number): BatchRow[] =>
+  requests.map((request) => {
+    const key = taskKey(request.carrierCode, request.trackingNumber)
+    return { userId, request, taskKey: key, key: userTaskKey(userId, key), batchSize }
+  })
+
+const batchResult = (rows: BatchRow[], { batchMaxItems, outcomes }: GroupedInsertResult): BatchInsertResult => ({
+  batchMaxItems,
+  outcomes: new Map(rows.flatMap((row, i) => (outcomes[i] ? [[row.taskKey, outcomes[i]] as const] : []))),
+})
+
+const upsertParameters = (sorted: UpsertRequest[]) => [
+  intArray(sorted.map((r) => r.userId)),
+  textArray(sorted.map((r) => r.carrierCode)),
+  textArray(sorted.map((r) => r.trackingNumber)),
+  textArray(sorted.map((r) => r.callbackUrl)),
+  textArray(sorted.map((r) => r.externalReferenceNo)),
+  // A token for every row; an existing task keeps its own (DO UPDATE leaves it).
+  textArray(newPageTokens(sorted.length)),
+]
 
 // The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
 const sql = statementsOf(import.meta.url)

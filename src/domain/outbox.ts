@@ -1,5 +1,7 @@
 import type { EventType } from './event-types'
+import type { Language } from './tracking-page'
 import type { AnswerKind } from './host-concurrency'
+import type { Milestone } from './milestones'
 import type { RawJson } from './json-text'
 
 /**
@@ -10,30 +12,45 @@ import type { RawJson } from './json-text'
  * is sent.
  */
 
-/** How a delivery travels: its sender, its gate, its claim. The customer's email and SMS come next. */
-export const CHANNELS = ['webhook'] as const
+/** How a delivery travels: its sender, its gate, its claim. The customer's SMS comes next. */
+export const CHANNELS = ['webhook', 'email'] as const
 export type Channel = (typeof CHANNELS)[number]
 
 /**
  * Where a delivery goes, named on the row and resolved at each attempt: `callback`, its task's
- * callbackUrl as it is then (a subscribe may have changed it); `endpoint`, the account endpoint's URL.
+ * callbackUrl as it is then (a subscribe may have changed it); `endpoint`, the account endpoint's URL;
+ * `recipient`, the task's recipient as it is then (changed, removed or suppressed meanwhile).
  */
-export const TARGET_KINDS = ['callback', 'endpoint'] as const
+export const TARGET_KINDS = ['callback', 'endpoint', 'recipient'] as const
 export type TargetKind = (typeof TARGET_KINDS)[number]
 
-export type DeliveryTarget = { kind: 'callback' } | { kind: 'endpoint'; endpointId: number }
+export type DeliveryTarget = { kind: 'callback' } | { kind: 'endpoint'; endpointId: number } | { kind: 'recipient' }
 
 /** The task's own callback: the interface's `tracking.status_changed`. */
 export const CALLBACK: DeliveryTarget = { kind: 'callback' }
 
-/** A delivery a change makes, before it is stored. */
-export interface PlannedDelivery {
-  channel: Channel
+/** A webhook a change makes, before it is stored. */
+export interface PlannedWebhook {
+  channel: 'webhook'
   target: DeliveryTarget
   type: EventType
   /** An object, or JSON text written already. */
   payload: object | RawJson
 }
+
+/** A message to the task's recipient a change makes, before it is stored. */
+export interface PlannedMessage {
+  channel: Exclude<Channel, 'webhook'>
+  target: { kind: 'recipient' }
+  /** The milestone that set it off: one message per task, trigger and channel (the database's key). */
+  trigger: Milestone
+  payload: object
+}
+
+export type PlannedDelivery = PlannedWebhook | PlannedMessage
+
+/** A delivery's type as stored and shown: a webhook's event type, a message's `notification.<milestone>`. */
+export const deliveryType = (d: PlannedDelivery): string => (d.channel === 'webhook' ? d.type : `notification.${d.trigger}`)
 
 /**
  * How an attempt ended, as the schedule judges it: delivered; refused for good (the receiver says
@@ -48,6 +65,21 @@ export const endpointIdOf = (target: DeliveryTarget): number | null => (target.k
 export interface ChannelDetails {
   /** The signing secrets: the target's current one, and the previous one during a rotation. */
   webhook: { secrets: string[] }
+  /**
+   * The recipient and the shop as they are when it is sent: the recipient's name and language
+   * (null: the shop's default), the shop's sender name and Reply-To, the unsubscribe token of the
+   * address, whether the address is suppressed, the task's tracking page token.
+   */
+  email: {
+    userId: number
+    name: string | null
+    language: Language | null
+    fromName: string | null
+    replyTo: string | null
+    unsubscribeToken: string | null
+    suppressed: boolean
+    pageToken: string
+  }
 }
 
 /** A delivery as its channel's sender sees it. */

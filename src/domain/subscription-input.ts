@@ -1,5 +1,6 @@
 import { normalizeCarrierCode, type CarrierCandidate, type CarrierResolver } from './carriers'
 import { BODY_FIELD, MUST, type FieldError } from './errors'
+import { parseRecipient, type Recipient } from './notifications'
 
 /**
  * Input rules of a subscription (docs/api.md, "Input rules") that a schema cannot say, shared by
@@ -15,13 +16,18 @@ export const CALLBACK_URL_MAX = 2048
 export const EXTERNAL_REFERENCE_MAX = 128
 
 /** The fields of a subscription, in the order their problems are reported. */
-export const SUBSCRIPTION_FIELDS = ['carrierCode', 'trackingNumber', 'callbackUrl', 'externalReferenceNo'] as const
+export const SUBSCRIPTION_FIELDS = ['carrierCode', 'trackingNumber', 'callbackUrl', 'externalReferenceNo', 'recipient'] as const
 
 export interface SubscriptionRequest {
   carrierCode: string
   trackingNumber: string
   callbackUrl: string
   externalReferenceNo: string
+  /**
+   * The shop's customer (docs/notifications.md): undefined when the request did not name one (the
+   * task keeps its own), null to remove it.
+   */
+  recipient?: Recipient | null
 }
 
 /** A subscription as its schema judged it: the body, and the schema's problems (a field's first, each). */
@@ -152,6 +158,14 @@ export function validateSubscription({ body, refused }: CheckedSubscription, res
   const reference = item.externalReferenceNo
   const referenceProblem = refusedOf(refused, 'externalReferenceNo') ?? (typeof reference === 'string' ? externalReferenceProblem(reference) : undefined)
   if (referenceProblem) details.push({ field: 'externalReferenceNo', message: referenceProblem })
+  let recipient: Recipient | null | undefined
+  const recipientRefused = refused.filter((r) => r.field === 'recipient' || r.field.startsWith('recipient.'))
+  if (recipientRefused.length > 0) details.push(...recipientRefused)
+  else if (item.recipient !== undefined && item.recipient !== null) {
+    const parsed = parseRecipient(item.recipient as Parameters<typeof parseRecipient>[0])
+    if (parsed.ok) recipient = parsed.value
+    else details.push(...parsed.details)
+  } else recipient = item.recipient as null | undefined
 
   // A malformed request is a validation error even when its carrier is also unknown: the caller
   // has to fix the fields first, and the carrier is judged on a well-formed request.
@@ -174,6 +188,7 @@ export function validateSubscription({ body, refused }: CheckedSubscription, res
       trackingNumber,
       callbackUrl: item.callbackUrl as string,
       externalReferenceNo: (item.externalReferenceNo as string | null | undefined) ?? '',
+      ...(recipient === undefined ? {} : { recipient }),
     },
   }
 }

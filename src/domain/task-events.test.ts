@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { EVENT_TYPES } from './event-types'
 import type { FullEventJson } from './task-document'
-import { endpointIdOf } from './outbox'
+import { deliveryType, endpointIdOf } from './outbox'
 import {
   deliveriesOfChange,
   deliveriesOfCarrierChange,
@@ -82,7 +82,7 @@ const event: FullEventJson = {
 const everything: EndpointSubscription = { id: 1, eventTypes: [...EVENT_TYPES], carrierCodes: [], milestones: [] }
 
 function change(update: Partial<TaskUpdate>, newEvents: FullEventJson[] = []): TaskChange {
-  return { previous, update: { ...nothing, ...update }, newEventCount: newEvents.length, task: '{"taskId":7}', full, newEvents }
+  return { previous, update: { ...nothing, ...update }, newEventCount: newEvents.length, task: '{"taskId":7}', full, newEvents, newestEventAt: null }
 }
 
 describe('what a change tells whom', () => {
@@ -93,7 +93,7 @@ describe('what a change tells whom', () => {
         ...deliveriesOfChange(all, { endpoints: [everything] }, NOW),
         ...deliveriesOfDeletion(full, { endpoints: [everything] }, NOW),
         ...deliveriesOfCarrierChange(full, { previousCarrierCode: 'USPS', reason: 'user' }, { endpoints: [everything] }, NOW),
-      ].map((d) => d.type),
+      ].map(deliveryType),
     )
     expect([...made].sort()).toEqual([...EVENT_TYPES].sort())
   })
@@ -110,9 +110,9 @@ describe('what a change tells whom', () => {
     const onlyEta: EndpointSubscription = { id: 2, eventTypes: ['tracking.eta_changed'], carrierCodes: [], milestones: [] }
     const otherCarrier: EndpointSubscription = { id: 3, eventTypes: [...EVENT_TYPES], carrierCodes: ['UPS'], milestones: [] }
     const deliveries = deliveriesOfChange(change({ milestoneChanged: true, etaChanged: true }), { endpoints: [onlyEta, otherCarrier] }, NOW)
-    expect(deliveries.map((d) => [endpointIdOf(d.target), d.type])).toEqual([[2, 'tracking.eta_changed']])
+    expect(deliveries.map((d) => [endpointIdOf(d.target), deliveryType(d)])).toEqual([[2, 'tracking.eta_changed']])
     const status = deliveriesOfChange(change({ statusChanged: true }), { endpoints: [] }, NOW)
-    expect(status.map((d) => [endpointIdOf(d.target), d.type])).toEqual([[null, 'tracking.status_changed']])
+    expect(status.map((d) => [endpointIdOf(d.target), deliveryType(d)])).toEqual([[null, 'tracking.status_changed']])
   })
 
   it('tells a carrier change to the endpoints that chose it and whose carrier filter holds the new carrier, never to the callback', () => {

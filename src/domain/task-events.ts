@@ -1,7 +1,8 @@
 import type { EventType } from './event-types'
 import type { CarrierChangeReason } from './carrier-change'
 import type { Milestone } from './milestones'
-import { CALLBACK, CHANNELS, type Channel, type PlannedDelivery } from './outbox'
+import { emailTrigger, plannedEmail, type NotificationSettings } from './notifications'
+import { CALLBACK, CHANNELS, type Channel, type PlannedDelivery, type PlannedWebhook } from './outbox'
 import type { StandardStatus } from './statuses'
 import type { FullEventJson, FullTaskJson, JsonText } from './task-document'
 import type { TaskUpdate } from './tracking-update'
@@ -30,6 +31,8 @@ export interface EndpointSubscription {
 export interface Audience {
   /** The user's enabled endpoints. */
   endpoints: readonly EndpointSubscription[]
+  /** The user's notification settings, when the task has a recipient with an email address (docs/notifications.md). */
+  emailRecipient?: NotificationSettings
 }
 
 /** The task before a fetch, as the rules compare it. */
@@ -72,6 +75,8 @@ export interface TaskChange extends ChangeFacts {
   full: EndpointData | undefined
   /** The events this fetch added, as the full task writes them (for the endpoints). */
   newEvents: FullEventJson[]
+  /** The time of the newest event the carrier reported (null: none), for the notifications' seven days. */
+  newestEventAt: Date | null
 }
 
 /** The full task as the endpoints' events carry it: without latestWebhook, with its events. */
@@ -126,9 +131,9 @@ const ENDPOINT_BODIES: { [T in ChangeEventType]: (change: TaskChange, full: Endp
 }
 
 /** The webhooks a change makes: the callback's, and each endpoint's that wants one of its events. */
-function webhooksOfChange(change: TaskChange, { endpoints }: Audience, now: Date): PlannedDelivery[] {
+function webhooksOfChange(change: TaskChange, { endpoints }: Audience, now: Date): PlannedWebhook[] {
   const happened = eventsOfChange(change)
-  const deliveries: PlannedDelivery[] = []
+  const deliveries: PlannedWebhook[] = []
   if (happened.includes('tracking.status_changed')) {
     deliveries.push({ channel: 'webhook', target: CALLBACK, type: 'tracking.status_changed', payload: statusChangedBody(change.task, change.previous, now) })
   }
@@ -149,6 +154,15 @@ function webhooksOfChange(change: TaskChange, { endpoints }: Audience, now: Date
 /** What each channel is told of a change. A new channel must have its plan here. */
 const PLANS: Record<Channel, (change: TaskChange, audience: Audience, now: Date) => PlannedDelivery[]> = {
   webhook: webhooksOfChange,
+  email: (change, { emailRecipient }, now) => {
+    if (!emailRecipient || !change.update.milestoneChanged) return []
+    const trigger = emailTrigger(
+      { previous: change.previous.milestone, milestone: change.update.milestone, newestEventAt: change.newestEventAt },
+      emailRecipient,
+      now,
+    )
+    return trigger ? [plannedEmail(trigger)] : []
+  },
 }
 
 /** Every delivery a change makes, channel by channel. */
@@ -157,7 +171,7 @@ export function deliveriesOfChange(change: TaskChange, audience: Audience, now: 
 }
 
 /** The deliveries of a task's deletion: `tracking.deleted` to each endpoint that wants it, with the task as it was. */
-export function deliveriesOfDeletion(full: EndpointData, { endpoints }: Audience, now: Date): PlannedDelivery[] {
+export function deliveriesOfDeletion(full: EndpointData, { endpoints }: Audience, now: Date): PlannedWebhook[] {
   const wanting = endpoints.filter((e) => endpointWants(e, 'tracking.deleted', full))
   if (wanting.length === 0) return []
   const payload: EndpointPayloadJson = { type: 'tracking.deleted', timestamp: now.toISOString(), data: full }
@@ -165,7 +179,7 @@ export function deliveriesOfDeletion(full: EndpointData, { endpoints }: Audience
 }
 
 /** The deliveries of a carrier change: `tracking.carrier_changed` to each endpoint that wants it, with the task as the change left it. */
-export function deliveriesOfCarrierChange(full: EndpointData, facts: CarrierChangeFacts, { endpoints }: Audience, now: Date): PlannedDelivery[] {
+export function deliveriesOfCarrierChange(full: EndpointData, facts: CarrierChangeFacts, { endpoints }: Audience, now: Date): PlannedWebhook[] {
   const wanting = endpoints.filter((e) => endpointWants(e, 'tracking.carrier_changed', full))
   if (wanting.length === 0) return []
   const payload: EndpointPayloadJson = { type: 'tracking.carrier_changed', timestamp: now.toISOString(), data: { ...full, ...facts } }

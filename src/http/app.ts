@@ -19,7 +19,9 @@ import type { AccountSettingsService } from '../services/account-settings.servic
 import type { CarrierCatalogService } from '../services/carrier-catalog.service'
 import type { TransitService } from '../services/transit.service'
 import type { TrackingPageService } from '../services/tracking-page.service'
+import type { NotificationService } from '../services/notification.service'
 import { trackingPageRoutes } from './routes/tracking-page.routes'
+import { unsubscribeRoutes } from './routes/unsubscribe.routes'
 import type { ConsoleSessionService } from '../services/console-session.service'
 import type { ConsoleService } from '../services/console.service'
 import type { DeliveryLogService } from '../services/delivery-log.service'
@@ -58,6 +60,7 @@ export interface AppServices {
   console: ConsoleService
   transit: TransitService
   pages: TrackingPageService
+  notifications: NotificationService
   audit: AuditTrail
   operators: OperatorService
 }
@@ -187,8 +190,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     carriers: services.carriers,
     transit: services.transit,
     pages: services.pages,
+    notifications: services.notifications,
   })
   await app.register(trackingPageRoutes, { pages: services.pages })
+  await app.register(unsubscribeRoutes, { notifications: services.notifications })
   if (options.adminToken) {
     await app.register(adminRoutes, {
       adminToken: options.adminToken,

@@ -1,3 +1,4 @@
+import { allComponents } from './schemas/common.schema'
 import AjvCompiler from '@fastify/ajv-compiler'
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyServerOptions } from 'fastify'
@@ -69,7 +70,9 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
   })
 }
 
-const compile = AjvCompiler()({}, AJV_OPTIONS)
+// Made on first use, when every component exists: a checked schema may refer to one (`ref`).
+let compile: ReturnType<ReturnType<typeof AjvCompiler>> | undefined
+const compiler = () => (compile ??= AjvCompiler()(Object.fromEntries(allComponents().map((s) => [s.$id!, s])), AJV_OPTIONS))
 
 /**
  * A schema compiled into a check of one value: its problems, the first of each field (a union's
@@ -78,8 +81,9 @@ const compile = AjvCompiler()({}, AJV_OPTIONS)
 export function checkOf(schema: TSchema): (value: unknown) => FieldError[] {
   // Compiled as itself, not as the component its $id names (the app registers those).
   const { $id: _id, ...plain } = schema
-  const validate = compile({ schema: plain, method: 'POST', url: '', httpPart: 'body' }) as ((value: unknown) => boolean) & { errors?: AjvError[] | null }
+  let validate: (((value: unknown) => boolean) & { errors?: AjvError[] | null }) | undefined
   return (value) => {
+    validate ??= compiler()({ schema: plain, method: 'POST', url: '', httpPart: 'body' }) as ((value: unknown) => boolean) & { errors?: AjvError[] | null }
     if (validate(value)) return []
     const seen = new Set<string>()
     return fieldErrors(validate.errors ?? []).filter((problem) => !seen.has(problem.field) && seen.add(problem.field))

@@ -36,6 +36,8 @@ import { WebhookHttp } from '../webhooks/webhook-http'
 import { TransitRepository } from '../db/transit.repository'
 import { TransitService } from '../services/transit.service'
 import { TrackingPageRepository } from '../db/tracking-page.repository'
+import { RecipientRepository } from '../db/recipient.repository'
+import { NotificationService } from '../services/notification.service'
 import { TrackingPageService } from '../services/tracking-page.service'
 import { AuditRepository } from '../db/audit.repository'
 import { OperatorRepository } from '../db/operator.repository'
@@ -106,11 +108,20 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
   const audit = new AuditTrail(db, new AuditRepository(db))
   const operators = new OperatorRepository(db)
   const deliveryLog = new DeliveryLogService(db, new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue())
+  const pages = new TrackingPageRepository(db)
+  const notifications = new NotificationService(db, new RecipientRepository(db), pages, secrets)
   return {
     auth: new AuthService(users, config.tokenCacheTtlMs, deps.tokenCacheClock),
-    subscriptions: new SubscriptionService({ subscription: checkSubscription, batch: checkBatchEnvelope }, new TaskRepository(db), settings, carriers, () =>
-      wakeups.tasksDue(),
+    subscriptions: new SubscriptionService(
+      { subscription: checkSubscription, batch: checkBatchEnvelope },
+      db,
+      new TaskRepository(db),
+      settings,
+      carriers,
+      (tx, userId, taskId, recipient) => notifications.setIn(tx, userId, taskId, recipient),
+      () => wakeups.tasksDue(),
     ),
+    notifications,
     tasks,
     changes,
     accountSettings: new AccountSettingsService(new AccountSettingsRepository(db), settings, audit),
@@ -140,6 +151,6 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
     ),
     deliveryLog,
     transit: new TransitService(new TransitRepository(db)),
-    pages: new TrackingPageService(new TrackingPageRepository(db), audit),
+    pages: new TrackingPageService(pages, audit),
   }
 }

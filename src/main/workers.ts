@@ -14,6 +14,13 @@ import { RefreshService, type CarrierChannel, type RefreshHooks, type RefreshOpt
 import { RetentionService } from '../services/retention.service'
 import { OutboxService, type ChannelMetrics, type DeliveryHooks, type DeliveryLog, type DeliveryOptions, type HostView } from '../services/outbox.service'
 import { WebhookSender } from '../webhooks/webhook-sender'
+import { EmailSender } from '../notifications/email-sender'
+import { TrackingPageRepository } from '../db/tracking-page.repository'
+import { RecipientRepository } from '../db/recipient.repository'
+import { SecretsRepository } from '../db/secrets.repository'
+import { TrackingPageService } from '../services/tracking-page.service'
+import { NotificationService } from '../services/notification.service'
+import { AuditTrail } from '../services/audit-trail'
 import { WebhookHttp } from '../webhooks/webhook-http'
 import { WorkLoop } from '../workers/work-loop'
 import type { Carriers } from './carriers'
@@ -81,6 +88,16 @@ export function createWorkers(
     log,
   )
 
+  // The customer's email, when a relay is configured: its own loop on the same outbox.
+  const email = config.email ? createEmailDelivery(db, deliveryRepository, config, metrics, log, { onSlotFree: () => emailLoop?.wake() }) : undefined
+  const emailLoop = email
+    ? new WorkLoop('email', () => email.runRound(), { pollMs: config.webhook.pollMs, listen: (wake) => db.listen(DELIVERIES_DUE, wake) }, log)
+    : undefined
+  const wakeDeliveries = () => {
+    webhookLoop.wake()
+    emailLoop?.wake()
+  }
+
   const refresh = createRefreshService(
     db,
     carriers.channels,
@@ -98,7 +115,7 @@ export function createWorkers(
       // A status change wakes this process's webhook loop directly (quicker than its own
       // NOTIFY coming back), and other processes' through the NOTIFY.
       onNotification: () => {
-        webhookLoop.wake()
+        wakeDeliveries()
         notifyDeliveriesDue()
       },
       pressure,
@@ -132,9 +149,10 @@ export function createWorkers(
     wakeRefresh,
     carrierCircuits: () => refresh.circuits(),
     webhookHosts: () => delivery.hosts(),
-    wakeWebhooks: () => webhookLoop.wake(),
+    wakeWebhooks: wakeDeliveries,
     async start() {
       await webhookLoop.start()
+      await emailLoop?.start()
       unlistenTasks = await db.listen(TASKS_DUE, wakeRefresh)
       for (const loop of refreshLoops) await loop.start()
       await retentionLoop.start()
@@ -142,9 +160,10 @@ export function createWorkers(
     },
     async stop() {
       await unlistenTasks()
-      await Promise.all([...refreshLoops.map((loop) => loop.stop()), webhookLoop.stop(), retentionLoop.stop(), correctionLoop.stop()])
-      await delivery.drain()
+      await Promise.all([...refreshLoops.map((loop) => loop.stop()), webhookLoop.stop(), emailLoop?.stop(), retentionLoop.stop(), correctionLoop.stop()])
+      await Promise.all([delivery.drain(), email?.drain()])
       await webhookHttp.close()
+      await email?.close()
     },
   }
 }
@@ -182,4 +201,44 @@ export function createWebhookDelivery(
     gateForgotten: (host) => metrics.webhookHostLimit.remove({ host }),
   }
   return new OutboxService(db, repository, new WebhookSender(http, hooks.now), options, channelMetrics, log, hooks)
+}
+
+/**
+ * The email channel's loop: the outbox's claim and schedule, the email sender (which renders each
+ * message from its task's tracking page when it is sent), the notification metrics.
+ */
+export function createEmailDelivery(
+  db: Database,
+  repository: OutboxRepository,
+  config: Pick<Config, 'email' | 'webhook' | 'publicBaseUrl'>,
+  metrics: ServiceMetrics,
+  log: DeliveryLog,
+  hooks: DeliveryHooks = {},
+): OutboxService<'email'> {
+  const settings = config.email!
+  const pageRepository = new TrackingPageRepository(db)
+  const pages = new TrackingPageService(pageRepository, new AuditTrail(db, new AuditRepository(db)))
+  const notifications = new NotificationService(db, new RecipientRepository(db), pageRepository, new SecretsRepository(db))
+  const sender = new EmailSender({
+    smtpUrl: settings.smtpUrl,
+    from: settings.from,
+    publicBaseUrl: config.publicBaseUrl,
+    timeoutMs: settings.timeoutMs,
+    concurrency: settings.concurrency,
+    page: (token, language) => pages.page(token, { lang: language ?? undefined }),
+    refused: (userId, email, language) => notifications.suppressRefused(userId, email, language),
+  })
+  const channelMetrics: ChannelMetrics = {
+    attempted: (verdict) => metrics.notificationAttempts.inc({ channel: 'email', outcome: verdict }),
+    gateLimit: () => {},
+    gateForgotten: () => {},
+  }
+  const options: DeliveryOptions = {
+    scheduleMs: config.webhook.scheduleMs,
+    leaseMs: settings.timeoutMs * 3 + 5_000,
+    concurrency: settings.concurrency,
+    hostConcurrency: settings.concurrency,
+    hostConcurrencyMax: settings.concurrency,
+  }
+  return new OutboxService(db, repository, sender, options, channelMetrics, log, hooks)
 }

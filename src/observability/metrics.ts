@@ -10,6 +10,7 @@ export class ServiceMetrics {
   readonly trackingNumbersFetched: Counter<'carrier' | 'result'>
   readonly notificationsCreated: Counter<'carrier'>
   readonly webhookAttempts: Counter<'outcome'>
+  readonly notificationAttempts: Counter<'channel' | 'outcome'>
   readonly webhookAttemptSeconds: Histogram
   readonly webhookHostLimit: Gauge<'host'>
   readonly carrierCircuitOpen: Gauge<'carrier'>
@@ -49,6 +50,12 @@ export class ServiceMetrics {
       name: 'webhook_attempts_total',
       help: 'Webhook delivery attempts by outcome (success, retry, failed)',
       labelNames: ['outcome'],
+      registers,
+    })
+    this.notificationAttempts = new Counter({
+      name: 'notification_attempts_total',
+      help: "Attempts to send the customer's messages, by channel (email) and outcome (success, retry, failed)",
+      labelNames: ['channel', 'outcome'],
       registers,
     })
     this.webhookAttemptSeconds = new Histogram({

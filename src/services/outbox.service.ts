@@ -129,6 +129,11 @@ export class OutboxService<C extends Channel = Channel> {
     await Promise.all([...this.attempts])
   }
 
+  /** Closes the sender (its connections); after drain. */
+  close(): Promise<void> {
+    return this.sender.close()
+  }
+
   private async attempt(delivery: ClaimedDelivery<C>, hostDone: () => void): Promise<void> {
     // No room for half a lease: given back, so that the lease does not run out while it waits.
     const admitted = await this.gate.enter(delivery.gateKey, this.now().getTime() + this.options.leaseMs / 2, () => this.now().getTime())

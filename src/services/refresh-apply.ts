@@ -1,6 +1,7 @@
 import { Coalescer } from '../db/coalescer'
 import type { Database } from '../db/database'
 import { endpointsOf, insertDeliveries, type DeliveryToInsert } from '../db/outbox-writes'
+import { emailAudienceOf } from '../db/recipient.repository'
 import type { ClaimedTask } from '../db/refresh.repository'
 import { insertEvents, lockClaimedTasks, scheduleFetched, updateTasks } from '../db/refresh-writes'
 import { answerFingerprint } from '../domain/answer-fingerprint'
@@ -103,10 +104,15 @@ export class RefreshApply {
         tx,
         quiet.map(({ task, nextRefreshInMs }) => ({ id: task.id, dueAt: task.dueAt, leaseToken: task.leaseToken, nextRefreshInMs })),
       )
-      // Endpoints are looked up only for the users with something to tell.
+      // Endpoints are looked up only for the users with something to tell; recipients only for
+      // the tasks whose milestone moved (the messages' triggers).
       const endpoints = await endpointsOf(
         tx,
         decided.filter((d) => d.tells).map((d) => d.before.userId),
+      )
+      const emailRecipients = await emailAudienceOf(
+        tx,
+        decided.filter((d) => d.facts.update.milestoneChanged).map((d) => d.item.task.id),
       )
       const written = await updateTasks(
         tx,
@@ -138,8 +144,9 @@ export class RefreshApply {
                 full: told.full ? parseDocument(told.full) : undefined,
                 // As the full task writes them: only an endpoint reads them.
                 newEvents: told.full ? newEvents.map(fullEventToJson) : [],
+                newestEventAt: newestEventAt(item.snapshot),
               },
-              { endpoints: userEndpoints },
+              { endpoints: userEndpoints, emailRecipient: emailRecipients.get(item.task.id) },
               item.fetchedAt,
             )
           : []
@@ -151,6 +158,13 @@ export class RefreshApply {
       return items.map((item) => outcomes.get(item) ?? { applied: false })
     })
   }
+}
+
+/** The time of the newest event of a carrier's answer, null when it has none. */
+function newestEventAt(snapshot: CarrierSnapshot | undefined): Date | null {
+  let newest: Date | null = null
+  for (const event of snapshot?.events ?? []) if (newest === null || event.eventTime > newest) newest = event.eventTime
+  return newest
 }
 
 /** The delivery a task's change teaches: its lane as the change leaves its addresses. */

@@ -7,7 +7,9 @@ import type { StandardStatus } from '../domain/statuses'
 import { validateSubscription, type SubscriptionRequest } from '../domain/subscription-input'
 import { parseTaskQuery } from '../domain/task-query'
 import type { SettingsRepository } from '../db/settings.repository'
-import { taskKey, type InsertOutcome, type TaskDocument, type TaskRepository } from '../db/task.repository'
+import { taskKey, type BatchInsertResult, type InsertOutcome, type TaskDocument, type TaskRepository } from '../db/task.repository'
+import type { Database, Queryable } from '../db/database'
+import type { Recipient } from '../domain/notifications'
 
 export interface SubscribeResult {
   taskId: number
@@ -38,12 +40,17 @@ export interface SubscriptionChecks {
 }
 
 /** Subscribe (single and batch) and query: the three endpoints of the interface. */
+/** Sets or removes (null) a task's recipient in a subscribe's unit of work; false when the user has no such task. */
+export type RecipientWriter = (tx: Queryable, userId: number, taskId: number, recipient: Recipient | null) => Promise<boolean>
+
 export class SubscriptionService {
   constructor(
     private readonly checks: SubscriptionChecks,
+    private readonly db: Database,
     private readonly tasks: TaskRepository,
     private readonly settings: SettingsRepository,
     private readonly carriers: CarrierCatalogService,
+    private readonly setRecipient: RecipientWriter,
     /** Called after tasks were created (wakes the refresh workers, here or via NOTIFY). */
     private readonly onTasksCreated: () => void = () => {},
   ) {}
@@ -55,7 +62,17 @@ export class SubscriptionService {
       throw new AppError(error, describeFieldErrors(details), details, undefined, candidates ? { candidates } : undefined)
     }
     const request = validation.value
-    const outcome = await this.tasks.upsert(userId, request)
+    const { recipient } = request
+    // A subscribe that names a recipient writes the task and its recipient in one transaction; the
+    // others share the coalesced upserts.
+    const outcome =
+      recipient === undefined
+        ? await this.tasks.upsert(userId, request)
+        : await this.db.transaction(async (tx) => {
+            const upserted = await this.tasks.upsertIn(tx, userId, request)
+            await this.setRecipient(tx, userId, upserted.taskId, recipient)
+            return upserted
+          })
     if (outcome.created) this.onTasksCreated()
     return {
       taskId: outcome.taskId,
@@ -110,7 +127,7 @@ export class SubscriptionService {
 
     // The setting is read by the write itself (one round trip, and a batch is held to the value
     // current when it is written); a batch with nothing to write reads it alone.
-    const written = toWrite.length > 0 ? await this.tasks.insertMissing(userId, toWrite, items.length) : undefined
+    const written = toWrite.length > 0 ? await this.insertMissing(userId, toWrite, items.length) : undefined
     const batchMaxItems = written?.batchMaxItems ?? (await this.settings.get()).batchMaxItems
     if (items.length > batchMaxItems) throw tooManyItems(items.length, batchMaxItems)
     const outcomes = written?.outcomes ?? new Map<string, InsertOutcome>()
@@ -131,6 +148,22 @@ export class SubscriptionService {
       }
     }
     return results
+  }
+
+  /**
+   * The batch's writes: its new tasks and, when items name recipients, those of the tasks it
+   * created in the same transaction (a reused task keeps its own).
+   */
+  private insertMissing(userId: number, toWrite: SubscriptionRequest[], batchSize: number): Promise<BatchInsertResult> {
+    if (!toWrite.some((r) => r.recipient)) return this.tasks.insertMissing(userId, toWrite, batchSize)
+    return this.db.transaction(async (tx) => {
+      const written = await this.tasks.insertMissingIn(tx, userId, toWrite, batchSize)
+      for (const request of toWrite) {
+        const outcome = written.outcomes.get(taskKey(request.carrierCode, request.trackingNumber))
+        if (outcome?.created && request.recipient) await this.setRecipient(tx, userId, outcome.taskId, request.recipient)
+      }
+      return written
+    })
   }
 
   /** The task as the interface answers it: its JSON document, written by the database. */

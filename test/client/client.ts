@@ -109,6 +109,24 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   const effective: boolean | undefined = own.data?.data.effective.carrierAutoCorrect
   void effective
   note('getAccountSettings', (await api.GET('/openapi/settings')).response)
+  const notifications = await api.PUT('/openapi/notifications', {
+    body: { email: { enabled: true, triggers: ['delivered'], fromName: 'Client shop', replyTo: null }, sms: { enabled: false, triggers: [] } },
+  })
+  note('putNotificationSettings', notifications.response)
+  note('getNotificationSettings', (await api.GET('/openapi/notifications')).response)
+  const recipient = await api.PUT('/openapi/tracking-subscriptions/{taskId}/recipient', {
+    params: { path: { taskId } },
+    body: { email: 'customer@example.com', name: 'A customer', language: 'fr' },
+  })
+  note('putTaskRecipient', recipient.response)
+  const recipientLanguage: 'en' | 'de' | 'fr' | 'es' | null | undefined = recipient.data?.data.language
+  void recipientLanguage
+  const withRecipient = await api.GET('/openapi/tracking-subscriptions/{taskId}', { params: { path: { taskId } } })
+  const messages: { trigger: string; status: string }[] | undefined = withRecipient.data?.data.notifications
+  void messages
+  note('deleteTaskRecipient', (await api.DELETE('/openapi/tracking-subscriptions/{taskId}/recipient', { params: { path: { taskId } } })).response)
+  note('unsubscribePage', (await open.GET('/u/{token}', { params: { path: { token: 'no-such-token' } }, parseAs: 'text' })).response)
+  note('unsubscribe', (await open.POST('/u/{token}', { params: { path: { token: 'no-such-token' } }, parseAs: 'text' })).response)
 
   const history = await api.GET('/openapi/tracking-subscriptions/{taskId}/webhooks', { params: { path: { taskId } } })
   note('listTaskWebhooks', history.response)

@@ -30,6 +30,14 @@ SELECT
         WHERE
           e.id = d.endpoint_id
       )
+      WHEN 'recipient' THEN (
+        SELECT
+          r.email
+        FROM
+          task_recipients r
+        WHERE
+          r.task_id = d.task_id
+      )
     END,
     ''
   ) AS target_url

@@ -21,6 +21,7 @@ FROM
   deliveries d
 WHERE
   d.user_id = $1
+  AND d.channel = 'webhook'
 ORDER BY
   d.created_at DESC,
   d.id DESC
@@ -48,6 +49,7 @@ FROM
   deliveries d
 WHERE
   d.user_id = $1
+  AND d.channel = 'webhook'
   AND d.status = $2
   AND d.event_type = $3
   AND d.endpoint_id = $4

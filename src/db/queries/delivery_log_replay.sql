@@ -9,6 +9,7 @@ WITH
     WHERE
       d.user_id = $1
       AND d.status = 'failed'
+      AND d.channel = 'webhook'
       AND d.created_at >= $2
       AND d.created_at < $3
       AND (

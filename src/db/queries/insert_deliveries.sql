@@ -10,6 +10,7 @@ INSERT INTO
     webhook_id,
     event_type,
     payload,
+    trigger,
     status,
     next_attempt_at
   )
@@ -22,6 +23,7 @@ SELECT
   webhook_id,
   event_type,
   payload::json,
+  trigger,
   'pending',
   now()
 FROM
@@ -33,5 +35,9 @@ FROM
     $5::bigint[],
     $6::text[],
     $7::text[],
-    string_to_array($8, E'\n')
-  ) AS d (task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload);
+    string_to_array($8, E'\n'),
+    $9::text[]
+  ) AS d (task_id, user_id, channel, target, endpoint_id, webhook_id, event_type, payload, trigger)
+ON CONFLICT (task_id, trigger, channel)
+WHERE
+  trigger IS NOT NULL DO NOTHING;

@@ -47,6 +47,14 @@ WITH
                 WHERE
                   e.id = d.endpoint_id
               )
+              WHEN 'recipient' THEN (
+                SELECT
+                  r.email
+                FROM
+                  task_recipients r
+                WHERE
+                  r.task_id = d.task_id
+              )
             END
             from
               '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\[[0-9A-Fa-f:.]*\]|[^:/?#]*)'
@@ -63,6 +71,7 @@ WITH
   gated AS (
     SELECT
       d.id,
+      d.task_id,
       d.user_id,
       d.target,
       d.endpoint_id,
@@ -95,6 +104,14 @@ WITH
                 webhook_endpoints e
               WHERE
                 e.id = d.endpoint_id
+            )
+            WHEN 'recipient' THEN (
+              SELECT
+                r.email
+              FROM
+                task_recipients r
+              WHERE
+                r.task_id = d.task_id
             )
           END AS address
       ) target

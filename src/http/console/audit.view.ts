@@ -2,7 +2,7 @@ import type { AuditRow } from '../../services/audit-trail'
 import type { OperatorRow } from '../../services/operator.service'
 import { ACTOR_KINDS, OUTCOMES, TARGET_KINDS } from '../../domain/audit'
 import { ACTION_NAMES } from '../../domain/operators'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 import { badge, when } from './layout'
 import { dataTable } from './table'
 

@@ -1,5 +1,5 @@
 import { LANGUAGES, type TrackingPageBrand } from '../../domain/tracking-page'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 import { may } from '../../domain/operators'
 import type { PageContext } from './layout'
 

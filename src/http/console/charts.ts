@@ -1,6 +1,6 @@
 import { MILESTONES, type Milestone } from '../../domain/milestones'
 import type { StandardStatus } from '../../domain/statuses'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 
 /**
  * Charts drawn on the server (no script, no build, nothing inline for the CSP to refuse): the

@@ -8,7 +8,7 @@ import type { TaskService } from '../../services/task.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import type { TransitService } from '../../services/transit.service'
 import type { TrackingPageService } from '../../services/tracking-page.service'
-import type { Html } from '../html'
+import type { Html } from '../../domain/html'
 import type { AuditTrail } from '../../services/audit-trail'
 import type { OperatorService } from '../../services/operator.service'
 

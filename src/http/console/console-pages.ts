@@ -13,7 +13,7 @@ import { defaultReplayForm, replayFilterOf, type ReplayForm } from './replay-for
 import { roleOf } from '../../domain/audit'
 import type { Action } from '../../domain/operators'
 import { transitView } from './transit.view'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 import { brandForm, brandOfForm } from './brand.view'
 import { page, type PageContext, type Section } from './layout'
 import { taskView, tasksView, type TaskSearch } from './tasks.view'

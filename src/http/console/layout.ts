@@ -1,6 +1,6 @@
 import { actorName, type Actor } from '../../domain/audit'
 import { may, type Action, type Role } from '../../domain/operators'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 
 export const NAV = [
   ['overview', 'Overview', '/console'],

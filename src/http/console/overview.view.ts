@@ -1,6 +1,6 @@
 import type { ConsoleCarrier, Overview } from '../../services/console.service'
 import { barChart, carrierColor, hourlyChart, milestoneColor, SERIES_COLORS, statusColor } from './charts'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 import { durationOf, when } from './layout'
 
 export function overviewView(o: Overview, carriers: ConsoleCarrier[]): Html {

@@ -1,4 +1,4 @@
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 
 /** A column of a console table: its header, and each row's cell. */
 export interface Column<T> {

@@ -2,7 +2,7 @@ import { AUTO_CARRIER } from '../../domain/carriers'
 import { CARRIER_CHANGE_LIMIT } from '../../domain/carrier-change'
 import { may } from '../../domain/operators'
 import type { FullTaskJson } from '../../domain/task-document'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 import { badge, when, type PageContext } from './layout'
 
 const OUTCOME_WORDS = {

@@ -1,6 +1,6 @@
 import type { OperatorRow, OperatorSessionRow } from '../../services/operator.service'
 import { may, PASSWORD_MIN, ROLE_DESCRIPTIONS, ROLES, type Role } from '../../domain/operators'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 import { actionButton, badge, when, type PageContext } from './layout'
 import { dataTable } from './table'
 

@@ -1,7 +1,7 @@
 import type { TransitOverview } from '../../services/transit.service'
 import { rangeChart, rateColumns } from './charts'
 import { MIN_LANE_DELIVERIES } from '../../domain/transit-times'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 
 const where = (country: string, state: string) => (country === '*' ? '' : state && state !== '*' ? `${country}-${state}` : country || '?')
 

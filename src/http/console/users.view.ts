@@ -1,7 +1,7 @@
 import type { ApiUserService } from '../../services/api-user.service'
 import type { FullTaskJson } from '../../domain/task-document'
 import type { EndpointRecord } from '../../domain/webhook-endpoint'
-import { html, type Html } from '../html'
+import { html, type Html } from '../../domain/html'
 import { may } from '../../domain/operators'
 import { actionButton, badge, secretBlock, when, type PageContext } from './layout'
 import { dataTable } from './table'

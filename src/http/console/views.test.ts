@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CarrierPacing } from '../../services/carrier-catalog.service'
 import type { ConsoleCarrier } from '../../services/console.service'
-import { html } from '../html'
+import { html } from '../../domain/html'
 import { carriersView, deliveriesView } from './operations.view'
 import { defaultReplayForm } from './replay-form'
 import { overviewView } from './overview.view'

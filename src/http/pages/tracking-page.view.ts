@@ -1,7 +1,7 @@
 import { LANGUAGES, type Language, type Place, type TrackingPage } from '../../domain/tracking-page'
-import { html, type Html } from '../html'
-import { offsetMinutes } from '../../domain/tracking-update'
-import { label, LANGUAGE_NAMES, LOCALES, MILESTONE_LABELS, type LabelKey } from './tracking-page.labels'
+import { html, type Html } from '../../domain/html'
+import { label, LANGUAGE_NAMES, MILESTONE_LABELS, type LabelKey } from '../../domain/customer-labels'
+import { formatTime, wallClock } from '../../domain/customer-time'
 
 /**
  * The public tracking page as HTML: server-rendered, readable without JavaScript (it has none),
@@ -12,24 +12,13 @@ import { label, LANGUAGE_NAMES, LOCALES, MILESTONE_LABELS, type LabelKey } from 
 /** The inline style that gives the page its shop's colour. */
 export const accentStyle = (page: { shop: { accentColor: string } }) => `:root{--accent:${page.shop.accentColor}}`
 
-/** A wall-clock time: the instant shifted by its UTC offset (none: UTC), formatted as if in UTC. */
-const wallClock = (iso: string, offset: string | null): Date => new Date(Date.parse(iso) + (offsetMinutes(offset) ?? 0) * 60_000)
-
 /** The page's labels in its language. */
 const labelsOf =
   (language: Language) =>
   (key: LabelKey, values?: Record<string, string>): string =>
     label(language, key, values)
 
-// Made once per language and style: constructing a DateTimeFormat costs far more than formatting.
-const FORMATS = new Map<string, Intl.DateTimeFormat>()
-type Style = Pick<Intl.DateTimeFormatOptions, 'dateStyle' | 'timeStyle'>
-function format(language: Language, date: Date, style: Style): string {
-  const key = `${language} ${style.dateStyle ?? ''} ${style.timeStyle ?? ''}`
-  let formatter = FORMATS.get(key)
-  if (!formatter) FORMATS.set(key, (formatter = new Intl.DateTimeFormat(LOCALES[language], { ...style, timeZone: 'UTC' })))
-  return formatter.format(date)
-}
+const format = formatTime
 
 const placeText = (place: Place | null) => (place ? [place.city, place.state, place.country].filter((p) => p !== '').join(', ') : '')
 
@@ -94,7 +83,7 @@ function timeline(page: TrackingPage): Html {
   </section>`
 }
 
-function pageDocument(language: Language, title: string, shop: TrackingPage['shop'] | undefined, main: Html, footer: Html): Html {
+export function pageDocument(language: Language, title: string, shop: TrackingPage['shop'] | undefined, main: Html, footer: Html): Html {
   return html`<!doctype html>
 <html lang="${language}">
 <head>

@@ -12,6 +12,8 @@ import type { WebhookHistoryService } from '../../services/webhook-history.servi
 import type { TransitService } from '../../services/transit.service'
 import type { TrackingPageService } from '../../services/tracking-page.service'
 import { trackingPageApiRoutes } from './tracking-page.routes'
+import type { NotificationService } from '../../services/notification.service'
+import { notificationRoutes } from './notification.routes'
 import { analyticsRoutes } from './analytics.routes'
 import { carrierRoutes } from './carrier.routes'
 import { subscriptionRoutes } from './subscription.routes'
@@ -39,6 +41,7 @@ export const apiRoutes: FastifyPluginAsync<{
   carriers: CarrierCatalogService
   transit: TransitService
   pages: TrackingPageService
+  notifications: NotificationService
 }> = async (app, options) => {
   app.decorateRequest('userId', 0)
   // Authenticate before the body is even parsed: a stranger's payload is not worth reading.
@@ -47,7 +50,8 @@ export const apiRoutes: FastifyPluginAsync<{
   })
   await app.register(carrierRoutes, { carriers: options.carriers })
   await app.register(subscriptionRoutes, { subscriptions: options.subscriptions })
-  await app.register(taskRoutes, { tasks: options.tasks, changes: options.changes })
+  await app.register(taskRoutes, { tasks: options.tasks, changes: options.changes, notifications: options.notifications })
+  await app.register(notificationRoutes, { notifications: options.notifications })
   await app.register(accountSettingsRoutes, { settings: options.accountSettings })
   await app.register(webhookRoutes, { webhooks: options.webhooks })
   await app.register(webhookEndpointRoutes, { endpoints: options.endpoints, log: options.deliveryLog })

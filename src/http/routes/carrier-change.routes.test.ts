@@ -93,7 +93,8 @@ describe('PATCH /openapi/tracking-subscriptions/{taskId}', () => {
       carrierCorrection: null,
     })
     expect(Date.parse(moved.nextCheckAt)).toBeLessThanOrEqual(Date.now())
-    expect(await get(taskId).then((r) => r.json().data)).toEqual(moved)
+    // GET adds the recipient and the messages to the full task the change answers.
+    expect(await get(taskId).then((r) => r.json().data)).toEqual({ ...moved, recipient: null, notifications: [] })
     // The schedule is the new carrier's: a USPS worker claims it, a FedEx worker does not.
     await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id <> $1', [taskId])
     expect(await t.db.transaction((tx) => new RefreshRepository(t.db).claimDue(tx, 'FEDEX', 10, 60_000))).toEqual([])

@@ -55,6 +55,8 @@ describe('GET /openapi/tracking-subscriptions/{taskId}', () => {
       'carrierCorrection',
       'events',
       'latestWebhook',
+      'recipient',
+      'notifications',
     ])
     expect(data).toMatchObject({
       taskId,

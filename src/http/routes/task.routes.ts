@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { objectText, RawJson } from '../../domain/json-text'
+import { objectText, RawJson, withMembers } from '../../domain/json-text'
+import type { NotificationService } from '../../services/notification.service'
+import { FullTaskWithRecipientAnswer } from '../schemas/notification.schema'
 import type { CarrierChangeService } from '../../services/carrier-change.service'
 import type { TaskService } from '../../services/task.service'
 import { asJsonText, envelope, JsonAnswer, success, successText } from '../envelope'
@@ -10,7 +12,10 @@ import { CarrierChangeBody, Deleted, FullTaskAnswer, ListQuery, RefreshAccepted,
 const tags = ['tasks']
 
 /** The task beyond the interface: the full task, the list, stop, refresh now, carrier change, delete. */
-export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService; changes: CarrierChangeService }> = async (app, { tasks, changes }) => {
+export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService; changes: CarrierChangeService; notifications: NotificationService }> = async (
+  app,
+  { tasks, changes, notifications },
+) => {
   app.get(
     '/openapi/tracking-subscriptions/list',
     {
@@ -40,16 +45,22 @@ export const taskRoutes: FastifyPluginAsyncTypebox<{ tasks: TaskService; changes
     {
       schema: {
         operationId: 'getTask',
-        summary: 'The full task',
+        summary: 'The full task, with its recipient and the messages sent to them',
         tags,
         params: TaskParams,
-        response: { 200: Type.Unsafe<JsonAnswer>(FullTaskAnswer), ...errors(...API_ERRORS, 400, 404) },
+        response: { 200: Type.Unsafe<JsonAnswer>(FullTaskWithRecipientAnswer), ...errors(...API_ERRORS, 400, 404) },
       },
     },
     async (request, reply) => {
       const task = await tasks.get(request.userId, request.params.taskId)
+      const { recipient, notifications: messages } = await notifications.ofTask(request.userId, request.params.taskId)
       asJsonText(reply)
-      return successText(task)
+      return successText(
+        withMembers(task, [
+          ['recipient', recipient],
+          ['notifications', messages],
+        ]),
+      )
     },
   )
 

@@ -3,6 +3,7 @@ import { allComponents } from './common.schema'
 // Every module that makes components, so that all of them exist before they are registered.
 import './admin.schema'
 import './health.schema'
+import './notification.schema'
 import './subscription.schema'
 import './task.schema'
 import './task-lifecycle.schema'

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { SETTINGS } from '../../domain/settings'
+import { EMAIL_MAX, NAME_MAX } from '../../domain/notifications'
 import { CALLBACK_URL_MAX, EXTERNAL_REFERENCE_MAX, TRACKING_NUMBER_MAX } from '../../domain/subscription-input'
 import { BATCH_RESULTS, SUBSCRIBE_RESULTS } from '../../domain/subscription-outcomes'
 import { checkOf } from '../request-check'
@@ -12,6 +13,25 @@ import { StandardStatus, Task } from './task.schema'
  * cannot say (trimmed values, control characters, a URL's scheme and host, the carrier) is then
  * judged by the domain (domain/subscription-input.ts), every problem told at once.
  */
+
+export const RecipientInput = component(
+  'RecipientInput',
+  Type.Object(
+    {
+      email: Type.Optional(
+        Type.Union([Type.String({ maxLength: EMAIL_MAX }), Type.Null()], { description: 'an email address, no line breaks', examples: ['ana@example.com'] }),
+      ),
+      phone: Type.Optional(Type.Union([Type.String({ maxLength: 16 }), Type.Null()], { description: 'a mobile number in E.164', examples: ['+491701234567'] })),
+      name: Type.Optional(Type.Union([Type.String({ maxLength: NAME_MAX }), Type.Null()], { description: "the customer's name, as the messages greet them" })),
+      language: Type.Optional(
+        Type.Union([Type.String({ maxLength: 35 }), Type.Null()], {
+          description: "en, de, fr or es (a tag such as de-AT reads as de); anything else: the shop's default",
+        }),
+      ),
+    },
+    { description: "the shop's customer, told by email and SMS at the milestones the shop chose (docs/notifications.md); an email or a phone at least" },
+  ),
+)
 
 export const Subscription = component(
   'Subscription',
@@ -33,6 +53,11 @@ export const Subscription = component(
       }),
       externalReferenceNo: Type.Optional(
         Type.Union([Type.String({ maxLength: EXTERNAL_REFERENCE_MAX }), Type.Null()], { description: 'your own reference; absent or null is stored as ""' }),
+      ),
+      recipient: Type.Optional(
+        Type.Union([ref(RecipientInput), Type.Null()], {
+          description: "replaces the task's recipient; null removes it; absent leaves it as it is (a batch sets it on the tasks it creates only)",
+        }),
       ),
     },
     { description: 'a parcel to track; unknown fields are ignored' },

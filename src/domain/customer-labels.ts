@@ -1,10 +1,12 @@
-import type { Milestone } from '../../domain/milestones'
-import type { Language } from '../../domain/tracking-page'
+import type { Milestone } from './milestones'
+import type { Trigger } from './notifications'
+import type { Language } from './tracking-page'
 
 /**
- * Every word of the tracking page, in its four languages. English is the reference: each other
- * language must have every one of its labels (the typecheck fails otherwise) with the same
- * {placeholders} (tracking-page.labels.test.ts). Carrier texts are never translated.
+ * Every word the shop's customer reads (the tracking page, the notification emails and texts, the
+ * unsubscribe page), in its four languages. English is the reference: each other language must
+ * have every one of its labels (the typecheck fails otherwise) with the same {placeholders}
+ * (customer-labels.test.ts). Carrier texts are never translated.
  */
 const EN = {
   title: 'Parcel tracking',
@@ -36,6 +38,18 @@ const EN = {
   localTime: 'local time',
   notFoundTitle: 'Tracking page not found',
   notFoundText: 'This link is not valid or no longer in use. Please ask the shop for a new one.',
+  greeting: 'Hello {name},',
+  greetingNoName: 'Hello,',
+  emailIntro: 'Here is the latest on your parcel from {shop}.',
+  latestUpdate: 'Latest update',
+  trackButton: 'Track your parcel',
+  emailReason: 'You receive this email because you ordered from {shop}.',
+  unsubscribe: 'Unsubscribe',
+  unsubscribeTitle: 'Unsubscribe from parcel updates',
+  unsubscribeText: 'Stop the emails about your parcels from {shop}.',
+  unsubscribedTitle: 'You are unsubscribed',
+  unsubscribedText: '{shop} will not send you parcel updates any more.',
+  unsubscribeNotFoundText: 'This unsubscribe link is not valid.',
 } as const
 
 export type LabelKey = keyof typeof EN
@@ -73,6 +87,18 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
     localTime: 'Ortszeit',
     notFoundTitle: 'Sendungsseite nicht gefunden',
     notFoundText: 'Dieser Link ist ungültig oder wird nicht mehr verwendet. Bitte fragen Sie den Shop nach einem neuen.',
+    greeting: 'Hallo {name},',
+    greetingNoName: 'Hallo,',
+    emailIntro: 'Hier ist der neueste Stand Ihres Pakets von {shop}.',
+    latestUpdate: 'Letzte Meldung',
+    trackButton: 'Paket verfolgen',
+    emailReason: 'Sie erhalten diese E-Mail, weil Sie bei {shop} bestellt haben.',
+    unsubscribe: 'Abmelden',
+    unsubscribeTitle: 'Von Paketbenachrichtigungen abmelden',
+    unsubscribeText: 'Keine E-Mails mehr zu Ihren Paketen von {shop}.',
+    unsubscribedTitle: 'Sie sind abgemeldet',
+    unsubscribedText: '{shop} sendet Ihnen keine Paketbenachrichtigungen mehr.',
+    unsubscribeNotFoundText: 'Dieser Abmeldelink ist ungültig.',
   },
   fr: {
     title: 'Suivi de colis',
@@ -104,6 +130,18 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
     localTime: 'heure locale',
     notFoundTitle: 'Page de suivi introuvable',
     notFoundText: 'Ce lien n’est pas valide ou n’est plus utilisé. Demandez-en un nouveau à la boutique.',
+    greeting: 'Bonjour {name},',
+    greetingNoName: 'Bonjour,',
+    emailIntro: 'Voici les dernières nouvelles de votre colis de {shop}.',
+    latestUpdate: 'Dernière mise à jour',
+    trackButton: 'Suivre votre colis',
+    emailReason: 'Vous recevez cet e-mail car vous avez commandé chez {shop}.',
+    unsubscribe: 'Se désabonner',
+    unsubscribeTitle: 'Se désabonner des notifications de colis',
+    unsubscribeText: 'Ne plus recevoir les e-mails de {shop} sur vos colis.',
+    unsubscribedTitle: 'Vous êtes désabonné',
+    unsubscribedText: '{shop} ne vous enverra plus de notifications de colis.',
+    unsubscribeNotFoundText: 'Ce lien de désabonnement n’est pas valide.',
   },
   es: {
     title: 'Seguimiento del envío',
@@ -135,6 +173,18 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
     localTime: 'hora local',
     notFoundTitle: 'Página de seguimiento no encontrada',
     notFoundText: 'Este enlace no es válido o ya no se usa. Pide uno nuevo a la tienda.',
+    greeting: 'Hola, {name}:',
+    greetingNoName: 'Hola:',
+    emailIntro: 'Estas son las últimas novedades de tu paquete de {shop}.',
+    latestUpdate: 'Última actualización',
+    trackButton: 'Seguir tu paquete',
+    emailReason: 'Recibes este correo porque hiciste un pedido en {shop}.',
+    unsubscribe: 'Darse de baja',
+    unsubscribeTitle: 'Darse de baja de los avisos de envío',
+    unsubscribeText: 'Dejar de recibir correos de {shop} sobre tus paquetes.',
+    unsubscribedTitle: 'Te has dado de baja',
+    unsubscribedText: '{shop} ya no te enviará avisos sobre tus paquetes.',
+    unsubscribeNotFoundText: 'Este enlace para darse de baja no es válido.',
   },
 }
 
@@ -191,6 +241,42 @@ export const MILESTONE_LABELS: Readonly<Record<Language, Readonly<Record<Milesto
     returned: 'Devuelto al remitente',
     cancelled: 'Cancelado',
     expired: 'Sin actualizaciones recientes',
+  },
+}
+
+/** The headline of each message, by the milestone that sends it (docs/notifications.md). */
+export const TRIGGER_HEADLINES: Readonly<Record<Language, Readonly<Record<Trigger, string>>>> = {
+  en: {
+    in_transit: 'Your parcel is on its way',
+    out_for_delivery: 'Your parcel is out for delivery',
+    available_for_pickup: 'Your parcel is ready for pickup',
+    failed_attempt: 'The carrier tried to deliver your parcel',
+    delivered: 'Your parcel has been delivered',
+    exception: 'There is a problem with your parcel',
+  },
+  de: {
+    in_transit: 'Ihr Paket ist unterwegs',
+    out_for_delivery: 'Ihr Paket wird heute zugestellt',
+    available_for_pickup: 'Ihr Paket liegt zur Abholung bereit',
+    failed_attempt: 'Der Zusteller hat Sie nicht angetroffen',
+    delivered: 'Ihr Paket wurde zugestellt',
+    exception: 'Es gibt ein Problem mit Ihrem Paket',
+  },
+  fr: {
+    in_transit: 'Votre colis est en route',
+    out_for_delivery: 'Votre colis est en cours de livraison',
+    available_for_pickup: 'Votre colis vous attend au point de retrait',
+    failed_attempt: 'Le transporteur n’a pas pu livrer votre colis',
+    delivered: 'Votre colis a été livré',
+    exception: 'Votre colis rencontre un problème',
+  },
+  es: {
+    in_transit: 'Tu paquete está en camino',
+    out_for_delivery: 'Tu paquete está en reparto',
+    available_for_pickup: 'Tu paquete está listo para recoger',
+    failed_attempt: 'El transportista intentó entregar tu paquete',
+    delivered: 'Tu paquete ha sido entregado',
+    exception: 'Hay un problema con tu paquete',
   },
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { MILESTONE_NAMES } from '../../domain/milestones'
-import { LANGUAGES } from '../../domain/tracking-page'
-import { LABELS, LANGUAGE_NAMES, LOCALES, MILESTONE_LABELS } from './tracking-page.labels'
+import { MILESTONE_NAMES } from './milestones'
+import { LANGUAGES } from './tracking-page'
+import { LABELS, LANGUAGE_NAMES, LOCALES, MILESTONE_LABELS } from './customer-labels'
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
 

@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto'
+import type { NotificationSettings, Recipient, Trigger } from '../domain/notifications'
+import type { Channel } from '../domain/outbox'
+import type { WebhookStatus } from '../domain/statuses'
+import type { Language } from '../domain/tracking-page'
+import type { Database, Queryable } from './database'
+import { statementsOf } from './statements'
+
+/**
+ * The shop's customers (migration 0028): each task's recipient, the addresses a shop has written to
+ * (by keyed hash: their unsubscribe tokens and suppressions), and each user's notification settings.
+ * The hashes are made by the caller (services/notification.service.ts); none of this is logged.
+ */
+
+/** A message of a task, as the full task shows it: no address, no text. */
+export interface TaskMessage {
+  channel: Exclude<Channel, 'webhook'>
+  trigger: Trigger
+  status: WebhookStatus
+  attempts: number
+  sentAt: string | null
+  error: string
+}
+
+/** An address a shop has written to, as its unsubscribe token finds it. */
+export interface RecipientAddress {
+  userId: number
+  channel: 'email' | 'sms'
+  language: Language
+  suppressed: boolean
+}
+
+interface RecipientRow {
+  email: string | null
+  phone: string | null
+  name: string | null
+  language: Language | null
+}
+
+export class RecipientRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Sets the recipient of the user's task (replacing any), and makes its email address known to
+   * the shop (its token) in the same transaction; false when the user has no such task.
+   */
+  async set(tx: Queryable, userId: number, taskId: number, recipient: Recipient, emailHash: string | null, language: Language): Promise<boolean> {
+    const { rows } = await tx.query(RECIPIENT_SET, [taskId, userId, recipient.email, emailHash, recipient.phone, recipient.name, recipient.language])
+    if (rows.length === 0) return false
+    if (emailHash !== null) await tx.query(RECIPIENT_ADDRESS_KNOWN, [userId, 'email', emailHash, newToken(), language])
+    return true
+  }
+
+  /** Removes the recipient of the user's task; false when the user has no such task. */
+  async remove(tx: Queryable, userId: number, taskId: number): Promise<boolean> {
+    const { rows } = await tx.query<{ found: boolean }>(RECIPIENT_REMOVE, [userId, taskId])
+    return rows[0]?.found === true
+  }
+
+  /** The recipient of the user's task: null when it has none, undefined when the user has no such task. */
+  async of(userId: number, taskId: number): Promise<Recipient | null | undefined> {
+    const [row] = await this.db.query<RecipientRow & { task: boolean }>(RECIPIENT_OF, [userId, taskId])
+    if (!row) return undefined
+    return row.email === null && row.phone === null ? null : { email: row.email, phone: row.phone, name: row.name, language: row.language }
+  }
+
+  async byToken(token: string): Promise<RecipientAddress | undefined> {
+    const [row] = await this.db.query<{ user_id: number; channel: 'email' | 'sms'; language: Language; suppressed: boolean }>(ADDRESS_BY_TOKEN, [token])
+    return row && { userId: Number(row.user_id), channel: row.channel, language: row.language, suppressed: row.suppressed }
+  }
+
+  /** Suppresses the address of this token (kept if it was already); false for an unknown token. */
+  async suppressByToken(token: string, reason: string): Promise<boolean> {
+    const rows = await this.db.query(ADDRESS_SUPPRESS_BY_TOKEN, [token, reason])
+    return rows.length === 1
+  }
+
+  /** Suppresses an address of the user's (its hash), known or not. */
+  async suppress(userId: number, channel: 'email' | 'sms', hash: string, reason: string, language: Language): Promise<void> {
+    await this.db.query(ADDRESS_SUPPRESS, [userId, channel, hash, reason, newToken(), language])
+  }
+
+  /** The messages of the user's task, oldest first (deliveries_message_once). */
+  async messagesOf(userId: number, taskId: number): Promise<TaskMessage[]> {
+    const rows = await this.db.query<{
+      channel: TaskMessage['channel']
+      trigger: Trigger
+      status: WebhookStatus
+      attempts: number
+      sent_at: Date | null
+      error: string | null
+    }>(TASK_MESSAGES, [userId, taskId])
+    return rows.map((r) => ({
+      channel: r.channel,
+      trigger: r.trigger,
+      status: r.status,
+      attempts: r.attempts,
+      sentAt: r.sent_at?.toISOString() ?? null,
+      error: r.status === 'success' ? '' : (r.error ?? ''),
+    }))
+  }
+
+  async settings(userId: number): Promise<NotificationSettings | null> {
+    const [row] = await this.db.query<{ settings: NotificationSettings | null }>(SETTINGS_READ, [userId])
+    return row?.settings ?? null
+  }
+
+  async saveSettings(tx: Queryable, userId: number, settings: NotificationSettings): Promise<void> {
+    await tx.query(SETTINGS_SAVE, [userId, JSON.stringify(settings)])
+  }
+}
+
+/**
+ * The settings of the users whose task has a recipient with an email address, by task, for the
+ * tasks given (those whose milestone a refresh changed) and the users with email on: what the
+ * refresh's plan of messages needs, in its transaction.
+ */
+export async function emailAudienceOf(tx: Queryable, taskIds: number[]): Promise<Map<number, NotificationSettings>> {
+  const audience = new Map<number, NotificationSettings>()
+  if (taskIds.length === 0) return audience
+  const { rows } = await tx.query<{ task_id: number; settings: NotificationSettings }>(EMAIL_AUDIENCE, [taskIds], 'email_audience')
+  for (const row of rows) audience.set(Number(row.task_id), row.settings)
+  return audience
+}
+
+// 128 random bits, as the tracking pages' tokens.
+const newToken = () => randomBytes(16).toString('base64url')
+
+// The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
+const sql = statementsOf(import.meta.url)
+const RECIPIENT_SET = sql(
+  'recipient_set',
+  `INSERT INTO task_recipients (task_id, user_id, email, email_hash, phone, name, language)
+   SELECT t.id, t.user_id, $3, $4, $5, $6, $7 FROM tracking_tasks t WHERE t.id = $1 AND t.user_id = $2
+   ON CONFLICT (task_id) DO UPDATE
+      SET email = EXCLUDED.email, email_hash = EXCLUDED.email_hash, phone = EXCLUDED.phone, name = EXCLUDED.name,
+          language = EXCLUDED.language, updated_at = now()
+   RETURNING task_id`,
+)
+const RECIPIENT_ADDRESS_KNOWN = sql(
+  'recipient_address_known',
+  `INSERT INTO recipient_addresses (user_id, channel, address_hash, token, language) VALUES ($1, $2, $3, $4, $5)
+   ON CONFLICT (user_id, channel, address_hash) DO UPDATE SET language = EXCLUDED.language`,
+)
+const RECIPIENT_REMOVE = sql(
+  'recipient_remove',
+  `WITH task AS (SELECT id FROM tracking_tasks WHERE user_id = $1 AND id = $2),
+   removed AS (DELETE FROM task_recipients r USING task WHERE r.task_id = task.id)
+   SELECT EXISTS (SELECT FROM task) AS found`,
+)
+const RECIPIENT_OF = sql(
+  'recipient_of',
+  `SELECT r.email, r.phone, r.name, r.language
+     FROM tracking_tasks t LEFT JOIN task_recipients r ON r.task_id = t.id
+    WHERE t.user_id = $1 AND t.id = $2`,
+)
+const ADDRESS_BY_TOKEN = sql(
+  'recipient_address_by_token',
+  `SELECT user_id, channel, language, suppressed_at IS NOT NULL AS suppressed FROM recipient_addresses WHERE token = $1`,
+)
+const ADDRESS_SUPPRESS_BY_TOKEN = sql(
+  'recipient_address_suppress_by_token',
+  `UPDATE recipient_addresses
+      SET suppressed_at = COALESCE(suppressed_at, now()), suppressed_reason = COALESCE(suppressed_reason, $2)
+    WHERE token = $1
+    RETURNING user_id`,
+)
+const ADDRESS_SUPPRESS = sql(
+  'recipient_address_suppress',
+  `INSERT INTO recipient_addresses (user_id, channel, address_hash, token, language, suppressed_at, suppressed_reason)
+   VALUES ($1, $2, $3, $5, $6, now(), $4)
+   ON CONFLICT (user_id, channel, address_hash) DO UPDATE
+      SET suppressed_at = COALESCE(recipient_addresses.suppressed_at, now()),
+          suppressed_reason = COALESCE(recipient_addresses.suppressed_reason, EXCLUDED.suppressed_reason)`,
+)
+const TASK_MESSAGES = sql(
+  'task_messages',
+  `SELECT d.channel, d.trigger, d.status, d.attempt_count AS attempts,
+          CASE WHEN d.status = 'success' THEN d.last_attempt_at END AS sent_at, d.error_message AS error
+     FROM deliveries d
+    WHERE d.task_id = $2 AND d.user_id = $1 AND d.trigger IS NOT NULL
+    ORDER BY d.id`,
+)
+const SETTINGS_READ = sql('notification_settings_read', `SELECT notification_settings AS settings FROM api_users WHERE id = $1`)
+const SETTINGS_SAVE = sql('notification_settings_save', `UPDATE api_users SET notification_settings = $2::json WHERE id = $1`)
+const EMAIL_AUDIENCE = sql(
+  'email_audience',
+  `SELECT r.task_id, u.notification_settings AS settings
+     FROM task_recipients r
+     JOIN api_users u ON u.id = r.user_id
+    WHERE r.task_id = ANY($1::bigint[])
+      AND r.email IS NOT NULL
+      AND (u.notification_settings->'email'->>'enabled')::boolean`,
+)

@@ -1,0 +1,123 @@
+import { createHmac } from 'node:crypto'
+import type { Database, Queryable } from '../db/database'
+import type { RecipientRepository, TaskMessage } from '../db/recipient.repository'
+import type { SecretsRepository } from '../db/secrets.repository'
+import type { TrackingPageRepository } from '../db/tracking-page.repository'
+import { invalid, subscriptionNotFound } from '../domain/errors'
+import {
+  DEFAULT_NOTIFICATION_SETTINGS,
+  normalEmail,
+  parseRecipient,
+  settingsProblems,
+  type NotificationSettings,
+  type Recipient,
+} from '../domain/notifications'
+import type { Language, TrackingPageBrand } from '../domain/tracking-page'
+
+/** The key of the addresses' hashes (service_secrets): the same in every process of a deployment. */
+const HASH_KEY = 'recipient_address'
+
+/** What /u/{token} shows: the address's language, and whether it is unsubscribed already. */
+export interface UnsubscribeView {
+  language: Language
+  unsubscribed: boolean
+  brand: TrackingPageBrand
+}
+
+/**
+ * Telling the shop's customer (docs/notifications.md): a task's recipient, a user's settings, the
+ * unsubscribe links and the suppressions. Addresses are compared by a keyed hash, which is all
+ * that stays of them once the recipients' data is gone.
+ */
+export class NotificationService {
+  constructor(
+    private readonly db: Database,
+    private readonly recipients: RecipientRepository,
+    private readonly pages: TrackingPageRepository,
+    private readonly secrets: SecretsRepository,
+  ) {}
+
+  async settings(userId: number): Promise<NotificationSettings> {
+    return withDefaults(await this.recipients.settings(userId))
+  }
+
+  /** Replaces the user's settings (the HTTP schema has checked the members' types and the triggers' names). */
+  async saveSettings(userId: number, settings: NotificationSettings): Promise<NotificationSettings> {
+    const saved: NotificationSettings = {
+      email: { ...settings.email, fromName: settings.email.fromName?.trim() || null, replyTo: settings.email.replyTo?.trim() || null },
+      sms: settings.sms,
+    }
+    const problems = settingsProblems(saved)
+    if (problems.length > 0) throw invalid(problems)
+    await this.db.transaction((tx) => this.recipients.saveSettings(tx, userId, saved))
+    return saved
+  }
+
+  /** The task's recipient (null: none); not_found for a task that is not the user's. */
+  async recipient(userId: number, taskId: number): Promise<Recipient | null> {
+    const recipient = await this.recipients.of(userId, taskId)
+    if (recipient === undefined) throw subscriptionNotFound()
+    return recipient
+  }
+
+  /** The task's recipient and messages, as GET …/{taskId} adds them to the full task (the task is the caller's: read already). */
+  async ofTask(userId: number, taskId: number): Promise<{ recipient: Recipient | null; notifications: TaskMessage[] }> {
+    const [recipient, notifications] = await Promise.all([this.recipients.of(userId, taskId), this.recipients.messagesOf(userId, taskId)])
+    return { recipient: recipient ?? null, notifications }
+  }
+
+  /** Sets the task's recipient from the request's body (judged here); not_found for a task that is not the user's. */
+  async setRecipient(userId: number, taskId: number, body: Parameters<typeof parseRecipient>[0]): Promise<Recipient> {
+    const parsed = parseRecipient(body, '')
+    if (!parsed.ok) throw invalid(parsed.details)
+    const found = await this.db.transaction((tx) => this.setIn(tx, userId, taskId, parsed.value))
+    if (!found) throw subscriptionNotFound()
+    return parsed.value
+  }
+
+  async removeRecipient(userId: number, taskId: number): Promise<void> {
+    const found = await this.db.transaction((tx) => this.recipients.remove(tx, userId, taskId))
+    if (!found) throw subscriptionNotFound()
+  }
+
+  /**
+   * Sets or removes (null) the recipient of a task in the caller's unit of work (a subscribe's);
+   * false when the user has no such task.
+   */
+  async setIn(tx: Queryable, userId: number, taskId: number, recipient: Recipient | null): Promise<boolean> {
+    if (recipient === null) return this.recipients.remove(tx, userId, taskId)
+    const emailHash = recipient.email === null ? null : await this.hash('email', recipient.email)
+    const language = recipient.language ?? (await this.pages.brand(userId)).defaultLanguage
+    return this.recipients.set(tx, userId, taskId, recipient, emailHash, language)
+  }
+
+  /** What the unsubscribe page of a token shows; undefined for a token that is no address's. */
+  async unsubscribeView(token: string): Promise<UnsubscribeView | undefined> {
+    const address = await this.recipients.byToken(token)
+    return address && { language: address.language, unsubscribed: address.suppressed, brand: await this.pages.brand(address.userId) }
+  }
+
+  /** One-click unsubscribe (RFC 8058): that shop sends that address nothing from now on. False for an unknown token. */
+  unsubscribe(token: string): Promise<boolean> {
+    return this.recipients.suppressByToken(token, 'unsubscribed')
+  }
+
+  /** An address the relay refused for good (an SMTP 5xx at RCPT or DATA): never written to again by that shop. */
+  async suppressRefused(userId: number, email: string, language: Language): Promise<void> {
+    await this.recipients.suppress(userId, 'email', await this.hash('email', email), 'refused by the mail relay', language)
+  }
+
+  private async hash(channel: 'email' | 'sms', address: string): Promise<string> {
+    const key = await this.secrets.get(HASH_KEY)
+    const normal = channel === 'email' ? normalEmail(address) : address
+    return createHmac('sha256', key).update(`${channel}:${normal}`).digest('base64url')
+  }
+}
+
+/** Stored settings over the defaults: a member a later version adds reads as its default. */
+function withDefaults(stored: NotificationSettings | null): NotificationSettings {
+  return {
+    email: { ...DEFAULT_NOTIFICATION_SETTINGS.email, ...stored?.email },
+    sms: { ...DEFAULT_NOTIFICATION_SETTINGS.sms, ...stored?.sms },
+  }
+}
