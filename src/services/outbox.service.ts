@@ -26,6 +26,12 @@ export interface DeliveryOptions {
   /** Attempts in flight per gate (a webhook's: its host): where each starts, and the most it may get (domain/host-concurrency.ts). */
   hostConcurrency: number
   hostConcurrencyMax?: number
+  /**
+   * While attempts are in flight, claim only once this many slots are free (default 1: at once).
+   * A channel whose attempts take long next to a claim (an email) claims in batches: a claim is
+   * one statement whatever it takes.
+   */
+  claimAtLeast?: number
 }
 
 /** What a channel's loop tells the metrics: each attempt's verdict and time, each gate's limit. */
@@ -94,7 +100,7 @@ export class OutboxService<C extends Channel = Channel> {
       for (const key of this.gate.forgetIdle(now)) this.metrics.gateForgotten(key)
     }
     const free = this.options.concurrency - this.inFlight
-    if (free <= 0) return false
+    if (free <= 0 || (this.inFlight > 0 && free < (this.options.claimAtLeast ?? 1))) return false
     const room = this.gate.room(now)
     if (room.size > 0 && ![...room.values()].some((n) => n > 0)) {
       if (now < this.nextOtherHostsClaimAt) return false
