@@ -108,10 +108,11 @@ export async function notificationFigures({ kind, env, dbUrl, adminToken, row, s
       // half of a measurement, and made the pairs' ratios 0.7-3.6.
       REFRESH_POLL_MS: '50',
     })
-  const client = new pg.Client({ connectionString: dbUrl() })
-  await client.connect()
-  const waitFor = finishedAt(client)
+  // The worker first: the embedded database's address is known once its server runs.
   let worker = await startWorker(true)
+  let client = new pg.Client({ connectionString: dbUrl() })
+  await client.connect()
+  let waitFor = finishedAt(client)
   try {
     // 3. The refresh, email on against off: tasks in transit that a fetch delivers. With the relay
     // (the messages sent meanwhile, on the same two cores as the refresh, the relay included), then
@@ -178,9 +179,14 @@ export async function notificationFigures({ kind, env, dbUrl, adminToken, row, s
     const ceiling = await nodemailerCeiling(smtpUrl, Math.min(seconds, 5))
     row(kind, 'emails sent /s (one worker process, loopback relay)', fmt(serviceRate), fmt(ceiling), `${(serviceRate / ceiling).toFixed(2)}×`, '≥ 0.5×')
 
-    // The messages planned and none sent: what the refresh's own part costs.
+    // The messages planned and none sent: what the refresh's own part costs. (An embedded
+    // database stops with its worker: connected again.)
+    await client.end()
     await worker.stop()
     worker = await startWorker(false)
+    client = new pg.Client({ connectionString: dbUrl() })
+    await client.connect()
+    waitFor = finishedAt(client)
     await pairs('planned, no relay', "channel = 'webhook'")
   } finally {
     await client.end()

@@ -185,6 +185,32 @@ describe('leases', () => {
   })
 })
 
+describe('claiming in batches', () => {
+  it('with claimAtLeast, claims again only once that many slots are free', async () => {
+    // Two slow answers hold two of four slots; two more deliveries wait.
+    const url = receiver.on('/batched', () => ({ status: 200, delayMs: 400 }))
+    await t.db.query(`UPDATE deliveries SET next_attempt_at = now() + interval '1 day' WHERE status IN ('pending', 'retry_wait')`)
+    const first = [await notification(url), await notification(url)]
+    const service = makeService({ concurrency: 4, hostConcurrency: 4, claimAtLeast: 3 })
+    expect(await service.runRound()).toBe(false)
+    const waiting = [await notification(url), await notification(url)]
+    const claims = countCalls('claim')
+    try {
+      // Two slots free, three wanted: no claim while the first two are in flight.
+      expect(await service.runRound()).toBe(false)
+      expect(claims.calls()).toBe(0)
+      await service.drain()
+      // All four free: the claim takes both waiting deliveries at once.
+      await service.runRound()
+      expect(claims.calls()).toBe(1)
+      await service.drain()
+    } finally {
+      claims.restore()
+    }
+    for (const { webhookId } of [...first, ...waiting]) expect(await settle(service, webhookId)).toBe('success')
+  })
+})
+
 describe('reaping', () => {
   it('looks for expired leases on the first round, then at most once a second', async () => {
     const reaps = countCalls('reap')
