@@ -100,6 +100,15 @@ export class RecipientRepository {
     }))
   }
 
+  /**
+   * Deletes the recipients of tasks that ended (inactive: terminal or stopped) over `days` ago,
+   * `batch` at the most, skipping those another transaction holds; how many went.
+   */
+  async purgeEnded(days: number, batch: number): Promise<number> {
+    const rows = await this.db.query(RECIPIENT_PURGE_ENDED, [days, batch])
+    return rows.length
+  }
+
   async settings(userId: number): Promise<NotificationSettings | null> {
     const [row] = await this.db.query<{ settings: NotificationSettings | null }>(SETTINGS_READ, [userId])
     return row?.settings ?? null
@@ -172,6 +181,16 @@ const ADDRESS_SUPPRESS = sql(
    ON CONFLICT (user_id, channel, address_hash) DO UPDATE
       SET suppressed_at = COALESCE(recipient_addresses.suppressed_at, now()),
           suppressed_reason = COALESCE(recipient_addresses.suppressed_reason, EXCLUDED.suppressed_reason)`,
+)
+const RECIPIENT_PURGE_ENDED = sql(
+  'recipient_purge_ended',
+  `DELETE FROM task_recipients r
+    WHERE r.task_id IN (SELECT e.task_id
+                          FROM task_recipients e JOIN tracking_tasks t ON t.id = e.task_id
+                         WHERE t.inactive_since < now() - make_interval(days => $1)
+                         LIMIT $2
+                           FOR UPDATE OF e SKIP LOCKED)
+   RETURNING r.task_id`,
 )
 const TASK_MESSAGES = sql(
   'task_messages',

@@ -15,6 +15,13 @@ export const SETTINGS = {
   },
   consoleSessionHours: { kind: 'integer', min: 1, max: 720, default: 8, description: 'how long a console sign-in lasts, in hours' },
   auditRetentionDays: { kind: 'integer', min: 1, max: 3650, default: 365, description: 'audit-log entries are deleted after this many days' },
+  recipientRetentionDays: {
+    kind: 'integer',
+    min: 1,
+    max: 3650,
+    default: 30,
+    description: "a task's recipient (the shop's customer: address, phone, name) is deleted this many days after the task ends",
+  },
   carrierAutoCorrect: {
     kind: 'choice',
     values: ['off', 'on'],

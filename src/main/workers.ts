@@ -138,7 +138,7 @@ export function createWorkers(
 
   // Retention: a full batch means more may be waiting (the loop goes on at once); otherwise a look
   // a minute is soon enough for a rule counted in days.
-  const retention = new RetentionService(db, new SettingsRepository(db), new AuditRepository(db), () => {
+  const retention = new RetentionService(db, new SettingsRepository(db), new AuditRepository(db), new RecipientRepository(db), () => {
     webhookLoop.wake()
     notifyDeliveriesDue()
   })

@@ -1,3 +1,4 @@
+import { RecipientRepository } from '../db/recipient.repository'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import type { Actor } from '../domain/audit'
@@ -59,7 +60,7 @@ describe('the audit trail', () => {
 
   it('is purged after auditRetentionDays by the retention round', async () => {
     await t.db.query("UPDATE audit_log SET at = now() - interval '400 days' WHERE action = 'api_user.create'")
-    await new RetentionService(t.db, new SettingsRepository(t.db), new AuditRepository(t.db)).runRound()
+    await new RetentionService(t.db, new SettingsRepository(t.db), new AuditRepository(t.db), new RecipientRepository(t.db)).runRound()
     expect((await entries()).map((e) => e.action)).not.toContain('api_user.create')
     expect((await entries()).length).toBeGreaterThan(0)
   })

@@ -1,3 +1,4 @@
+import { RecipientRepository } from '../db/recipient.repository'
 import { AuditRepository } from '../db/audit.repository'
 import { createRefreshService, createWebhookDelivery } from '../../test/support/worker-services'
 import { FEDEX } from '../carriers/fedex/fedex.plugin'
@@ -85,7 +86,7 @@ describe('retention', () => {
     await t.db.query(`UPDATE tracking_tasks SET inactive_since = now() - interval '3 days' WHERE id = ANY($1)`, [old])
     await t.db.query(`UPDATE tracking_tasks SET inactive_since = now() - interval '12 hours' WHERE id = $1`, [recent])
     await t.db.query(`INSERT INTO tracking_events (task_id, event_key, event_time) SELECT unnest($1::bigint[]), 'k', now()`, [old])
-    const retention = new RetentionService(t.db, new SettingsRepository(t.db), new AuditRepository(t.db))
+    const retention = new RetentionService(t.db, new SettingsRepository(t.db), new AuditRepository(t.db), new RecipientRepository(t.db))
 
     expect(await retention.runRound()).toBe(false)
     expect(await t.db.query('SELECT id FROM tracking_tasks WHERE id = ANY($1)', [old])).toHaveLength(3)

@@ -46,6 +46,10 @@ ALTER TABLE deliveries
   ADD COLUMN trigger text;
 CREATE UNIQUE INDEX deliveries_message_once ON deliveries (task_id, trigger, channel) WHERE trigger IS NOT NULL;
 
+-- How long a task's recipient is kept after the task ends (docs/notifications.md, "Personal data").
+ALTER TABLE settings
+  ADD COLUMN recipient_retention_days integer NOT NULL DEFAULT 30 CHECK (recipient_retention_days BETWEEN 1 AND 3650);
+
 -- A task's recipient goes with it.
 CREATE OR REPLACE FUNCTION delete_task_children() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -6,6 +6,7 @@ SELECT
   prediction_sharing AS "predictionSharing",
   console_session_hours AS "consoleSessionHours",
   audit_retention_days AS "auditRetentionDays",
+  recipient_retention_days AS "recipientRetentionDays",
   carrier_auto_correct AS "carrierAutoCorrect",
   carrier_auto_correct_hours AS "carrierAutoCorrectHours"
 FROM

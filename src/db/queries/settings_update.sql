@@ -8,8 +8,9 @@ SET
   prediction_sharing = $3,
   console_session_hours = $4,
   audit_retention_days = $5,
-  carrier_auto_correct = $6,
-  carrier_auto_correct_hours = $7,
+  recipient_retention_days = $6,
+  carrier_auto_correct = $7,
+  carrier_auto_correct_hours = $8,
   updated_at = now()
 WHERE
   id
@@ -19,5 +20,6 @@ RETURNING
   prediction_sharing AS "predictionSharing",
   console_session_hours AS "consoleSessionHours",
   audit_retention_days AS "auditRetentionDays",
+  recipient_retention_days AS "recipientRetentionDays",
   carrier_auto_correct AS "carrierAutoCorrect",
   carrier_auto_correct_hours AS "carrierAutoCorrectHours";
