@@ -21,6 +21,7 @@ describe('SettingsRepository', () => {
         predictionSharing: 'all',
         consoleSessionHours: 8,
         auditRetentionDays: 365,
+        recipientRetentionDays: 30,
         carrierAutoCorrect: 'off',
         carrierAutoCorrectHours: 48,
       }),
@@ -38,6 +39,7 @@ describe('SettingsRepository', () => {
       predictionSharing: 'all',
       consoleSessionHours: 8,
       auditRetentionDays: 365,
+      recipientRetentionDays: 30,
       carrierAutoCorrect: 'off',
       carrierAutoCorrectHours: 48,
     })

@@ -225,6 +225,7 @@ describe('the service on its embedded PostgreSQL server', () => {
       predictionSharing: 'all',
       consoleSessionHours: 8,
       auditRetentionDays: 365,
+      recipientRetentionDays: 30,
       carrierAutoCorrect: 'off',
       carrierAutoCorrectHours: 48,
     })
@@ -234,6 +235,7 @@ describe('the service on its embedded PostgreSQL server', () => {
       predictionSharing: 'all',
       consoleSessionHours: 8,
       auditRetentionDays: 365,
+      recipientRetentionDays: 30,
       carrierAutoCorrect: 'off',
       carrierAutoCorrectHours: 48,
     })
@@ -246,6 +248,7 @@ describe('the service on its embedded PostgreSQL server', () => {
       predictionSharing: 'own',
       consoleSessionHours: 8,
       auditRetentionDays: 365,
+      recipientRetentionDays: 30,
       carrierAutoCorrect: 'off',
       carrierAutoCorrectHours: 48,
     })
