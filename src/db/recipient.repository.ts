@@ -114,6 +114,12 @@ export class RecipientRepository {
     return row?.settings ?? null
   }
 
+  /** A user's settings (null: the defaults) and its suppressed addresses by channel; undefined for no such user. */
+  async userView(userId: number): Promise<{ settings: NotificationSettings | null; suppressed: { email: number; sms: number } } | undefined> {
+    const [row] = await this.db.query<{ settings: NotificationSettings | null; email: number; sms: number }>(USER_VIEW, [userId])
+    return row && { settings: row.settings, suppressed: { email: row.email, sms: row.sms } }
+  }
+
   async saveSettings(tx: Queryable, userId: number, settings: NotificationSettings): Promise<void> {
     await tx.query(SETTINGS_SAVE, [userId, JSON.stringify(settings)])
   }
@@ -201,6 +207,13 @@ const TASK_MESSAGES = sql(
     ORDER BY d.id`,
 )
 const SETTINGS_READ = sql('notification_settings_read', `SELECT notification_settings AS settings FROM api_users WHERE id = $1`)
+const USER_VIEW = sql(
+  'notification_user_view',
+  `SELECT u.notification_settings AS settings,
+          (SELECT count(*)::int FROM recipient_addresses a WHERE a.user_id = u.id AND a.channel = 'email' AND a.suppressed_at IS NOT NULL) AS email,
+          (SELECT count(*)::int FROM recipient_addresses a WHERE a.user_id = u.id AND a.channel = 'sms' AND a.suppressed_at IS NOT NULL) AS sms
+     FROM api_users u WHERE u.id = $1`,
+)
 const SETTINGS_SAVE = sql('notification_settings_save', `UPDATE api_users SET notification_settings = $2::json WHERE id = $1`)
 const EMAIL_AUDIENCE = sql(
   'email_audience',

@@ -201,6 +201,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       settings: services.settings,
       operators: services.operators,
       audit: services.audit,
+      notifications: services.notifications,
     })
     await app.register(consoleRoutes, {
       prefix: '/console',

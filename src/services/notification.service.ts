@@ -3,7 +3,7 @@ import type { Database, Queryable } from '../db/database'
 import type { RecipientRepository, TaskMessage } from '../db/recipient.repository'
 import type { SecretsRepository } from '../db/secrets.repository'
 import type { TrackingPageRepository } from '../db/tracking-page.repository'
-import { invalid, subscriptionNotFound } from '../domain/errors'
+import { AppError, invalid, subscriptionNotFound } from '../domain/errors'
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
   normalEmail,
@@ -39,6 +39,13 @@ export class NotificationService {
 
   async settings(userId: number): Promise<NotificationSettings> {
     return withDefaults(await this.recipients.settings(userId))
+  }
+
+  /** The back office's view of a user: its settings and how many addresses it sends nothing any more; not_found for no such user. */
+  async ofUser(userId: number): Promise<{ settings: NotificationSettings; suppressedAddresses: { email: number; sms: number } }> {
+    const found = await this.recipients.userView(userId)
+    if (!found) throw new AppError('not_found', 'API user not found')
+    return { settings: withDefaults(found.settings), suppressedAddresses: found.suppressed }
   }
 
   /** Replaces the user's settings (the HTTP schema has checked the members' types and the triggers' names). */

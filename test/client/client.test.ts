@@ -50,6 +50,7 @@ describe('a client generated from /openapi.json', () => {
       redeliverTaskWebhook: 404,
       deleteTask: 200,
       createApiUser: 200,
+      getUserNotifications: 200,
       createOperator: 200,
       updateOperator: 200,
       listAuditLog: 200,

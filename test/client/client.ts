@@ -167,6 +167,10 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   note('createApiUser', user.response)
   const userId: number = user.data?.data.userId ?? 0
   note('listApiUsers', (await admin.GET('/admin/api-users')).response)
+  const notified = await admin.GET('/admin/api-users/{userId}/notifications', { params: { path: { userId } } })
+  note('getUserNotifications', notified.response)
+  const suppressed: number | undefined = notified.data?.data.suppressedAddresses.email
+  void suppressed
   const issued = await admin.POST('/admin/api-users/{userId}/tokens', { params: { path: { userId } } })
   note('issueApiToken', issued.response)
   note('listApiTokens', (await admin.GET('/admin/api-users/{userId}/tokens', { params: { path: { userId } } })).response)

@@ -31,6 +31,8 @@ import {
   OperatorPatch,
 } from '../schemas/admin.schema'
 import { BODY_ERRORS, errors } from '../schemas/common.schema'
+import { UserNotificationsAnswer } from '../schemas/notification.schema'
+import type { NotificationService } from '../../services/notification.service'
 
 export interface AdminRoutesOptions {
   adminToken: string
@@ -38,6 +40,7 @@ export interface AdminRoutesOptions {
   settings: SettingsService
   operators: OperatorService
   audit: AuditTrail
+  notifications: NotificationService
 }
 
 const tags = ['back office']
@@ -45,7 +48,7 @@ const security = [{ adminToken: [] }]
 const ADMIN_ERRORS = [401, 429] as const
 
 /** The back office (README, "Back office"). Registered only when ADMIN_TOKEN is set. */
-export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, { adminToken, users, settings, operators, audit }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, { adminToken, users, settings, operators, audit, notifications }) => {
   // Every change is the admin token's, from the caller's address, in the audit trail.
   const by = (request: FastifyRequest): Actor => ({ kind: 'admin_token', address: request.ip })
 
@@ -146,6 +149,21 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
       },
     },
     async (request) => success(await users.rotateWebhookSecret(request.params.userId, by(request))),
+  )
+
+  app.get(
+    '/admin/api-users/:userId/notifications',
+    {
+      schema: {
+        operationId: 'getUserNotifications',
+        summary: "A user's notification settings, and how many of its customers' addresses are suppressed",
+        tags,
+        security,
+        params: UserParams,
+        response: { 200: UserNotificationsAnswer, ...errors(...ADMIN_ERRORS, 400, 404) },
+      },
+    },
+    async (request) => success(await notifications.ofUser(request.params.userId)),
   )
 
   app.get(

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { HOOK as hook, PATH, subscriptionApi } from '../../../test/support/subscription-api'
-import type { TestApp } from '../../../test/support/test-app'
+import { ADMIN_TOKEN, type TestApp } from '../../../test/support/test-app'
 
 // The customer's notifications through the API: the settings, a task's recipient on subscribe,
 // batch, PUT and DELETE, and tenancy.
@@ -47,6 +47,18 @@ describe('GET/PUT /openapi/notifications', () => {
       expect(res.statusCode, JSON.stringify(bad)).toBe(400)
       expect(res.json().data.error).toBe('validation_error')
     }
+  })
+})
+
+describe('GET /admin/api-users/{userId}/notifications', () => {
+  it("shows a user's settings and suppressed addresses to the admin token only; an unknown user is not found", async () => {
+    const [acme] = await t.db.query<{ id: number }>(`SELECT id FROM api_users WHERE name = 'acme'`)
+    const url = `/admin/api-users/${acme!.id}/notifications`
+    const res = await t.as(ADMIN_TOKEN, { method: 'GET', url })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().data).toMatchObject({ settings: { email: { enabled: expect.any(Boolean) } }, suppressedAddresses: { email: 0, sms: 0 } })
+    expect((await t.as(token, { method: 'GET', url })).statusCode).toBe(401)
+    expect((await t.as(ADMIN_TOKEN, { method: 'GET', url: '/admin/api-users/999999/notifications' })).statusCode).toBe(404)
   })
 })
 

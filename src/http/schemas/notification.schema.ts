@@ -70,3 +70,14 @@ const TaskNotificationMembers = Type.Object({
 })
 
 export const FullTaskWithRecipientAnswer = envelope(Type.Intersect([ref(FullTask), TaskNotificationMembers]), 'the task, its recipient and their messages')
+
+export const UserNotificationsAnswer = envelope(
+  Type.Object({
+    settings: ref(NotificationSettingsSchema),
+    suppressedAddresses: Type.Object(
+      { email: Type.Integer({ minimum: 0 }), sms: Type.Integer({ minimum: 0 }) },
+      { description: 'the addresses the user sends nothing any more: unsubscribed, or refused for good by the relay' },
+    ),
+  }),
+  "a user's notification settings",
+)
