@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import { CHANNEL_CLAIMS } from './outbox-channels.sql'
+import './recipient.repository'
+import { registeredStatements } from './statements'
 
 // The claim's plan, on a burst of due deliveries (callbacks and endpoints), before the table has
 // statistics and after: the due index in due order, up to the claim's limit. A claim that read
@@ -24,6 +26,16 @@ beforeAll(async () => {
   await db.query(
     `INSERT INTO deliveries (task_id, user_id, webhook_id, payload, next_attempt_at) SELECT id, 1, 'c' || id, '{}', now() - interval '1 second' FROM tracking_tasks`,
   )
+  // A recipient for every task, and a message to each, due.
+  await db.query(`INSERT INTO task_recipients (task_id, user_id, email, email_hash) SELECT id, 1, 'c' || id || '@example.com', 'h' || id FROM tracking_tasks`)
+  await db.query(
+    `INSERT INTO recipient_addresses (user_id, channel, address_hash, token, language) SELECT 1, 'email', 'h' || task_id, 't' || task_id, 'en' FROM task_recipients`,
+  )
+  await db.query(
+    `INSERT INTO deliveries (task_id, user_id, channel, target, trigger, event_type, webhook_id, payload, next_attempt_at)
+     SELECT id, 1, 'email', 'recipient', 'delivered', 'notification.delivered', 'm' || id, '{"trigger":"delivered"}', now() - interval '1 second' FROM tracking_tasks`,
+  )
+  await db.query(`UPDATE api_users SET notification_settings = '{"email": {"enabled": true}}'`)
 }, 60_000)
 afterAll(() => database.close())
 
@@ -32,6 +44,26 @@ async function claimPlan(fullHost: boolean): Promise<string> {
   const rows = await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${CHANNEL_CLAIMS.webhook.text}`, params)
   return rows.map((r) => r['QUERY PLAN']).join('\n')
 }
+
+describe("the email channel's claim and plan", () => {
+  it('claims from the due index, and finds the recipients of a fetch by their key', async () => {
+    for (const analyzed of [false, true]) {
+      if (analyzed) await database.db.query('ANALYZE')
+      const claim = (await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${CHANNEL_CLAIMS.email.text}`, [64, 10_000, 64, [], 'plan-lease', [], [], 64]))
+        .map((r) => r['QUERY PLAN'])
+        .join('\n')
+      expect(claim, `analyzed: ${analyzed}`).toMatch(/Index Scan using deliveries_due_idx on deliveries/)
+      expect(claim).not.toMatch(/Seq Scan on (deliveries|task_recipients|recipient_addresses|tracking_tasks)/)
+      const audience = (
+        await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${registeredStatements().get('email_audience')!.texts[0]!.text}`, [[1, 2, 3, 4, 5]])
+      )
+        .map((r) => r['QUERY PLAN'])
+        .join('\n')
+      expect(audience, `analyzed: ${analyzed}`).toMatch(/Index Scan (using|on) task_recipients_pkey/)
+      expect(audience).not.toMatch(/Seq Scan on task_recipients/)
+    }
+  })
+})
 
 describe("the webhook channel's claim", () => {
   it('reads the due index in due order, with statistics and without', async () => {
