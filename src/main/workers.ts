@@ -15,6 +15,7 @@ import { RetentionService } from '../services/retention.service'
 import { OutboxService, type ChannelMetrics, type DeliveryHooks, type DeliveryLog, type DeliveryOptions, type HostView } from '../services/outbox.service'
 import { WebhookSender } from '../webhooks/webhook-sender'
 import { EmailSender } from '../notifications/email-sender'
+import { MailRelay } from '../simulator/mail-relay'
 import { TrackingPageRepository } from '../db/tracking-page.repository'
 import { RecipientRepository } from '../db/recipient.repository'
 import { SecretsRepository } from '../db/secrets.repository'
@@ -28,6 +29,8 @@ import { CarrierCorrectionService } from '../services/carrier-correction.service
 import type { ApiPressure } from '../services/api-pressure'
 
 const RETENTION_POLL_MS = 60_000
+/** The built-in relay's sender: a domain that is never anyone's (RFC 2606). */
+const BUILT_IN_FROM = 'parcels@mail-relay.invalid'
 // Messages in flight per connection to the relay, and claimed once half of them are free: one
 // worker process through a loopback relay, 8 connections (bench/notification-figures.ts):
 // 4 a connection claimed at every free slot, 574 messages/s (0.42x nodemailer alone); 4, claimed
@@ -94,11 +97,28 @@ export function createWorkers(
     log,
   )
 
-  // The customer's email, when a relay is configured: its own loop on the same outbox.
-  const email = config.email ? createEmailDelivery(db, deliveryRepository, config, metrics, log, { onSlotFree: () => emailLoop?.wake() }) : undefined
-  const emailLoop = email
-    ? new WorkLoop('email', () => email.runRound(), { pollMs: config.webhook.pollMs, listen: (wake) => db.listen(DELIVERIES_DUE, wake) }, log)
-    : undefined
+  // The customer's email: its own loop on the same outbox, to SMTP_URL's relay; without one
+  // (outside production), to the built-in relay, started with the workers.
+  let email: OutboxService<'email'> | undefined
+  let emailLoop: WorkLoop | undefined
+  let mailRelay: MailRelay | undefined
+  const startEmail = async () => {
+    let settings = config.email
+    if (!settings && !config.production) {
+      mailRelay = new MailRelay()
+      await mailRelay.start()
+      settings = { smtpUrl: mailRelay.smtpUrl, from: BUILT_IN_FROM, timeoutMs: 15_000, concurrency: 8 }
+      log.warn(
+        { relay: mailRelay.url },
+        `no SMTP_URL: the customer's emails go to the built-in mail relay on loopback, which keeps the last 200 (listed at ${mailRelay.url})`,
+      )
+    }
+    if (!settings) return
+    const sending = createEmailDelivery(db, deliveryRepository, { ...config, email: settings }, metrics, log, { onSlotFree: () => emailLoop?.wake() })
+    email = sending
+    emailLoop = new WorkLoop('email', () => sending.runRound(), { pollMs: config.webhook.pollMs, listen: (wake) => db.listen(DELIVERIES_DUE, wake) }, log)
+    await emailLoop.start()
+  }
   const wakeDeliveries = () => {
     webhookLoop.wake()
     emailLoop?.wake()
@@ -158,7 +178,7 @@ export function createWorkers(
     wakeWebhooks: wakeDeliveries,
     async start() {
       await webhookLoop.start()
-      await emailLoop?.start()
+      await startEmail()
       unlistenTasks = await db.listen(TASKS_DUE, wakeRefresh)
       for (const loop of refreshLoops) await loop.start()
       await retentionLoop.start()
@@ -170,6 +190,7 @@ export function createWorkers(
       await Promise.all([delivery.drain(), email?.drain()])
       await webhookHttp.close()
       await email?.close()
+      await mailRelay?.stop()
     },
   }
 }

@@ -79,4 +79,38 @@ describe("the customer's email in the running service", () => {
       await service.stop()
     }
   }, 90_000)
+
+  it('without SMTP_URL, sends to the built-in relay on loopback, which lists what it kept', async () => {
+    const service = await startService({ ...run.env, ADMIN_TOKEN, SIMULATOR_STEP_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+    try {
+      const { token } = (await call(service, 'POST', '/admin/api-users', ADMIN_TOKEN, { name: 'local shop' })).body.data as { token: string }
+      const settings = { email: { enabled: true, triggers: ['in_transit'], fromName: 'Local Shop', replyTo: null }, sms: { enabled: false, triggers: [] } }
+      expect((await call(service, 'PUT', '/openapi/notifications', token, settings)).status).toBe(200)
+      const { taskId } = (
+        await call(service, 'POST', '/openapi/tracking-subscriptions', token, {
+          carrierCode: 'FEDEX',
+          trackingNumber: 'FALOCAL1',
+          callbackUrl: 'http://127.0.0.1:9/hook',
+          recipient: { email: 'local@example.com', language: 'es' },
+        })
+      ).body.data as { taskId: number }
+      await waitFor(
+        async () => {
+          const { data } = (await call(service, 'GET', `/openapi/tracking-subscriptions/${taskId}`, token)).body
+          return (data.notifications as { status: string }[])[0]?.status === 'success'
+        },
+        { timeoutMs: 30_000, what: () => `the message sent to the built-in relay\n${service.output().slice(-2000)}` },
+      )
+      const relay = /"relay":"(http:\/\/127\.0\.0\.1:\d+\/)"/.exec(service.output())?.[1]
+      expect(relay, service.output().slice(-2000)).toBeDefined()
+      const { messages } = (await (await fetch(relay!)).json()) as { messages: { n: number; to: string[]; subject: string }[] }
+      expect(messages).toHaveLength(1)
+      expect(messages[0]).toMatchObject({ to: ['local@example.com'] })
+      const raw = await (await fetch(`${relay}${messages[0]!.n}`)).text()
+      expect(raw).toMatch(/^From: Local Shop <parcels@mail-relay\.invalid>\r$/m)
+      expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m)
+    } finally {
+      await service.stop()
+    }
+  }, 60_000)
 })
