@@ -39,10 +39,10 @@ export interface SubscriptionChecks {
   batch(body: unknown): FieldError[]
 }
 
-/** Subscribe (single and batch) and query: the three endpoints of the interface. */
 /** Sets or removes (null) a task's recipient in a subscribe's unit of work; false when the user has no such task. */
 export type RecipientWriter = (tx: Queryable, userId: number, taskId: number, recipient: Recipient | null) => Promise<boolean>
 
+/** Subscribe (single and batch) and query: the three endpoints of the interface. */
 export class SubscriptionService {
   constructor(
     private readonly checks: SubscriptionChecks,
