@@ -12,6 +12,14 @@ import { statementsOf } from './statements'
  * The hashes are made by the caller (services/notification.service.ts); none of this is logged.
  */
 
+/** A recipient to set, with its address's keyed hash and the language of the address's unsubscribe page. */
+export interface RecipientToSet {
+  taskId: number
+  recipient: Recipient
+  emailHash: string | null
+  addressLanguage: Language
+}
+
 /** A message of a task, as the full task shows it: no address, no text. */
 export interface TaskMessage {
   channel: Exclude<Channel, 'webhook'>
@@ -41,14 +49,28 @@ export class RecipientRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Sets the recipient of the user's task (replacing any), and makes its email address known to
-   * the shop (its token) in the same transaction; false when the user has no such task.
+   * Sets the recipients of the user's tasks (replacing any), and makes their email addresses known
+   * to the shop (a token each) in the same transaction, whatever their number: two statements. The
+   * ids of the tasks written (a task that is not the user's is not).
    */
-  async set(tx: Queryable, userId: number, taskId: number, recipient: Recipient, emailHash: string | null, language: Language): Promise<boolean> {
-    const { rows } = await tx.query(RECIPIENT_SET, [taskId, userId, recipient.email, emailHash, recipient.phone, recipient.name, recipient.language])
-    if (rows.length === 0) return false
-    if (emailHash !== null) await tx.query(RECIPIENT_ADDRESS_KNOWN, [userId, 'email', emailHash, newToken(), language])
-    return true
+  async setMany(tx: Queryable, userId: number, rows: RecipientToSet[]): Promise<Set<number>> {
+    if (rows.length === 0) return new Set()
+    const column = <T>(f: (r: RecipientToSet) => T) => rows.map(f)
+    const { rows: written } = await tx.query<{ task_id: number }>(RECIPIENTS_SET, [
+      userId,
+      column((r) => r.taskId),
+      column((r) => r.recipient.email),
+      column((r) => r.emailHash),
+      column((r) => r.recipient.phone),
+      column((r) => r.recipient.name),
+      column((r) => r.recipient.language),
+    ])
+    // One row per address: a statement's DO UPDATE may not meet the same row twice.
+    const addresses = new Map<string, Language>()
+    for (const r of rows) if (r.emailHash !== null) addresses.set(r.emailHash, r.addressLanguage)
+    if (addresses.size > 0)
+      await tx.query(RECIPIENT_ADDRESSES_KNOWN, [userId, [...addresses.keys()], [...addresses.keys()].map(() => newToken()), [...addresses.values()]])
+    return new Set(written.map((r) => Number(r.task_id)))
   }
 
   /** Removes the recipient of the user's task; false when the user has no such task. */
@@ -143,18 +165,21 @@ const newToken = () => randomBytes(16).toString('base64url')
 
 // The statements this module runs (each also in src/db/queries/<name>.sql: npm run queries).
 const sql = statementsOf(import.meta.url)
-const RECIPIENT_SET = sql(
-  'recipient_set',
+const RECIPIENTS_SET = sql(
+  'recipients_set',
   `INSERT INTO task_recipients (task_id, user_id, email, email_hash, phone, name, language)
-   SELECT t.id, t.user_id, $3, $4, $5, $6, $7 FROM tracking_tasks t WHERE t.id = $1 AND t.user_id = $2
+   SELECT t.id, t.user_id, r.email, r.email_hash, r.phone, r.name, r.language
+     FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS r (task_id, email, email_hash, phone, name, language)
+     JOIN tracking_tasks t ON t.id = r.task_id AND t.user_id = $1
    ON CONFLICT (task_id) DO UPDATE
       SET email = EXCLUDED.email, email_hash = EXCLUDED.email_hash, phone = EXCLUDED.phone, name = EXCLUDED.name,
           language = EXCLUDED.language, updated_at = now()
    RETURNING task_id`,
 )
-const RECIPIENT_ADDRESS_KNOWN = sql(
-  'recipient_address_known',
-  `INSERT INTO recipient_addresses (user_id, channel, address_hash, token, language) VALUES ($1, $2, $3, $4, $5)
+const RECIPIENT_ADDRESSES_KNOWN = sql(
+  'recipient_addresses_known',
+  `INSERT INTO recipient_addresses (user_id, channel, address_hash, token, language)
+   SELECT $1, 'email', a.hash, a.token, a.language FROM unnest($2::text[], $3::text[], $4::text[]) AS a (hash, token, language)
    ON CONFLICT (user_id, channel, address_hash) DO UPDATE SET language = EXCLUDED.language`,
 )
 const RECIPIENT_REMOVE = sql(

@@ -118,7 +118,7 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
       new TaskRepository(db),
       settings,
       carriers,
-      (tx, userId, taskId, recipient) => notifications.setIn(tx, userId, taskId, recipient),
+      (tx, userId, items) => notifications.setIn(tx, userId, items),
       () => wakeups.tasksDue(),
     ),
     notifications,

@@ -77,8 +77,8 @@ export class NotificationService {
   async setRecipient(userId: number, taskId: number, body: Parameters<typeof parseRecipient>[0]): Promise<Recipient> {
     const parsed = parseRecipient(body, '')
     if (!parsed.ok) throw invalid(parsed.details)
-    const found = await this.db.transaction((tx) => this.setIn(tx, userId, taskId, parsed.value))
-    if (!found) throw subscriptionNotFound()
+    const found = await this.db.transaction((tx) => this.setIn(tx, userId, [{ taskId, recipient: parsed.value }]))
+    if (!found.has(taskId)) throw subscriptionNotFound()
     return parsed.value
   }
 
@@ -88,14 +88,27 @@ export class NotificationService {
   }
 
   /**
-   * Sets or removes (null) the recipient of a task in the caller's unit of work (a subscribe's);
-   * false when the user has no such task.
+   * Sets or removes (null) the recipients of the user's tasks in the caller's unit of work (a
+   * subscribe's, a batch's): a few statements whatever their number. The ids of the tasks found
+   * (a task that is not the user's is not).
    */
-  async setIn(tx: Queryable, userId: number, taskId: number, recipient: Recipient | null): Promise<boolean> {
-    if (recipient === null) return this.recipients.remove(tx, userId, taskId)
-    const emailHash = recipient.email === null ? null : await this.hash('email', recipient.email)
-    const language = recipient.language ?? (await this.pages.brand(userId)).defaultLanguage
-    return this.recipients.set(tx, userId, taskId, recipient, emailHash, language)
+  async setIn(tx: Queryable, userId: number, items: readonly { taskId: number; recipient: Recipient | null }[]): Promise<Set<number>> {
+    const found = new Set<number>()
+    for (const item of items.filter((i) => i.recipient === null)) if (await this.recipients.remove(tx, userId, item.taskId)) found.add(item.taskId)
+    const setting = items.filter((i): i is { taskId: number; recipient: Recipient } => i.recipient !== null)
+    if (setting.length === 0) return found
+    // The language of an address's unsubscribe page: its recipient's, else the shop's.
+    const shopLanguage = setting.some((i) => i.recipient.language === null) ? (await this.pages.brand(userId)).defaultLanguage : 'en'
+    const rows = await Promise.all(
+      setting.map(async ({ taskId, recipient }) => ({
+        taskId,
+        recipient,
+        emailHash: recipient.email === null ? null : await this.hash('email', recipient.email),
+        addressLanguage: recipient.language ?? shopLanguage,
+      })),
+    )
+    for (const taskId of await this.recipients.setMany(tx, userId, rows)) found.add(taskId)
+    return found
   }
 
   /** What the unsubscribe page of a token shows; undefined for a token that is no address's. */

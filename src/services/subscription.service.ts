@@ -39,8 +39,8 @@ export interface SubscriptionChecks {
   batch(body: unknown): FieldError[]
 }
 
-/** Sets or removes (null) a task's recipient in a subscribe's unit of work; false when the user has no such task. */
-export type RecipientWriter = (tx: Queryable, userId: number, taskId: number, recipient: Recipient | null) => Promise<boolean>
+/** Sets or removes (null) tasks' recipients in a subscribe's unit of work; the ids of the user's tasks among them. */
+export type RecipientWriter = (tx: Queryable, userId: number, items: readonly { taskId: number; recipient: Recipient | null }[]) => Promise<Set<number>>
 
 /** Subscribe (single and batch) and query: the three endpoints of the interface. */
 export class SubscriptionService {
@@ -70,7 +70,7 @@ export class SubscriptionService {
         ? await this.tasks.upsert(userId, request)
         : await this.db.transaction(async (tx) => {
             const upserted = await this.tasks.upsertIn(tx, userId, request)
-            await this.setRecipient(tx, userId, upserted.taskId, recipient)
+            await this.setRecipient(tx, userId, [{ taskId: upserted.taskId, recipient }])
             return upserted
           })
     if (outcome.created) this.onTasksCreated()
@@ -158,10 +158,11 @@ export class SubscriptionService {
     if (!toWrite.some((r) => r.recipient)) return this.tasks.insertMissing(userId, toWrite, batchSize)
     return this.db.transaction(async (tx) => {
       const written = await this.tasks.insertMissingIn(tx, userId, toWrite, batchSize)
-      for (const request of toWrite) {
+      const recipients = toWrite.flatMap((request) => {
         const outcome = written.outcomes.get(taskKey(request.carrierCode, request.trackingNumber))
-        if (outcome?.created && request.recipient) await this.setRecipient(tx, userId, outcome.taskId, request.recipient)
-      }
+        return outcome?.created && request.recipient ? [{ taskId: outcome.taskId, recipient: request.recipient }] : []
+      })
+      await this.setRecipient(tx, userId, recipients)
       return written
     })
   }

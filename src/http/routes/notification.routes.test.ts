@@ -88,10 +88,13 @@ describe("a task's recipient", () => {
       { carrierCode: 'FEDEX', trackingNumber: kept, callbackUrl: hook, recipient: { email: 'new@example.com' } },
       { carrierCode: 'FEDEX', trackingNumber: fresh, callbackUrl: hook, recipient: { email: 'fresh@example.com', name: 'Fresh' } },
       { carrierCode: 'FEDEX', trackingNumber: number(), callbackUrl: hook, recipient: { email: 'bad\n@example.com' } },
+      // The same address for a second parcel: one address of the shop's, two recipients.
+      { carrierCode: 'FEDEX', trackingNumber: number(), callbackUrl: hook, recipient: { email: 'fresh@EXAMPLE.com', language: 'de' } },
     ])
     expect(res.statusCode, res.body).toBe(200)
     const results = res.json().data.results as { result: string; taskId: number; message: string }[]
-    expect(results.map((r) => r.result)).toEqual(['reused', 'created', 'validation_error'])
+    expect(results.map((r) => r.result)).toEqual(['reused', 'created', 'validation_error', 'created'])
+    expect(await recipientOf(results[3]!.taskId)).toEqual({ email: 'fresh@example.com', phone: null, name: null, language: 'de' })
     expect(results[2]!.message).toContain('recipient.email')
     expect((await recipientOf(keptId)).email).toBe('old@example.com')
     expect(await recipientOf(results[1]!.taskId)).toEqual({ email: 'fresh@example.com', phone: null, name: 'Fresh', language: null })

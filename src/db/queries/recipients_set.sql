@@ -1,20 +1,19 @@
--- recipient_set: run by src/db/recipient.repository.ts
+-- recipients_set: run by src/db/recipient.repository.ts
 
 INSERT INTO
   task_recipients (task_id, user_id, email, email_hash, phone, name, language)
 SELECT
   t.id,
   t.user_id,
-  $3,
-  $4,
-  $5,
-  $6,
-  $7
+  r.email,
+  r.email_hash,
+  r.phone,
+  r.name,
+  r.language
 FROM
-  tracking_tasks t
-WHERE
-  t.id = $1
-  AND t.user_id = $2
+  unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS r (task_id, email, email_hash, phone, name, language)
+  JOIN tracking_tasks t ON t.id = r.task_id
+  AND t.user_id = $1
 ON CONFLICT (task_id) DO UPDATE
 SET
   email = EXCLUDED.email,
