@@ -1,4 +1,4 @@
-import { emailProblem } from '../domain/notifications'
+import { emailProblem } from '../domain/email-address'
 import type { CarrierEnvironment } from '../carriers/carrier-plugin'
 import { CARRIERS } from '../carriers/registry'
 import { parseRequestBudget, requestsPerSecond, type RequestBudget } from '../domain/request-budget'

@@ -5,6 +5,7 @@ import type { WebhookStatus } from '../domain/statuses'
 import type { Language } from '../domain/tracking-page'
 import type { Database, Queryable } from './database'
 import { statementsOf } from './statements'
+import { iso } from './task-document.sql'
 
 /**
  * The shop's customers (migration 0028): each task's recipient, the addresses a shop has written to
@@ -37,6 +38,20 @@ export interface RecipientAddress {
   language: Language
   suppressed: boolean
 }
+
+interface AddressRow {
+  user_id: number
+  channel: 'email' | 'sms'
+  language: Language
+  suppressed: boolean
+}
+
+const addressOf = (row: AddressRow): RecipientAddress => ({
+  userId: Number(row.user_id),
+  channel: row.channel,
+  language: row.language,
+  suppressed: row.suppressed,
+})
 
 interface RecipientRow {
   email: string | null
@@ -87,14 +102,14 @@ export class RecipientRepository {
   }
 
   async byToken(token: string): Promise<RecipientAddress | undefined> {
-    const [row] = await this.db.query<{ user_id: number; channel: 'email' | 'sms'; language: Language; suppressed: boolean }>(ADDRESS_BY_TOKEN, [token])
-    return row && { userId: Number(row.user_id), channel: row.channel, language: row.language, suppressed: row.suppressed }
+    const [row] = await this.db.query<AddressRow>(ADDRESS_BY_TOKEN, [token])
+    return row && addressOf(row)
   }
 
-  /** Suppresses the address of this token (kept if it was already); false for an unknown token. */
-  async suppressByToken(token: string, reason: string): Promise<boolean> {
-    const rows = await this.db.query(ADDRESS_SUPPRESS_BY_TOKEN, [token, reason])
-    return rows.length === 1
+  /** Suppresses the address of this token (kept if it was already): the address; undefined for an unknown token. */
+  async suppressByToken(token: string, reason: string): Promise<RecipientAddress | undefined> {
+    const [row] = await this.db.query<AddressRow>(ADDRESS_SUPPRESS_BY_TOKEN, [token, reason])
+    return row && addressOf(row)
   }
 
   /** Suppresses an address of the user's (its hash), known or not. */
@@ -102,24 +117,13 @@ export class RecipientRepository {
     await this.db.query(ADDRESS_SUPPRESS, [userId, channel, hash, reason, newToken(), language])
   }
 
-  /** The messages of the user's task, oldest first (deliveries_message_once). */
-  async messagesOf(userId: number, taskId: number): Promise<TaskMessage[]> {
-    const rows = await this.db.query<{
-      channel: TaskMessage['channel']
-      trigger: Trigger
-      status: WebhookStatus
-      attempts: number
-      sent_at: Date | null
-      error: string | null
-    }>(TASK_MESSAGES, [userId, taskId])
-    return rows.map((r) => ({
-      channel: r.channel,
-      trigger: r.trigger,
-      status: r.status,
-      attempts: r.attempts,
-      sentAt: r.sent_at?.toISOString() ?? null,
-      error: r.status === 'success' ? '' : (r.error ?? ''),
-    }))
+  /**
+   * What the full task adds of the user's task, in one statement: its recipient (null: none) and
+   * its messages, oldest first (deliveries_message_once). The task is the caller's to check.
+   */
+  async ofTask(userId: number, taskId: number): Promise<{ recipient: Recipient | null; notifications: TaskMessage[] }> {
+    const [row] = await this.db.query<{ recipient: Recipient | null; notifications: TaskMessage[] }>(TASK_RECIPIENT_AND_MESSAGES, [userId, taskId])
+    return row!
   }
 
   /**
@@ -203,7 +207,7 @@ const ADDRESS_SUPPRESS_BY_TOKEN = sql(
   `UPDATE recipient_addresses
       SET suppressed_at = COALESCE(suppressed_at, now()), suppressed_reason = COALESCE(suppressed_reason, $2)
     WHERE token = $1
-    RETURNING user_id`,
+    RETURNING user_id, channel, language, true AS suppressed`,
 )
 const ADDRESS_SUPPRESS = sql(
   'recipient_address_suppress',
@@ -223,21 +227,28 @@ const RECIPIENT_PURGE_ENDED = sql(
                            FOR UPDATE OF e SKIP LOCKED)
    RETURNING r.task_id`,
 )
-const TASK_MESSAGES = sql(
-  'task_messages',
-  `SELECT d.channel, d.trigger, d.status, d.attempt_count AS attempts,
-          CASE WHEN d.status = 'success' THEN d.last_attempt_at END AS sent_at, d.error_message AS error
-     FROM deliveries d
-    WHERE d.task_id = $2 AND d.user_id = $1 AND d.trigger IS NOT NULL
-    ORDER BY d.id`,
+const TASK_RECIPIENT_AND_MESSAGES = sql(
+  'task_recipient_and_messages',
+  `SELECT (SELECT json_build_object('email', r.email, 'phone', r.phone, 'name', r.name, 'language', r.language)
+             FROM task_recipients r
+            WHERE r.task_id = $2 AND r.user_id = $1) AS recipient,
+          COALESCE((SELECT json_agg(json_build_object('channel', d.channel, 'trigger', d.trigger, 'status', d.status, 'attempts', d.attempt_count,
+                                                      'sentAt', CASE WHEN d.status = 'success' THEN ${iso('d.last_attempt_at')} END,
+                                                      'error', CASE WHEN d.status = 'success' THEN '' ELSE COALESCE(d.error_message, '') END)
+                                    ORDER BY d.id)
+                      FROM deliveries d
+                     WHERE d.task_id = $2 AND d.user_id = $1 AND d.trigger IS NOT NULL), '[]') AS notifications`,
 )
 const SETTINGS_READ = sql('notification_settings_read', `SELECT notification_settings AS settings FROM api_users WHERE id = $1`)
 const USER_VIEW = sql(
   'notification_user_view',
   `SELECT u.notification_settings AS settings,
-          (SELECT count(*)::int FROM recipient_addresses a WHERE a.user_id = u.id AND a.channel = 'email' AND a.suppressed_at IS NOT NULL) AS email,
-          (SELECT count(*)::int FROM recipient_addresses a WHERE a.user_id = u.id AND a.channel = 'sms' AND a.suppressed_at IS NOT NULL) AS sms
-     FROM api_users u WHERE u.id = $1`,
+          count(*) FILTER (WHERE a.channel = 'email')::int AS email,
+          count(*) FILTER (WHERE a.channel = 'sms')::int AS sms
+     FROM api_users u
+     LEFT JOIN recipient_addresses a ON a.user_id = u.id AND a.suppressed_at IS NOT NULL
+    WHERE u.id = $1
+    GROUP BY u.id`,
 )
 const SETTINGS_SAVE = sql('notification_settings_save', `UPDATE api_users SET notification_settings = $2::json WHERE id = $1`)
 const EMAIL_AUDIENCE = sql(

@@ -1,3 +1,4 @@
+import { emailProblem, unsafeInHeader } from './email-address'
 import { BODY_FIELD, MUST, type FieldError } from './errors'
 import type { Milestone } from './milestones'
 import type { PlannedDelivery } from './outbox'
@@ -44,26 +45,12 @@ export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
 /** No message for an event older than this: a parcel first followed late is not news. */
 export const STALE_AFTER_MS = 7 * 24 * 3600_000
 
-export const EMAIL_MAX = 254
 export const NAME_MAX = 100
-const LINE_BREAK = /[\r\n\u2028\u2029\u0085]/
-const CONTROL = /[\p{Cc}\p{Cf}]/u
-// A mailbox as a shop's customer has one: no spaces, quotes, brackets or commas (nothing a header
-// could read as a second address or a comment), one @, a dotted domain.
-const EMAIL = /^[^\s@<>"'(),;:\\[\]]+@[^\s@<>"'(),;:\\[\]]+\.[^\s@<>"'(),;:\\[\].]+$/
 const E164 = /^\+[1-9][0-9]{6,14}$/
-
-/** What is wrong with an email address, if anything (a line break included: no header injection). */
-export function emailProblem(value: string): string | undefined {
-  if (LINE_BREAK.test(value) || CONTROL.test(value)) return 'must not contain line breaks or control characters'
-  if (value.length > EMAIL_MAX) return MUST.atMost(EMAIL_MAX)
-  if (!EMAIL.test(value)) return 'must be an email address'
-  return undefined
-}
 
 /** What is wrong with a display name (a customer's, the shop's sender name). */
 export function nameProblem(value: string): string | undefined {
-  if (LINE_BREAK.test(value) || CONTROL.test(value)) return 'must not contain line breaks or control characters'
+  if (unsafeInHeader(value)) return 'must not contain line breaks or control characters'
   if ([...value].length > NAME_MAX) return MUST.atMost(NAME_MAX)
   return undefined
 }

@@ -1,3 +1,4 @@
+import { emailProblem } from './email-address'
 import { MUST, type FieldError } from './errors'
 import type { Milestone } from './milestones'
 import type { ProofOfDelivery } from './tracking-task'
@@ -64,10 +65,8 @@ export function brandProblems(brand: TrackingPageBrand): FieldError[] {
   }
   if (brand.accentColor !== null && !/^#[0-9a-fA-F]{6}$/.test(brand.accentColor))
     problems.push({ field: 'accentColor', message: 'must be a colour written #rrggbb' })
-  if (
-    brand.supportEmail !== null &&
-    !(brand.supportEmail.length <= 254 && /^[^\s@<>"'(),;:\\[\]]+@[^\s@<>"'(),;:\\[\]]+\.[^\s@<>"'(),;:\\[\].]+$/.test(brand.supportEmail))
-  )
+  // The support address is a message's Reply-To too: the same rule as every address.
+  if (brand.supportEmail !== null && emailProblem(brand.supportEmail) !== undefined)
     problems.push({ field: 'supportEmail', message: 'must be an email address' })
   return problems
 }

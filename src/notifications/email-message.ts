@@ -1,8 +1,8 @@
 import { label, MILESTONE_LABELS, TRIGGER_HEADLINES, type LabelKey } from '../domain/customer-labels'
-import { formatTime, wallClock } from '../domain/customer-time'
+import { eventText, eventTimeText, expectedText, placeText } from '../domain/customer-time'
 import { html, type Html } from '../domain/html'
 import type { Trigger } from '../domain/notifications'
-import { STEPS, type Language, type Place, type TrackingPage } from '../domain/tracking-page'
+import { STEPS, type Language, type TrackingPage } from '../domain/tracking-page'
 
 /**
  * A notification email (docs/notifications.md): its subject, plain text and HTML, from the tracking
@@ -26,34 +26,22 @@ export interface EmailMessage {
   html: string
 }
 
-const placeText = (place: Place | null) => (place ? [place.city, place.state, place.country].filter((p) => p !== '').join(', ') : '')
-
 /** The newest event: what happened, when (at its place's time), where. */
 function newest(page: TrackingPage): { what: string; when: string; where: string } | undefined {
   const event = page.events[0]
-  if (!event) return undefined
-  const { language } = page
-  const when = event.localTime
-    ? `${formatTime(language, wallClock(event.at, event.localTime.slice(19)), { dateStyle: 'medium', timeStyle: 'short' })} (${label(language, 'localTime')})`
-    : `${formatTime(language, new Date(event.at), { dateStyle: 'medium', timeStyle: 'short' })} UTC`
-  return { what: event.description || (event.milestone ? MILESTONE_LABELS[language][event.milestone] : ''), when, where: placeText(event.place) }
+  return event && { what: eventText(page.language, event), when: eventTimeText(page.language, event), where: placeText(event.place) }
 }
 
-/** The expected delivery as one line and its source ("" when there is none to show). */
+/** The expected delivery as one line and its source; undefined when there is none to show. */
 function expected(page: TrackingPage): { line: string; source: string } | undefined {
+  const line = expectedText(page)
+  if (line === '') return undefined
   const { language } = page
-  const offset = page.events.find((e) => e.localTime !== null)?.localTime?.slice(19) ?? null
-  const day = (iso: string) => formatTime(language, wallClock(iso, offset), { dateStyle: 'full' })
-  const time = (iso: string) => formatTime(language, wallClock(iso, offset), { timeStyle: 'short' })
-  if (page.deliveredAt !== null) return { line: `${day(page.deliveredAt)}, ${time(page.deliveredAt)}`, source: MILESTONE_LABELS[language].delivered }
-  if (page.ended || page.expected === null) return undefined
-  if (page.expected.source === 'carrier') return { line: day(page.expected.at), source: label(language, 'expectedByCarrier', { carrier: page.carrier.name }) }
-  const { earliest, latest } = page.expected
-  const line =
-    day(earliest) === day(latest)
-      ? label(language, 'expectedWindow', { earliest: `${day(earliest)}, ${time(earliest)}`, latest: time(latest) })
-      : label(language, 'expectedWindow', { earliest: day(earliest), latest: day(latest) })
-  return { line, source: label(language, 'expectedPredicted') }
+  if (page.deliveredAt !== null) return { line, source: MILESTONE_LABELS[language].delivered }
+  return {
+    line,
+    source: page.expected?.source === 'carrier' ? label(language, 'expectedByCarrier', { carrier: page.carrier.name }) : label(language, 'expectedPredicted'),
+  }
 }
 
 export function renderEmail({ page, trigger, name, pageUrl, unsubscribeUrl }: EmailInput): EmailMessage {

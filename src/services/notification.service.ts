@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import type { Database, Queryable } from '../db/database'
-import type { RecipientRepository, TaskMessage } from '../db/recipient.repository'
+import type { RecipientAddress, RecipientRepository, TaskMessage } from '../db/recipient.repository'
 import type { SecretsRepository } from '../db/secrets.repository'
 import type { TrackingPageRepository } from '../db/tracking-page.repository'
 import { AppError, invalid, subscriptionNotFound } from '../domain/errors'
@@ -69,8 +69,7 @@ export class NotificationService {
 
   /** The task's recipient and messages, as GET …/{taskId} adds them to the full task (the task is the caller's: read already). */
   async ofTask(userId: number, taskId: number): Promise<{ recipient: Recipient | null; notifications: TaskMessage[] }> {
-    const [recipient, notifications] = await Promise.all([this.recipients.of(userId, taskId), this.recipients.messagesOf(userId, taskId)])
-    return { recipient: recipient ?? null, notifications }
+    return this.recipients.ofTask(userId, taskId)
   }
 
   /** Sets the task's recipient from the request's body (judged here); not_found for a task that is not the user's. */
@@ -113,13 +112,19 @@ export class NotificationService {
 
   /** What the unsubscribe page of a token shows; undefined for a token that is no address's. */
   async unsubscribeView(token: string): Promise<UnsubscribeView | undefined> {
-    const address = await this.recipients.byToken(token)
-    return address && { language: address.language, unsubscribed: address.suppressed, brand: await this.pages.brand(address.userId) }
+    return this.viewOf(await this.recipients.byToken(token))
   }
 
-  /** One-click unsubscribe (RFC 8058): that shop sends that address nothing from now on. False for an unknown token. */
-  unsubscribe(token: string): Promise<boolean> {
-    return this.recipients.suppressByToken(token, 'unsubscribed')
+  /**
+   * One-click unsubscribe (RFC 8058): that shop sends that address nothing from now on. What the
+   * page then shows; undefined for an unknown token.
+   */
+  async unsubscribe(token: string): Promise<UnsubscribeView | undefined> {
+    return this.viewOf(await this.recipients.suppressByToken(token, 'unsubscribed'))
+  }
+
+  private async viewOf(address: RecipientAddress | undefined): Promise<UnsubscribeView | undefined> {
+    return address && { language: address.language, unsubscribed: address.suppressed, brand: await this.pages.brand(address.userId) }
   }
 
   /** An address the relay refused for good (an SMTP 5xx at RCPT or DATA): never written to again by that shop. */

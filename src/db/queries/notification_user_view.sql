@@ -2,27 +2,19 @@
 
 SELECT
   u.notification_settings AS settings,
-  (
-    SELECT
-      count(*)::int
-    FROM
-      recipient_addresses a
+  count(*) FILTER (
     WHERE
-      a.user_id = u.id
-      AND a.channel = 'email'
-      AND a.suppressed_at IS NOT NULL
-  ) AS email,
-  (
-    SELECT
-      count(*)::int
-    FROM
-      recipient_addresses a
+      a.channel = 'email'
+  )::int AS email,
+  count(*) FILTER (
     WHERE
-      a.user_id = u.id
-      AND a.channel = 'sms'
-      AND a.suppressed_at IS NOT NULL
-  ) AS sms
+      a.channel = 'sms'
+  )::int AS sms
 FROM
   api_users u
+  LEFT JOIN recipient_addresses a ON a.user_id = u.id
+  AND a.suppressed_at IS NOT NULL
 WHERE
-  u.id = $1;
+  u.id = $1
+GROUP BY
+  u.id;

@@ -7,4 +7,7 @@ SET
 WHERE
   token = $1
 RETURNING
-  user_id;
+  user_id,
+  channel,
+  language,
+  true AS suppressed;

@@ -1,7 +1,7 @@
-import { LANGUAGES, type Language, type Place, type TrackingPage } from '../../domain/tracking-page'
+import { LANGUAGES, type Language, type TrackingPage } from '../../domain/tracking-page'
 import { html, type Html } from '../../domain/html'
 import { label, LANGUAGE_NAMES, MILESTONE_LABELS, type LabelKey } from '../../domain/customer-labels'
-import { formatTime, wallClock } from '../../domain/customer-time'
+import { eventText, eventTimeText, expectedText, formatTime, placeText } from '../../domain/customer-time'
 
 /**
  * The public tracking page as HTML: server-rendered, readable without JavaScript (it has none),
@@ -20,33 +20,22 @@ const labelsOf =
 
 const format = formatTime
 
-const placeText = (place: Place | null) => (place ? [place.city, place.state, place.country].filter((p) => p !== '').join(', ') : '')
-
 function expected(page: TrackingPage): Html | undefined {
   const { language } = page
   const l = labelsOf(language)
-  // Dates as the parcel's newest scan's place keeps time; UTC when no scan said.
-  const offset = page.events.find((e) => e.localTime !== null)?.localTime?.slice(19) ?? null
-  const day = (iso: string) => format(language, wallClock(iso, offset), { dateStyle: 'full' })
+  const line = expectedText(page)
   if (page.deliveredAt !== null) {
-    const at = page.deliveredAt
     return html`<section class="card" aria-labelledby="delivered"><h2 id="delivered">${MILESTONE_LABELS[language].delivered}</h2>
-      <p class="big"><time datetime="${at}">${day(at)}, ${format(language, wallClock(at, offset), { timeStyle: 'short' })}</time></p></section>`
+      <p class="big"><time datetime="${page.deliveredAt}">${line}</time></p></section>`
   }
   if (page.ended) return undefined
   let body: Html
   if (page.expected === null) body = html`<p class="big">${l('noEstimate')}</p>`
   else if (page.expected.source === 'carrier') {
-    body = html`<p class="big"><time datetime="${page.expected.at}">${day(page.expected.at)}</time></p>
+    body = html`<p class="big"><time datetime="${page.expected.at}">${line}</time></p>
       <p class="muted">${l('expectedByCarrier', { carrier: page.carrier.name })}</p>`
   } else {
-    const { earliest, latest } = page.expected
-    const sameDay = day(earliest) === day(latest)
-    const time = (iso: string) => format(language, wallClock(iso, offset), { timeStyle: 'short' })
-    const window = sameDay
-      ? l('expectedWindow', { earliest: `${day(earliest)}, ${time(earliest)}`, latest: time(latest) })
-      : l('expectedWindow', { earliest: day(earliest), latest: day(latest) })
-    body = html`<p class="big">${window}</p>
+    body = html`<p class="big">${line}</p>
       <p class="muted">${l('expectedPredicted')}</p>`
   }
   return html`<section class="card" aria-labelledby="expected"><h2 id="expected">${l('expected')}</h2>${body}</section>`
@@ -69,13 +58,10 @@ function proof(page: TrackingPage): Html | undefined {
 function timeline(page: TrackingPage): Html {
   const { language } = page
   const items = page.events.map((event) => {
-    const when = event.localTime
-      ? `${format(language, wallClock(event.at, event.localTime.slice(19)), { dateStyle: 'medium', timeStyle: 'short' })} (${label(language, 'localTime')})`
-      : `${format(language, new Date(event.at), { dateStyle: 'medium', timeStyle: 'short' })} UTC`
     const where = placeText(event.place)
     return html`<li class="${event.milestone ?? ''}">
-      <p class="what">${event.description || (event.milestone ? MILESTONE_LABELS[language][event.milestone] : '')}</p>
-      <p class="muted"><time datetime="${event.at}">${when}</time>${where ? html` · ${where}` : ''}</p>
+      <p class="what">${eventText(language, event)}</p>
+      <p class="muted"><time datetime="${event.at}">${eventTimeText(language, event)}</time>${where ? html` · ${where}` : ''}</p>
     </li>`
   })
   return html`<section class="card" aria-labelledby="history"><h2 id="history">${label(language, 'history')}</h2>

@@ -33,56 +33,43 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox<{ notifications: Notif
     done(null, body),
   )
 
-  app.get(
-    '/u/:token',
-    {
-      schema: {
-        operationId: 'unsubscribePage',
-        summary: "The unsubscribe page of a customer's address, in their language",
-        tags,
-        params: UnsubscribeParams,
-        response: {
-          ...errors(429),
-          200: HtmlPage('the page and its button, or that the address is unsubscribed already'),
-          404: HtmlPage('no address has this token: the same page for every such token'),
-        },
+  const pageOf = (operationId: string, summary: string, description?: string) => ({
+    schema: {
+      operationId,
+      summary,
+      ...(description ? { description } : {}),
+      tags,
+      params: UnsubscribeParams,
+      response: {
+        ...errors(429),
+        200: HtmlPage('the page and its button, or that the address is unsubscribed already'),
+        404: HtmlPage('no address has this token: the same page for every such token'),
       },
     },
-    async (request, reply) => {
-      pageHeaders(reply)
-      const view = await notifications.unsubscribeView(request.params.token)
-      if (!view)
-        return reply
-          .code(404)
-          .type('text/html; charset=utf-8')
-          .send(unsubscribeNotFoundHtml(chooseLanguage(undefined, request.headers['accept-language'], DEFAULT_BRAND.defaultLanguage)).text)
-      return reply.type('text/html; charset=utf-8').send(unsubscribeHtml(view.language, view.brand, view.unsubscribed ? 'done' : 'ask').text)
-    },
-  )
+  })
+  const html = (reply: FastifyReply, page: { text: string }, code = 200) => reply.code(code).type('text/html; charset=utf-8').send(page.text)
+
+  app.get('/u/:token', pageOf('unsubscribePage', "The unsubscribe page of a customer's address, in their language"), async (request, reply) => {
+    pageHeaders(reply)
+    const view = await notifications.unsubscribeView(request.params.token)
+    if (!view) return html(reply, unsubscribeNotFoundHtml(chooseLanguage(undefined, request.headers['accept-language'], DEFAULT_BRAND.defaultLanguage)), 404)
+    return html(reply, unsubscribeHtml(view.language, view.brand, view.unsubscribed ? 'done' : 'ask'))
+  })
 
   app.post(
     '/u/:token',
-    {
-      schema: {
-        operationId: 'unsubscribe',
-        summary: "Unsubscribe: one click (RFC 8058) or the page's button",
-        tags,
-        params: UnsubscribeParams,
-        response: {
-          ...errors(429),
-          200: HtmlPage('the page and its button, or that the address is unsubscribed already'),
-          404: HtmlPage('no address has this token: the same page for every such token'),
-        },
-      },
-    },
+    pageOf(
+      'unsubscribe',
+      "Unsubscribe: one click (RFC 8058) or the page's button",
+      'A body holding `List-Unsubscribe=One-Click` (urlencoded or multipart, as mail clients send it) is answered 200 with no body; any other, the page saying it is done.',
+    ),
     async (request, reply) => {
       pageHeaders(reply)
-      const view = await notifications.unsubscribeView(request.params.token)
-      if (!view || !(await notifications.unsubscribe(request.params.token)))
-        return reply.code(404).type('text/html; charset=utf-8').send(unsubscribeNotFoundHtml(DEFAULT_BRAND.defaultLanguage).text)
+      const view = await notifications.unsubscribe(request.params.token)
+      if (!view) return html(reply, unsubscribeNotFoundHtml(DEFAULT_BRAND.defaultLanguage), 404)
       const oneClick = typeof request.body === 'string' && request.body.includes('List-Unsubscribe=One-Click')
       if (oneClick) return reply.code(200).send()
-      return reply.type('text/html; charset=utf-8').send(unsubscribeHtml(view.language, view.brand, 'done').text)
+      return html(reply, unsubscribeHtml(view.language, view.brand, 'done'))
     },
   )
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { CHANNELS } from '../../domain/outbox'
-import { EMAIL_MAX, NAME_MAX, TRIGGERS } from '../../domain/notifications'
+import { EMAIL_MAX } from '../../domain/email-address'
+import { NAME_MAX, TRIGGERS } from '../../domain/notifications'
 import { LANGUAGES } from '../../domain/tracking-page'
 import { WEBHOOK_STATUSES } from '../../domain/statuses'
 import { component, envelope, NullableDateTime, ref, stringEnum } from './common.schema'

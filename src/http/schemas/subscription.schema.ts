@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { SETTINGS } from '../../domain/settings'
-import { EMAIL_MAX, NAME_MAX } from '../../domain/notifications'
+import { EMAIL_MAX } from '../../domain/email-address'
+import { NAME_MAX } from '../../domain/notifications'
 import { CALLBACK_URL_MAX, EXTERNAL_REFERENCE_MAX, TRACKING_NUMBER_MAX } from '../../domain/subscription-input'
 import { BATCH_RESULTS, SUBSCRIBE_RESULTS } from '../../domain/subscription-outcomes'
 import { checkOf } from '../request-check'
