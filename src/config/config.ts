@@ -65,6 +65,19 @@ export interface Config {
   }
   /** The customer's email (docs/notifications.md); undefined without SMTP_URL: nothing is sent, messages wait in the outbox. */
   email: { smtpUrl: string; from: string; timeoutMs: number; concurrency: number } | undefined
+  /** The customer's SMS through Twilio (docs/notifications.md); undefined without TWILIO_ACCOUNT_SID. */
+  sms: SmsSettings | undefined
+}
+
+export interface SmsSettings {
+  accountSid: string
+  authToken: string
+  /** A number in E.164, or a Messaging Service's sid (MG…). */
+  from: string
+  /** Twilio's API origin (TWILIO_API_URL, default https://api.twilio.com). */
+  apiUrl: string
+  timeoutMs: number
+  concurrency: number
 }
 
 export interface CarrierSettings {
@@ -143,6 +156,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 50, 600_000),
     },
     email: emailSettings(env),
+    sms: smsSettings(env),
+  }
+}
+
+/** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM go together. */
+function smsSettings(env: NodeJS.ProcessEnv): Config['sms'] {
+  const accountSid = optional(env, 'TWILIO_ACCOUNT_SID')
+  if (accountSid === undefined) return undefined
+  if (!/^AC[0-9a-fA-F]{32}$/.test(accountSid)) throw new ConfigError('TWILIO_ACCOUNT_SID must be an account sid (AC and 32 hex digits)')
+  const authToken = optional(env, 'TWILIO_AUTH_TOKEN')
+  if (authToken === undefined) throw new ConfigError('TWILIO_AUTH_TOKEN must be set with TWILIO_ACCOUNT_SID')
+  const from = optional(env, 'TWILIO_FROM')
+  if (from === undefined || !/^(\+[1-9][0-9]{6,14}|MG[0-9a-fA-F]{32})$/.test(from))
+    throw new ConfigError('TWILIO_FROM must be the sending number in E.164 (+15005550006) or a Messaging Service sid (MG…) when TWILIO_ACCOUNT_SID is set')
+  const apiUrl = optional(env, 'TWILIO_API_URL') ?? 'https://api.twilio.com'
+  if (!/^https?:\/\/[^\s/?#]+\/?$/.test(apiUrl)) throw new ConfigError('TWILIO_API_URL must be an http(s) origin')
+  return {
+    accountSid,
+    authToken,
+    from,
+    apiUrl,
+    timeoutMs: integer(env, 'SMS_TIMEOUT_MS', 10_000, 100, 120_000),
+    concurrency: integer(env, 'SMS_CONCURRENCY', 4, 1, 100),
   }
 }
 

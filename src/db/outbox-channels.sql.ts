@@ -1,5 +1,6 @@
 import type { Channel, ChannelDetails } from '../domain/outbox'
 import type { Language } from '../domain/tracking-page'
+import type { Milestone } from '../domain/milestones'
 import { addressOf, targetOpen } from './outbox-targets.sql'
 
 /**
@@ -11,7 +12,7 @@ import { addressOf, targetOpen } from './outbox-targets.sql'
 interface ChannelClaimSql<C extends Channel> {
   /** The gate's key of an address, in SQL. */
   gateOf(address: string): string
-  /** The sender's details, each its name and its SQL over the picked row `p` (id, task_id, user_id, endpoint_id, target) and its joins. */
+  /** The sender's details, each its name and its SQL over the picked row `p` (id, task_id, user_id, endpoint_id, target, channel) and its joins. */
   columns: Record<string, string>
   joins: string
   details(row: Record<string, unknown>): ChannelDetails[C]
@@ -61,6 +62,30 @@ const CHANNEL_SQL: { [C in Channel]: ChannelClaimSql<C> } = {
       pageToken: row.page_token as string,
     }),
   },
+  // Every text goes through the one provider: one gate.
+  sms: {
+    gateOf: () => `'sms'`,
+    columns: {
+      recipient_user: 'p.user_id',
+      recipient_language: 'r.language',
+      from_name: `u.notification_settings->'email'->>'fromName'`,
+      suppressed: 'a.suppressed_at IS NOT NULL',
+      page_token: 't.page_token',
+      milestone: 't.milestone',
+    },
+    joins: `JOIN api_users u ON u.id = p.user_id
+       JOIN tracking_tasks t ON t.id = p.task_id
+       LEFT JOIN task_recipients r ON r.task_id = p.task_id
+       LEFT JOIN recipient_addresses a ON a.user_id = p.user_id AND a.channel = 'sms' AND a.address_hash = r.phone_hash`,
+    details: (row) => ({
+      userId: Number(row.recipient_user),
+      language: (row.recipient_language as Language | null) ?? null,
+      fromName: (row.from_name as string | null) ?? null,
+      suppressed: row.suppressed === true,
+      pageToken: row.page_token as string,
+      milestone: row.milestone as Milestone,
+    }),
+  },
 }
 
 /**
@@ -76,7 +101,7 @@ const CHANNEL_SQL: { [C in Channel]: ChannelClaimSql<C> } = {
 function claimText<C extends Channel>(channel: C, c: ChannelClaimSql<C>): string {
   const details = Object.keys(c.columns)
   return `WITH due AS (
-     SELECT d.id, d.task_id, d.user_id, d.target, d.endpoint_id, d.next_attempt_at
+     SELECT d.id, d.task_id, d.user_id, d.target, d.channel, d.endpoint_id, d.next_attempt_at
        FROM deliveries d
       WHERE d.channel = '${channel}'
         AND d.status IN ('pending', 'retry_wait')
@@ -88,7 +113,7 @@ function claimText<C extends Channel>(channel: C, c: ChannelClaimSql<C>): string
       FOR UPDATE SKIP LOCKED
    ),
    gated AS (
-     SELECT d.id, d.task_id, d.user_id, d.target, d.endpoint_id, d.next_attempt_at, target.address, ${c.gateOf('target.address')} AS gate_key
+     SELECT d.id, d.task_id, d.user_id, d.target, d.channel, d.endpoint_id, d.next_attempt_at, target.address, ${c.gateOf('target.address')} AS gate_key
        FROM due d
        CROSS JOIN LATERAL (SELECT ${addressOf('d')} AS address) target
    ),

@@ -3,14 +3,15 @@ import { TARGET_KINDS, type TargetKind } from '../domain/outbox'
 /**
  * Where each kind of delivery target goes, in SQL over a delivery row: the one place that says a
  * callback delivery goes to its task's callbackUrl as it is when it is sent, an endpoint's to
- * the endpoint's URL, and a message to its task's recipient's address. A new target kind gives its lines here (the typecheck says so); the
+ * the endpoint's URL, and a message to its task's recipient's address on its channel. A new target kind gives its lines here (the typecheck says so); the
  * statements that resolve targets (the claims, the console's failures) take them from here.
  */
 const ADDRESS: Record<TargetKind, (d: string) => string> = {
   callback: (d) => `(SELECT t.callback_url FROM tracking_tasks t WHERE t.id = ${d}.task_id)`,
   endpoint: (d) => `(SELECT e.url FROM webhook_endpoints e WHERE e.id = ${d}.endpoint_id)`,
-  // Null when the task has no recipient (removed, or its data deleted): the sender says so.
-  recipient: (d) => `(SELECT r.email FROM task_recipients r WHERE r.task_id = ${d}.task_id)`,
+  // The recipient's address on the delivery's channel; null when the task has none (removed, or
+  // its data deleted): the sender says so.
+  recipient: (d) => `(SELECT CASE ${d}.channel WHEN 'sms' THEN r.phone ELSE r.email END FROM task_recipients r WHERE r.task_id = ${d}.task_id)`,
 }
 
 /**

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import { CHANNEL_CLAIMS } from './outbox-channels.sql'
+import './outbox.repository'
 import './recipient.repository'
 import { registeredStatements } from './statements'
 
@@ -45,22 +46,35 @@ async function claimPlan(fullHost: boolean): Promise<string> {
   return rows.map((r) => r['QUERY PLAN']).join('\n')
 }
 
-describe("the email channel's claim and plan", () => {
+describe("the messages' claims and plan", () => {
   it('claims from the due index, and finds the recipients of a fetch by their key', async () => {
     for (const analyzed of [false, true]) {
       if (analyzed) await database.db.query('ANALYZE')
-      const claim = (await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${CHANNEL_CLAIMS.email.text}`, [64, 10_000, 64, [], 'plan-lease', [], [], 64]))
-        .map((r) => r['QUERY PLAN'])
-        .join('\n')
-      expect(claim, `analyzed: ${analyzed}`).toMatch(/Index Scan using deliveries_due_idx on deliveries/)
-      expect(claim).not.toMatch(/Seq Scan on (deliveries|task_recipients|recipient_addresses|tracking_tasks)/)
+      for (const channel of ['email', 'sms'] as const) {
+        const claim = (
+          await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${CHANNEL_CLAIMS[channel].text}`, [64, 10_000, 64, [], 'plan-lease', [], [], 64])
+        )
+          .map((r) => r['QUERY PLAN'])
+          .join('\n')
+        expect(claim, `${channel}, analyzed: ${analyzed}`).toMatch(/Index Scan using deliveries_due_idx on deliveries/)
+        expect(claim, channel).not.toMatch(/Seq Scan on (deliveries|task_recipients|recipient_addresses|tracking_tasks)/)
+      }
       const audience = (
-        await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${registeredStatements().get('email_audience')!.texts[0]!.text}`, [[1, 2, 3, 4, 5]])
+        await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${registeredStatements().get('message_audience')!.texts[0]!.text}`, [[1, 2, 3, 4, 5]])
       )
         .map((r) => r['QUERY PLAN'])
         .join('\n')
       expect(audience, `analyzed: ${analyzed}`).toMatch(/Index Scan (using|on) task_recipients_pkey/)
       expect(audience).not.toMatch(/Seq Scan on task_recipients/)
+      // A reply of STOP, and a status callback, find their rows by key.
+      const plan = async (name: string, params: unknown[]) =>
+        (await database.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${registeredStatements().get(name)!.texts[0]!.text}`, params))
+          .map((r) => r['QUERY PLAN'])
+          .join('\n')
+      expect(await plan('recipient_address_stop_everywhere', ['sms', 'hash', 'replied STOP'])).toMatch(/Index Scan (using|on) recipient_addresses_hash_idx/)
+      const reported = await plan('outbox_provider_reported', ['id', 'sent', ['sent'], [3], null])
+      expect(reported).toMatch(/Index Scan using deliveries_webhook_id_key/)
+      expect(reported).not.toMatch(/Seq Scan on deliveries/)
     }
   })
 })

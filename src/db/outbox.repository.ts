@@ -35,6 +35,8 @@ export interface CompletedAttempt {
   error: string
   durationMs: number
   responseExcerpt: string
+  /** The id the receiving side gave it (an SMS provider's), kept on the delivery. */
+  providerId: string | null
 }
 
 interface Completion {
@@ -135,11 +137,23 @@ export class OutboxRepository {
         column((c) => clean(c.attempt.error)),
         column((c) => c.attempt.durationMs),
         column((c) => clean(c.attempt.responseExcerpt)),
+        column((c) => c.attempt.providerId),
       ],
       'outbox_complete_many',
     )
     const completed = new Set(rows.map((r) => r.delivery_id))
     return completions.map((c) => completed.has(c.delivery.id))
+  }
+
+  /**
+   * What the provider reported of a message it took (an SMS's status callback), by the message's
+   * id: kept when it is later in the message's life than what was kept (`ranks`: each status's
+   * rank), and a message reported failed after it was sent is failed, with `failure` as its error.
+   * False when no such message is known.
+   */
+  async providerReported(messageId: string, status: string, ranks: Record<string, number>, failure: string | null): Promise<boolean> {
+    const rows = await this.db.query(OUTBOX_PROVIDER_REPORTED, [messageId, status, Object.keys(ranks), Object.values(ranks), failure])
+    return rows.length === 1
   }
 
   /** A channel's deliveries waiting or in flight, by status, for the queue-depth gauge. */
@@ -188,13 +202,14 @@ const OUTBOX_RELEASE = sql(
 const OUTBOX_COMPLETE_MANY = sql(
   'outbox_complete_many',
   `WITH input AS (
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[], $8::int[], $9::text[])
-              AS i (id, lease_owner, status, started_at, next_attempt_at, status_code, error, duration_ms, excerpt)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[], $8::int[], $9::text[], $10::text[])
+              AS i (id, lease_owner, status, started_at, next_attempt_at, status_code, error, duration_ms, excerpt, provider_id)
    ),
    done AS (
      UPDATE deliveries d
         SET status = i.status, attempt_count = d.attempt_count + 1, last_attempt_at = i.started_at,
             next_attempt_at = i.next_attempt_at, response_status_code = i.status_code, error_message = i.error,
+            provider_id = COALESCE(i.provider_id, d.provider_id),
             lease_owner = NULL, lease_until = NULL, attempt_started_at = NULL, updated_at = now()
        FROM input i
       WHERE d.id = i.id AND d.lease_owner = i.lease_owner AND d.status = 'sending'
@@ -204,6 +219,23 @@ const OUTBOX_COMPLETE_MANY = sql(
    SELECT done.id, done.attempt_count, i.started_at, i.duration_ms, i.status_code, i.error, i.excerpt
      FROM done JOIN input i ON i.id = done.id
    RETURNING delivery_id`,
+)
+const OUTBOX_PROVIDER_REPORTED = sql(
+  'outbox_provider_reported',
+  `WITH rank AS (SELECT status, rank FROM unnest($3::text[], $4::int[]) AS r (status, rank)),
+   message AS (SELECT d.id, d.provider_status FROM deliveries d WHERE d.webhook_id = $1 AND d.channel = 'sms'),
+   reported AS (
+     UPDATE deliveries d
+        SET provider_status = $2,
+            status = CASE WHEN $5::text IS NOT NULL AND d.status = 'success' THEN 'failed' ELSE d.status END,
+            error_message = CASE WHEN $5::text IS NOT NULL AND d.status = 'success' THEN $5 ELSE d.error_message END,
+            updated_at = now()
+       FROM message m
+      WHERE d.id = m.id
+        AND COALESCE((SELECT rank FROM rank WHERE rank.status = m.provider_status), 0) < (SELECT rank FROM rank WHERE rank.status = $2)
+      RETURNING d.id
+   )
+   SELECT id FROM message`,
 )
 const OUTBOX_QUEUE_DEPTH = sql(
   'outbox_queue_depth',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { NotificationSettings, Recipient, Trigger } from '../domain/notifications'
+import type { MessageChannel, NotificationSettings, Recipient, Trigger } from '../domain/notifications'
 import type { Channel } from '../domain/outbox'
 import type { WebhookStatus } from '../domain/statuses'
 import type { Language } from '../domain/tracking-page'
@@ -18,6 +18,7 @@ export interface RecipientToSet {
   taskId: number
   recipient: Recipient
   emailHash: string | null
+  phoneHash: string | null
   addressLanguage: Language
 }
 
@@ -77,14 +78,26 @@ export class RecipientRepository {
       column((r) => r.recipient.email),
       column((r) => r.emailHash),
       column((r) => r.recipient.phone),
+      column((r) => r.phoneHash),
       column((r) => r.recipient.name),
       column((r) => r.recipient.language),
     ])
     // One row per address: a statement's DO UPDATE may not meet the same row twice.
-    const addresses = new Map<string, Language>()
-    for (const r of rows) if (r.emailHash !== null) addresses.set(r.emailHash, r.addressLanguage)
-    if (addresses.size > 0)
-      await tx.query(RECIPIENT_ADDRESSES_KNOWN, [userId, [...addresses.keys()], [...addresses.keys()].map(() => newToken()), [...addresses.values()]])
+    const addresses = new Map<string, { channel: 'email' | 'sms'; hash: string; language: Language }>()
+    for (const r of rows) {
+      if (r.emailHash !== null) addresses.set(`email:${r.emailHash}`, { channel: 'email', hash: r.emailHash, language: r.addressLanguage })
+      if (r.phoneHash !== null) addresses.set(`sms:${r.phoneHash}`, { channel: 'sms', hash: r.phoneHash, language: r.addressLanguage })
+    }
+    if (addresses.size > 0) {
+      const known = [...addresses.values()]
+      await tx.query(RECIPIENT_ADDRESSES_KNOWN, [
+        userId,
+        known.map((a) => a.channel),
+        known.map((a) => a.hash),
+        known.map(() => newToken()),
+        known.map((a) => a.language),
+      ])
+    }
     return new Set(written.map((r) => Number(r.task_id)))
   }
 
@@ -115,6 +128,18 @@ export class RecipientRepository {
   /** Suppresses an address of the user's (its hash), known or not. */
   async suppress(userId: number, channel: 'email' | 'sms', hash: string, reason: string, language: Language): Promise<void> {
     await this.db.query(ADDRESS_SUPPRESS, [userId, channel, hash, reason, newToken(), language])
+  }
+
+  /**
+   * A number replied STOP (or START) to the sending number: every shop that knows it sends it
+   * nothing (or may again, when STOP was why). How many shops' addresses changed.
+   */
+  async stopEverywhere(channel: 'sms', hash: string, reason: string): Promise<number> {
+    return (await this.db.query(ADDRESS_STOP_EVERYWHERE, [channel, hash, reason])).length
+  }
+
+  async startEverywhere(channel: 'sms', hash: string, reason: string): Promise<number> {
+    return (await this.db.query(ADDRESS_START_EVERYWHERE, [channel, hash, reason])).length
   }
 
   /**
@@ -152,15 +177,27 @@ export class RecipientRepository {
 }
 
 /**
- * The settings of the users whose task has a recipient with an email address, by task, for the
- * tasks given (those whose milestone a refresh changed) and the users with email on: what the
- * refresh's plan of messages needs, in its transaction.
+ * The recipients a channel the user turned on can reach, by task, for the tasks given (those whose
+ * milestone a refresh changed): the user's settings and those channels, what the refresh's plan of
+ * messages needs, in its transaction.
  */
-export async function emailAudienceOf(tx: Queryable, taskIds: number[]): Promise<Map<number, NotificationSettings>> {
-  const audience = new Map<number, NotificationSettings>()
+export async function messageAudienceOf(
+  tx: Queryable,
+  taskIds: number[],
+): Promise<Map<number, { settings: NotificationSettings; channels: MessageChannel[] }>> {
+  const audience = new Map<number, { settings: NotificationSettings; channels: MessageChannel[] }>()
   if (taskIds.length === 0) return audience
-  const { rows } = await tx.query<{ task_id: number; settings: NotificationSettings }>(EMAIL_AUDIENCE, [taskIds], 'email_audience')
-  for (const row of rows) audience.set(Number(row.task_id), row.settings)
+  const { rows } = await tx.query<{ task_id: number; settings: NotificationSettings; email: boolean; sms: boolean }>(
+    MESSAGE_AUDIENCE,
+    [taskIds],
+    'message_audience',
+  )
+  for (const row of rows) {
+    const channels: MessageChannel[] = []
+    if (row.email) channels.push('email')
+    if (row.sms) channels.push('sms')
+    audience.set(Number(row.task_id), { settings: row.settings, channels })
+  }
   return audience
 }
 
@@ -171,19 +208,20 @@ const newToken = () => randomBytes(16).toString('base64url')
 const sql = statementsOf(import.meta.url)
 const RECIPIENTS_SET = sql(
   'recipients_set',
-  `INSERT INTO task_recipients (task_id, user_id, email, email_hash, phone, name, language)
-   SELECT t.id, t.user_id, r.email, r.email_hash, r.phone, r.name, r.language
-     FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS r (task_id, email, email_hash, phone, name, language)
+  `INSERT INTO task_recipients (task_id, user_id, email, email_hash, phone, phone_hash, name, language)
+   SELECT t.id, t.user_id, r.email, r.email_hash, r.phone, r.phone_hash, r.name, r.language
+     FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+          AS r (task_id, email, email_hash, phone, phone_hash, name, language)
      JOIN tracking_tasks t ON t.id = r.task_id AND t.user_id = $1
    ON CONFLICT (task_id) DO UPDATE
-      SET email = EXCLUDED.email, email_hash = EXCLUDED.email_hash, phone = EXCLUDED.phone, name = EXCLUDED.name,
+      SET email = EXCLUDED.email, email_hash = EXCLUDED.email_hash, phone = EXCLUDED.phone, phone_hash = EXCLUDED.phone_hash, name = EXCLUDED.name,
           language = EXCLUDED.language, updated_at = now()
    RETURNING task_id`,
 )
 const RECIPIENT_ADDRESSES_KNOWN = sql(
   'recipient_addresses_known',
   `INSERT INTO recipient_addresses (user_id, channel, address_hash, token, language)
-   SELECT $1, 'email', a.hash, a.token, a.language FROM unnest($2::text[], $3::text[], $4::text[]) AS a (hash, token, language)
+   SELECT $1, a.channel, a.hash, a.token, a.language FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS a (channel, hash, token, language)
    ON CONFLICT (user_id, channel, address_hash) DO UPDATE SET language = EXCLUDED.language`,
 )
 const RECIPIENT_REMOVE = sql(
@@ -216,6 +254,18 @@ const ADDRESS_SUPPRESS = sql(
    ON CONFLICT (user_id, channel, address_hash) DO UPDATE
       SET suppressed_at = COALESCE(recipient_addresses.suppressed_at, now()),
           suppressed_reason = COALESCE(recipient_addresses.suppressed_reason, EXCLUDED.suppressed_reason)`,
+)
+const ADDRESS_STOP_EVERYWHERE = sql(
+  'recipient_address_stop_everywhere',
+  `UPDATE recipient_addresses SET suppressed_at = now(), suppressed_reason = $3
+    WHERE channel = $1 AND address_hash = $2 AND suppressed_at IS NULL
+    RETURNING user_id`,
+)
+const ADDRESS_START_EVERYWHERE = sql(
+  'recipient_address_start_everywhere',
+  `UPDATE recipient_addresses SET suppressed_at = NULL, suppressed_reason = NULL
+    WHERE channel = $1 AND address_hash = $2 AND suppressed_reason = $3
+    RETURNING user_id`,
 )
 const RECIPIENT_PURGE_ENDED = sql(
   'recipient_purge_ended',
@@ -251,12 +301,14 @@ const USER_VIEW = sql(
     GROUP BY u.id`,
 )
 const SETTINGS_SAVE = sql('notification_settings_save', `UPDATE api_users SET notification_settings = $2::json WHERE id = $1`)
-const EMAIL_AUDIENCE = sql(
-  'email_audience',
-  `SELECT r.task_id, u.notification_settings AS settings
-     FROM task_recipients r
-     JOIN api_users u ON u.id = r.user_id
-    WHERE r.task_id = ANY($1::bigint[])
-      AND r.email IS NOT NULL
-      AND (u.notification_settings->'email'->>'enabled')::boolean`,
+const MESSAGE_AUDIENCE = sql(
+  'message_audience',
+  `SELECT a.task_id, a.settings, a.email, a.sms
+     FROM (SELECT r.task_id, u.notification_settings AS settings,
+                  r.email IS NOT NULL AND COALESCE((u.notification_settings->'email'->>'enabled')::boolean, false) AS email,
+                  r.phone_hash IS NOT NULL AND COALESCE((u.notification_settings->'sms'->>'enabled')::boolean, false) AS sms
+             FROM task_recipients r
+             JOIN api_users u ON u.id = r.user_id
+            WHERE r.task_id = ANY($1::bigint[])) a
+    WHERE a.email OR a.sms`,
 )

@@ -50,6 +50,8 @@ const EN = {
   unsubscribedTitle: 'You are unsubscribed',
   unsubscribedText: '{shop} will not send you parcel updates any more.',
   unsubscribeNotFoundText: 'This unsubscribe link is not valid.',
+  smsTrack: 'Track: {url}',
+  smsStop: 'Reply STOP to opt out.',
 } as const
 
 export type LabelKey = keyof typeof EN
@@ -99,6 +101,8 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
     unsubscribedTitle: 'Sie sind abgemeldet',
     unsubscribedText: '{shop} sendet Ihnen keine Paketbenachrichtigungen mehr.',
     unsubscribeNotFoundText: 'Dieser Abmeldelink ist ungültig.',
+    smsTrack: 'Verfolgen: {url}',
+    smsStop: 'Abmelden: STOP antworten.',
   },
   fr: {
     title: 'Suivi de colis',
@@ -142,6 +146,8 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
     unsubscribedTitle: 'Vous êtes désabonné',
     unsubscribedText: '{shop} ne vous enverra plus de notifications de colis.',
     unsubscribeNotFoundText: 'Ce lien de désabonnement n’est pas valide.',
+    smsTrack: 'Suivi : {url}',
+    smsStop: 'STOP pour ne plus recevoir de SMS.',
   },
   es: {
     title: 'Seguimiento del envío',
@@ -185,6 +191,8 @@ export const LABELS: Readonly<Record<Language, Labels>> = {
     unsubscribedTitle: 'Te has dado de baja',
     unsubscribedText: '{shop} ya no te enviará avisos sobre tus paquetes.',
     unsubscribeNotFoundText: 'Este enlace para darse de baja no es válido.',
+    smsTrack: 'Seguimiento: {url}',
+    smsStop: 'Responde STOP para no recibir más SMS.',
   },
 }
 

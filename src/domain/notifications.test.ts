@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
-  emailTrigger,
+  messageTrigger,
   parseRecipient,
   settingsProblems,
   STALE_AFTER_MS,
@@ -16,25 +16,40 @@ const fresh = new Date(NOW.getTime() - 3_600_000)
 describe('which change sends an email', () => {
   it("sends at each of the user's triggers, and nothing when email is off or the milestone is not one", () => {
     for (const trigger of TRIGGERS)
-      expect(emailTrigger({ previous: 'info_received', milestone: trigger, newestEventAt: fresh }, on, NOW)).toBe(trigger === 'delivered' ? undefined : trigger)
-    expect(emailTrigger({ previous: 'in_transit', milestone: 'delivered', newestEventAt: fresh }, on, NOW)).toBe('delivered')
-    expect(emailTrigger({ previous: 'in_transit', milestone: 'delivered', newestEventAt: fresh }, DEFAULT_NOTIFICATION_SETTINGS, NOW)).toBeUndefined()
-    expect(emailTrigger({ previous: 'pending', milestone: 'info_received', newestEventAt: fresh }, on, NOW)).toBeUndefined()
-    expect(emailTrigger({ previous: 'in_transit', milestone: 'returned', newestEventAt: fresh }, on, NOW)).toBeUndefined()
+      expect(messageTrigger('email', { previous: 'info_received', milestone: trigger, newestEventAt: fresh }, on, NOW)).toBe(
+        trigger === 'delivered' ? undefined : trigger,
+      )
+    expect(messageTrigger('email', { previous: 'in_transit', milestone: 'delivered', newestEventAt: fresh }, on, NOW)).toBe('delivered')
+    expect(
+      messageTrigger('email', { previous: 'in_transit', milestone: 'delivered', newestEventAt: fresh }, DEFAULT_NOTIFICATION_SETTINGS, NOW),
+    ).toBeUndefined()
+    expect(messageTrigger('email', { previous: 'pending', milestone: 'info_received', newestEventAt: fresh }, on, NOW)).toBeUndefined()
+    expect(messageTrigger('email', { previous: 'in_transit', milestone: 'returned', newestEventAt: fresh }, on, NOW)).toBeUndefined()
     const onlyDelivered = { ...on, email: { ...on.email, triggers: ['delivered' as const] } }
-    expect(emailTrigger({ previous: 'in_transit', milestone: 'out_for_delivery', newestEventAt: fresh }, onlyDelivered, NOW)).toBeUndefined()
-    expect(emailTrigger({ previous: 'out_for_delivery', milestone: 'delivered', newestEventAt: fresh }, onlyDelivered, NOW)).toBe('delivered')
+    expect(messageTrigger('email', { previous: 'in_transit', milestone: 'out_for_delivery', newestEventAt: fresh }, onlyDelivered, NOW)).toBeUndefined()
+    expect(messageTrigger('email', { previous: 'out_for_delivery', milestone: 'delivered', newestEventAt: fresh }, onlyDelivered, NOW)).toBe('delivered')
   })
 
   it('sends nothing for a task first seen at its end, nor for news older than seven days', () => {
-    expect(emailTrigger({ previous: 'pending', milestone: 'delivered', newestEventAt: fresh }, on, NOW)).toBeUndefined()
-    expect(emailTrigger({ previous: 'info_received', milestone: 'delivered', newestEventAt: fresh }, on, NOW)).toBeUndefined()
+    expect(messageTrigger('email', { previous: 'pending', milestone: 'delivered', newestEventAt: fresh }, on, NOW)).toBeUndefined()
+    expect(messageTrigger('email', { previous: 'info_received', milestone: 'delivered', newestEventAt: fresh }, on, NOW)).toBeUndefined()
     // First seen in transit is news: the parcel is still coming.
-    expect(emailTrigger({ previous: 'pending', milestone: 'in_transit', newestEventAt: fresh }, on, NOW)).toBe('in_transit')
+    expect(messageTrigger('email', { previous: 'pending', milestone: 'in_transit', newestEventAt: fresh }, on, NOW)).toBe('in_transit')
     const old = new Date(NOW.getTime() - STALE_AFTER_MS - 1)
-    expect(emailTrigger({ previous: 'in_transit', milestone: 'out_for_delivery', newestEventAt: old }, on, NOW)).toBeUndefined()
+    expect(messageTrigger('email', { previous: 'in_transit', milestone: 'out_for_delivery', newestEventAt: old }, on, NOW)).toBeUndefined()
     const sevenDays = new Date(NOW.getTime() - STALE_AFTER_MS)
-    expect(emailTrigger({ previous: 'in_transit', milestone: 'out_for_delivery', newestEventAt: sevenDays }, on, NOW)).toBe('out_for_delivery')
+    expect(messageTrigger('email', { previous: 'in_transit', milestone: 'out_for_delivery', newestEventAt: sevenDays }, on, NOW)).toBe('out_for_delivery')
+  })
+})
+
+describe('which change sends a text', () => {
+  it("follows the SMS channel's own switch and triggers, apart from the email's", () => {
+    const smsOnly: NotificationSettings = { ...DEFAULT_NOTIFICATION_SETTINGS, sms: { enabled: true, triggers: ['out_for_delivery'] } }
+    const change = { previous: 'in_transit' as const, milestone: 'out_for_delivery' as const, newestEventAt: fresh }
+    expect(messageTrigger('sms', change, smsOnly, NOW)).toBe('out_for_delivery')
+    expect(messageTrigger('email', change, smsOnly, NOW)).toBeUndefined()
+    expect(messageTrigger('sms', { ...change, milestone: 'delivered' }, smsOnly, NOW)).toBeUndefined()
+    expect(messageTrigger('sms', change, on, NOW)).toBeUndefined()
   })
 })
 

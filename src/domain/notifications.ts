@@ -1,7 +1,7 @@
 import { emailProblem, unsafeInHeader } from './email-address'
 import { BODY_FIELD, MUST, type FieldError } from './errors'
 import type { Milestone } from './milestones'
-import type { PlannedDelivery } from './outbox'
+import type { Channel, PlannedDelivery } from './outbox'
 import { LANGUAGES, type Language } from './tracking-page'
 
 /**
@@ -21,6 +21,9 @@ export const TRIGGERS = [
   'exception',
 ] as const satisfies readonly Milestone[]
 export type Trigger = (typeof TRIGGERS)[number]
+
+/** The channels that reach the shop's customer. */
+export type MessageChannel = Exclude<Channel, 'webhook'>
 
 /** A task's recipient: the shop's customer. At least one way to reach them. */
 export interface Recipient {
@@ -119,25 +122,26 @@ const TERMINAL: readonly Milestone[] = ['delivered', 'returned', 'cancelled', 'e
 const NOT_YET_SEEN: readonly Milestone[] = ['pending', 'info_received']
 
 /**
- * The message a change sends on the email channel, if any: the new milestone when it is one of the
- * user's triggers, unless the task was first seen already at its end (a parcel subscribed after it
- * was delivered is not news) or its newest event is older than seven days. A milestone reached
- * again is the same (task, trigger, channel): the database's key makes it send nothing.
+ * The message a change sends on a channel, if any: the new milestone when it is one of the
+ * user's triggers of that channel, unless the task was first seen already at its end (a parcel
+ * subscribed after it was delivered is not news) or its newest event is older than seven days. A
+ * milestone reached again is the same (task, trigger, channel): the database's key makes it send
+ * nothing.
  */
-export function emailTrigger(change: MilestoneChange, settings: NotificationSettings, now: Date): Trigger | undefined {
-  if (!settings.email.enabled || change.previous === change.milestone) return undefined
+export function messageTrigger(channel: MessageChannel, change: MilestoneChange, settings: NotificationSettings, now: Date): Trigger | undefined {
+  if (!settings[channel].enabled || change.previous === change.milestone) return undefined
   const trigger = TRIGGERS.find((t) => t === change.milestone)
-  if (!trigger || !settings.email.triggers.includes(trigger)) return undefined
+  if (!trigger || !settings[channel].triggers.includes(trigger)) return undefined
   if (NOT_YET_SEEN.includes(change.previous) && TERMINAL.includes(change.milestone)) return undefined
   if (change.newestEventAt !== null && now.getTime() - change.newestEventAt.getTime() > STALE_AFTER_MS) return undefined
   return trigger
 }
 
-/** What an email message carries in the outbox: the trigger and the parcel's state then; never the recipient (read when sent). */
-export interface EmailPayload {
+/** What a message carries in the outbox: its trigger; never the recipient, nor the text (both read and made when it is sent). */
+export interface MessagePayload {
   trigger: Trigger
 }
 
-export function plannedEmail(trigger: Trigger): PlannedDelivery {
-  return { channel: 'email', target: { kind: 'recipient' }, trigger, payload: { trigger } satisfies EmailPayload }
+export function plannedMessage(channel: MessageChannel, trigger: Trigger): PlannedDelivery {
+  return { channel, target: { kind: 'recipient' }, trigger, payload: { trigger } satisfies MessagePayload }
 }

@@ -12,8 +12,8 @@ import type { RawJson } from './json-text'
  * is sent.
  */
 
-/** How a delivery travels: its sender, its gate, its claim. The customer's SMS comes next. */
-export const CHANNELS = ['webhook', 'email'] as const
+/** How a delivery travels: its sender, its gate, its claim. */
+export const CHANNELS = ['webhook', 'email', 'sms'] as const
 export type Channel = (typeof CHANNELS)[number]
 
 /**
@@ -80,6 +80,19 @@ export interface ChannelDetails {
     suppressed: boolean
     pageToken: string
   }
+  /**
+   * The recipient and the shop as they are when it is sent: the language (null: the shop's
+   * default), the shop's sender name, whether the number is suppressed, the task's page token and
+   * its milestone now (a message whose milestone the parcel has left is not sent).
+   */
+  sms: {
+    userId: number
+    language: Language | null
+    fromName: string | null
+    suppressed: boolean
+    pageToken: string
+    milestone: Milestone
+  }
 }
 
 /** A delivery as its channel's sender sees it. */
@@ -106,6 +119,13 @@ export interface SendResult {
   durationMs: number
   /** How long the target asked to be left alone, when it said. */
   retryAfterMs: number | undefined
+  /** The id the receiving side gave it (an SMS provider's message id), when it gave one. */
+  providerId?: string
+}
+
+/** An attempt not made now, and not counted: due again at `until` (an SMS in the destination's quiet hours). */
+export interface Postponed {
+  postponedUntil: Date
 }
 
 /**
@@ -114,6 +134,12 @@ export interface SendResult {
  */
 export interface ChannelSender<C extends Channel = Channel> {
   readonly channel: C
-  send(delivery: Outgoing<C>): Promise<SendResult>
+  /**
+   * Whether an attempt whose outcome is unknown (no answer in time, the worker died mid-attempt)
+   * is tried again: a webhook or an email is (its id makes a second copy one to its receiver); an
+   * SMS is not (a second text is a second text).
+   */
+  readonly retriesUnknownOutcome: boolean
+  send(delivery: Outgoing<C>): Promise<SendResult | Postponed>
   close(): Promise<void>
 }

@@ -1,7 +1,7 @@
 import type { EventType } from './event-types'
 import type { CarrierChangeReason } from './carrier-change'
 import type { Milestone } from './milestones'
-import { emailTrigger, plannedEmail, type NotificationSettings } from './notifications'
+import { messageTrigger, plannedMessage, type MessageChannel, type NotificationSettings } from './notifications'
 import { CALLBACK, CHANNELS, type Channel, type PlannedDelivery, type PlannedWebhook } from './outbox'
 import type { StandardStatus } from './statuses'
 import type { FullEventJson, FullTaskJson, JsonText } from './task-document'
@@ -31,8 +31,11 @@ export interface EndpointSubscription {
 export interface Audience {
   /** The user's enabled endpoints. */
   endpoints: readonly EndpointSubscription[]
-  /** The user's notification settings, when the task has a recipient with an email address (docs/notifications.md). */
-  emailRecipient?: NotificationSettings
+  /**
+   * The task's recipient when a channel the user turned on can reach them (docs/notifications.md):
+   * the user's settings and those channels.
+   */
+  recipient?: { settings: NotificationSettings; channels: readonly MessageChannel[] }
 }
 
 /** The task before a fetch, as the rules compare it. */
@@ -154,15 +157,20 @@ function webhooksOfChange(change: TaskChange, { endpoints }: Audience, now: Date
 /** What each channel is told of a change. A new channel must have its plan here. */
 const PLANS: Record<Channel, (change: TaskChange, audience: Audience, now: Date) => PlannedDelivery[]> = {
   webhook: webhooksOfChange,
-  email: (change, { emailRecipient }, now) => {
-    if (!emailRecipient || !change.update.milestoneChanged) return []
-    const trigger = emailTrigger(
-      { previous: change.previous.milestone, milestone: change.update.milestone, newestEventAt: change.newestEventAt },
-      emailRecipient,
-      now,
-    )
-    return trigger ? [plannedEmail(trigger)] : []
-  },
+  email: (change, audience, now) => messagesOfChange('email', change, audience, now),
+  sms: (change, audience, now) => messagesOfChange('sms', change, audience, now),
+}
+
+/** The message of a change to the task's recipient on one channel: at most one, its new milestone's. */
+function messagesOfChange(channel: MessageChannel, change: TaskChange, { recipient }: Audience, now: Date): PlannedDelivery[] {
+  if (!recipient?.channels.includes(channel) || !change.update.milestoneChanged) return []
+  const trigger = messageTrigger(
+    channel,
+    { previous: change.previous.milestone, milestone: change.update.milestone, newestEventAt: change.newestEventAt },
+    recipient.settings,
+    now,
+  )
+  return trigger ? [plannedMessage(channel, trigger)] : []
 }
 
 /** Every delivery a change makes, channel by channel. */

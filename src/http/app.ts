@@ -20,6 +20,8 @@ import type { CarrierCatalogService } from '../services/carrier-catalog.service'
 import type { TransitService } from '../services/transit.service'
 import type { TrackingPageService } from '../services/tracking-page.service'
 import type { NotificationService } from '../services/notification.service'
+import type { SmsCallbackService } from '../services/sms-callback.service'
+import { twilioRoutes } from './routes/twilio.routes'
 import { trackingPageRoutes } from './routes/tracking-page.routes'
 import { unsubscribeRoutes } from './routes/unsubscribe.routes'
 import type { ConsoleSessionService } from '../services/console-session.service'
@@ -61,6 +63,7 @@ export interface AppServices {
   transit: TransitService
   pages: TrackingPageService
   notifications: NotificationService
+  sms: SmsCallbackService
   audit: AuditTrail
   operators: OperatorService
 }
@@ -72,6 +75,8 @@ export interface AppOptions {
   /** The process's logger; none when absent (tests). */
   logger?: FastifyBaseLogger
   registry?: Registry
+  /** PUBLIC_BASE_URL: the origin callers reach the service at, which the SMS provider signs its callbacks' URLs with. */
+  publicBaseUrl?: string
   /** false for a worker process: only /healthz, /readyz and /metrics. */
   api?: boolean
   /** Off when absent. */
@@ -194,6 +199,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(trackingPageRoutes, { pages: services.pages })
   await app.register(unsubscribeRoutes, { notifications: services.notifications })
+  await app.register(twilioRoutes, { sms: services.sms, publicBaseUrl: options.publicBaseUrl ?? '' })
   if (options.adminToken) {
     await app.register(adminRoutes, {
       adminToken: options.adminToken,

@@ -37,7 +37,10 @@ import { TransitRepository } from '../db/transit.repository'
 import { TransitService } from '../services/transit.service'
 import { TrackingPageRepository } from '../db/tracking-page.repository'
 import { RecipientRepository } from '../db/recipient.repository'
+import { SmsCallbackService } from '../services/sms-callback.service'
+import { builtInTwilio } from './built-in-twilio'
 import { NotificationService } from '../services/notification.service'
+import { OutboxRepository } from '../db/outbox.repository'
 import { TrackingPageService } from '../services/tracking-page.service'
 import { AuditRepository } from '../db/audit.repository'
 import { OperatorRepository } from '../db/operator.repository'
@@ -69,7 +72,8 @@ export interface ServiceDeps {
 }
 
 /** What the services take from the configuration. */
-export type ServiceConfig = Pick<Config, 'tokenCacheTtlMs' | 'carriers' | 'pollIntervalMs' | 'simulatorPollIntervalMs' | 'webhook'>
+export type ServiceConfig = Pick<Config, 'tokenCacheTtlMs' | 'carriers' | 'pollIntervalMs' | 'simulatorPollIntervalMs' | 'webhook'> &
+  Partial<Pick<Config, 'sms' | 'production'>>
 
 /** Each carrier's request budget and poll interval in this process (GET /openapi/carriers, the console), from the configuration. */
 export function carrierPaces(config: ServiceConfig, modes: CarrierModes): Record<string, CarrierPace> {
@@ -110,7 +114,10 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
   const deliveryLog = new DeliveryLogService(db, new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue())
   const pages = new TrackingPageRepository(db)
   const notifications = new NotificationService(db, new RecipientRepository(db), pages, secrets)
+  // Twilio's callbacks are signed with its token; without one, outside production, the built-in fake's.
+  const smsToken = async () => config.sms?.authToken ?? (config.production ? undefined : (await builtInTwilio(secrets)).authToken)
   return {
+    sms: new SmsCallbackService(new OutboxRepository(db), notifications, smsToken),
     auth: new AuthService(users, config.tokenCacheTtlMs, deps.tokenCacheClock),
     subscriptions: new SubscriptionService(
       { subscription: checkSubscription, batch: checkBatchEnvelope },

@@ -65,6 +65,7 @@ export async function startService(config: Config, log: Logger, db: Database): P
     logger: log,
     registry,
     api: config.role !== 'worker',
+    publicBaseUrl: config.publicBaseUrl,
     rateLimits: config.rateLimits,
     pressure,
   })

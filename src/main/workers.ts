@@ -16,6 +16,10 @@ import { OutboxService, type ChannelMetrics, type DeliveryHooks, type DeliveryLo
 import { WebhookSender } from '../webhooks/webhook-sender'
 import { EmailSender } from '../notifications/email-sender'
 import { MailRelay } from '../simulator/mail-relay'
+import { FakeTwilio } from '../simulator/fake-twilio'
+import { TwilioSmsSender } from '../notifications/twilio-sms-sender'
+import { phoneZones } from '../notifications/phone-zones'
+import { BUILT_IN_TWILIO_FROM, builtInTwilio } from './built-in-twilio'
 import { TrackingPageRepository } from '../db/tracking-page.repository'
 import { RecipientRepository } from '../db/recipient.repository'
 import { SecretsRepository } from '../db/secrets.repository'
@@ -119,9 +123,39 @@ export function createWorkers(
     emailLoop = new WorkLoop('email', () => sending.runRound(), { pollMs: config.webhook.pollMs, listen: (wake) => db.listen(DELIVERIES_DUE, wake) }, log)
     await emailLoop.start()
   }
+  // The customer's texts: their own loop, to Twilio; without TWILIO_ACCOUNT_SID (outside
+  // production), to the built-in fake Twilio, started with the workers.
+  let sms: OutboxService<'sms'> | undefined
+  let smsLoop: WorkLoop | undefined
+  let fakeTwilio: FakeTwilio | undefined
+  const startSms = async () => {
+    let settings = config.sms
+    if (!settings && !config.production) {
+      fakeTwilio = new FakeTwilio({ ...(await builtInTwilio(new SecretsRepository(db))), inboundUrl: `${config.publicBaseUrl}/sms/twilio/inbound` })
+      await fakeTwilio.start()
+      settings = {
+        accountSid: fakeTwilio.accountSid,
+        authToken: fakeTwilio.authToken,
+        from: BUILT_IN_TWILIO_FROM,
+        apiUrl: fakeTwilio.url,
+        timeoutMs: 10_000,
+        concurrency: 4,
+      }
+      log.warn(
+        { twilio: `${fakeTwilio.url}/messages` },
+        `no TWILIO_ACCOUNT_SID: the customer's texts go to the built-in fake Twilio on loopback (listed at ${fakeTwilio.url}/messages)`,
+      )
+    }
+    if (!settings) return
+    const sending = createSmsDelivery(db, deliveryRepository, { ...config, sms: settings }, metrics, log, { onSlotFree: () => smsLoop?.wake() })
+    sms = sending
+    smsLoop = new WorkLoop('sms', () => sending.runRound(), { pollMs: config.webhook.pollMs, listen: (wake) => db.listen(DELIVERIES_DUE, wake) }, log)
+    await smsLoop.start()
+  }
   const wakeDeliveries = () => {
     webhookLoop.wake()
     emailLoop?.wake()
+    smsLoop?.wake()
   }
 
   const refresh = createRefreshService(
@@ -179,6 +213,7 @@ export function createWorkers(
     async start() {
       await webhookLoop.start()
       await startEmail()
+      await startSms()
       unlistenTasks = await db.listen(TASKS_DUE, wakeRefresh)
       for (const loop of refreshLoops) await loop.start()
       await retentionLoop.start()
@@ -186,11 +221,20 @@ export function createWorkers(
     },
     async stop() {
       await unlistenTasks()
-      await Promise.all([...refreshLoops.map((loop) => loop.stop()), webhookLoop.stop(), emailLoop?.stop(), retentionLoop.stop(), correctionLoop.stop()])
-      await Promise.all([delivery.drain(), email?.drain()])
+      await Promise.all([
+        ...refreshLoops.map((loop) => loop.stop()),
+        webhookLoop.stop(),
+        emailLoop?.stop(),
+        smsLoop?.stop(),
+        retentionLoop.stop(),
+        correctionLoop.stop(),
+      ])
+      await Promise.all([delivery.drain(), email?.drain(), sms?.drain()])
       await webhookHttp.close()
       await email?.close()
+      await sms?.close()
       await mailRelay?.stop()
+      await fakeTwilio?.stop()
     },
   }
 }
@@ -269,6 +313,52 @@ export function createEmailDelivery(
     hostConcurrency: settings.concurrency * MESSAGES_PER_CONNECTION,
     hostConcurrencyMax: settings.concurrency * MESSAGES_PER_CONNECTION,
     claimAtLeast: Math.ceil((settings.concurrency * MESSAGES_PER_CONNECTION) / 2),
+  }
+  return new OutboxService(db, repository, sender, options, channelMetrics, log, hooks)
+}
+
+/**
+ * The SMS channel's loop: the outbox's claim and schedule, the Twilio sender (which makes each text
+ * from its task's tracking page when it is sent, and holds it through the quiet hours), the
+ * notification metrics.
+ */
+export function createSmsDelivery(
+  db: Database,
+  repository: OutboxRepository,
+  config: Pick<Config, 'sms' | 'webhook' | 'publicBaseUrl'>,
+  metrics: ServiceMetrics,
+  log: DeliveryLog,
+  hooks: DeliveryHooks = {},
+  /** The clock the quiet hours are read on (tests); the outbox's own schedule keeps `hooks.now`. */
+  destinationClock?: () => Date,
+): OutboxService<'sms'> {
+  const settings = config.sms!
+  const pageRepository = new TrackingPageRepository(db)
+  const pages = new TrackingPageService(pageRepository, new AuditTrail(db, new AuditRepository(db)))
+  const notifications = new NotificationService(db, new RecipientRepository(db), pageRepository, new SecretsRepository(db))
+  const sender = new TwilioSmsSender({
+    accountSid: settings.accountSid,
+    authToken: settings.authToken,
+    from: settings.from,
+    apiUrl: settings.apiUrl,
+    publicBaseUrl: config.publicBaseUrl,
+    timeoutMs: settings.timeoutMs,
+    ...(destinationClock ? { now: destinationClock } : {}),
+    page: (token, language) => pages.page(token, { lang: language ?? undefined }),
+    zones: phoneZones,
+    stopped: (userId, phone, language) => notifications.suppressStopped(userId, phone, language),
+  })
+  const channelMetrics: ChannelMetrics = {
+    attempted: (verdict) => metrics.notificationAttempts.inc({ channel: 'sms', outcome: verdict }),
+    gateLimit: () => {},
+    gateForgotten: () => {},
+  }
+  const options: DeliveryOptions = {
+    scheduleMs: config.webhook.scheduleMs,
+    leaseMs: settings.timeoutMs * 2 + 5_000,
+    concurrency: settings.concurrency,
+    hostConcurrency: settings.concurrency,
+    hostConcurrencyMax: settings.concurrency,
   }
   return new OutboxService(db, repository, sender, options, channelMetrics, log, hooks)
 }

@@ -1,6 +1,6 @@
 import nodemailer, { type Transporter } from 'nodemailer'
 import type { ChannelSender, Outgoing, SendResult } from '../domain/outbox'
-import type { Trigger, EmailPayload } from '../domain/notifications'
+import type { Trigger, MessagePayload } from '../domain/notifications'
 import type { Language, TrackingPage } from '../domain/tracking-page'
 import { renderEmail } from './email-message'
 
@@ -43,6 +43,7 @@ const oneLine = (value: string) => value.replace(/[\r\n\u2028\u2029\u0085]+/g, '
 
 export class EmailSender implements ChannelSender<'email'> {
   readonly channel = 'email' as const
+  readonly retriesUnknownOutcome = true
   private readonly transport: Transporter
   private readonly domain: string
 
@@ -76,7 +77,7 @@ export class EmailSender implements ChannelSender<'email'> {
     const email = delivery.address as string | null
     if (!email) return result('refused', 0, 'the task has no recipient with an email address any more')
     if (details.suppressed) return result('refused', 0, 'the address is unsubscribed or was refused by the relay')
-    const { trigger } = JSON.parse(delivery.payload) as EmailPayload
+    const { trigger } = JSON.parse(delivery.payload) as MessagePayload
     const page = await this.options.page(details.pageToken, details.language)
     if (!page) return result('refused', 0, 'the task is gone')
     const message = this.message(delivery, page, trigger, email)

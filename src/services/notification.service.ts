@@ -16,6 +16,8 @@ import type { Language, TrackingPageBrand } from '../domain/tracking-page'
 
 /** The key of the addresses' hashes (service_secrets): the same in every process of a deployment. */
 const HASH_KEY = 'recipient_address'
+/** Why a number is suppressed when it replied STOP: what START lifts. */
+const SMS_STOPPED = 'replied STOP'
 
 /** What /u/{token} shows: the address's language, and whether it is unsubscribed already. */
 export interface UnsubscribeView {
@@ -103,6 +105,7 @@ export class NotificationService {
         taskId,
         recipient,
         emailHash: recipient.email === null ? null : await this.hash('email', recipient.email),
+        phoneHash: recipient.phone === null ? null : await this.hash('sms', recipient.phone),
         addressLanguage: recipient.language ?? shopLanguage,
       })),
     )
@@ -130,6 +133,21 @@ export class NotificationService {
   /** An address the relay refused for good (an SMTP 5xx at RCPT or DATA): never written to again by that shop. */
   async suppressRefused(userId: number, email: string, language: Language): Promise<void> {
     await this.recipients.suppress(userId, 'email', await this.hash('email', email), 'refused by the mail relay', language)
+  }
+
+  /** A number the SMS provider says opted out (Twilio's 21610): never texted again by that shop. */
+  async suppressStopped(userId: number, phone: string, language: Language): Promise<void> {
+    await this.recipients.suppress(userId, 'sms', await this.hash('sms', phone), SMS_STOPPED, language)
+  }
+
+  /**
+   * A number replied STOP to the sending number: the provider sends it nothing more from that
+   * number, whichever shop asks, so no shop that knows it tries. START undoes it (not an
+   * unsubscribe by link, nor a refusal). How many shops' addresses changed.
+   */
+  async smsReplied(phone: string, intent: 'stop' | 'start'): Promise<number> {
+    const hash = await this.hash('sms', phone)
+    return intent === 'stop' ? this.recipients.stopEverywhere('sms', hash, SMS_STOPPED) : this.recipients.startEverywhere('sms', hash, SMS_STOPPED)
   }
 
   private async hash(channel: 'email' | 'sms', address: string): Promise<string> {

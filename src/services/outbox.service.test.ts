@@ -180,6 +180,7 @@ describe('leases', () => {
         error: 'late',
         durationMs: 1,
         responseExcerpt: '',
+        providerId: null,
       }),
     ).toBe(false)
   })

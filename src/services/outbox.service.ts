@@ -158,8 +158,14 @@ export class OutboxService<C extends Channel = Channel> {
     }
     try {
       const startedAt = this.now()
-      const result = await this.sender.send(delivery)
+      const sent = await this.sender.send(delivery)
       leave()
+      if ('postponedUntil' in sent) {
+        // Not an attempt: given back, due when the sender said.
+        await this.repository.release(delivery, sent.postponedUntil)
+        return
+      }
+      const result = sent
       const limit = this.gate.record(
         delivery.gateKey,
         { kind: result.answer, durationMs: result.durationMs, retryAfterMs: result.retryAfterMs },
@@ -176,6 +182,7 @@ export class OutboxService<C extends Channel = Channel> {
         error: result.error,
         durationMs: result.durationMs,
         responseExcerpt: result.responseExcerpt,
+        providerId: result.providerId ?? null,
       })
       if (!completed) this.log.warn({ webhookId: delivery.webhookId }, 'delivery attempt finished after its lease was lost; the new holder decides')
     } catch (error) {
@@ -186,13 +193,17 @@ export class OutboxService<C extends Channel = Channel> {
     }
   }
 
-  /** A lease that ran out is an attempt that got no answer: the schedule says what follows, in one transaction. */
+  /**
+   * A lease that ran out is an attempt that got no answer: the schedule says what follows, in one
+   * transaction; for a channel that never sends twice what may have gone, the end.
+   */
   private reapExpiredLeases(): Promise<void> {
+    const outcome = this.sender.retriesUnknownOutcome ? 'failed' : 'refused'
     return this.db.transaction(async (tx) => {
       const expired = await lockExpiredLeases(tx, this.sender.channel, REAP_BATCH)
       await recordLostAttempts(
         tx,
-        expired.map(({ id, attemptInCycle }) => ({ id, verdict: this.verdict({ attemptInCycle, outcome: 'failed', retryAfterMs: undefined }) })),
+        expired.map(({ id, attemptInCycle }) => ({ id, verdict: this.verdict({ attemptInCycle, outcome, retryAfterMs: undefined }) })),
       )
     })
   }

@@ -1,7 +1,7 @@
 import { Coalescer } from '../db/coalescer'
 import type { Database } from '../db/database'
 import { endpointsOf, insertDeliveries, type DeliveryToInsert } from '../db/outbox-writes'
-import { emailAudienceOf } from '../db/recipient.repository'
+import { messageAudienceOf } from '../db/recipient.repository'
 import type { ClaimedTask } from '../db/refresh.repository'
 import { insertEvents, lockClaimedTasks, scheduleFetched, updateTasks } from '../db/refresh-writes'
 import { answerFingerprint } from '../domain/answer-fingerprint'
@@ -110,7 +110,7 @@ export class RefreshApply {
         tx,
         decided.filter((d) => d.tells).map((d) => d.before.userId),
       )
-      const emailRecipients = await emailAudienceOf(
+      const recipients = await messageAudienceOf(
         tx,
         decided.filter((d) => d.facts.update.milestoneChanged).map((d) => d.item.task.id),
       )
@@ -146,7 +146,7 @@ export class RefreshApply {
                 newEvents: told.full ? newEvents.map(fullEventToJson) : [],
                 newestEventAt: newestEventAt(item.snapshot),
               },
-              { endpoints: userEndpoints, emailRecipient: emailRecipients.get(item.task.id) },
+              { endpoints: userEndpoints, recipient: recipients.get(item.task.id) },
               item.fetchedAt,
             )
           : []

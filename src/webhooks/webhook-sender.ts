@@ -11,6 +11,7 @@ import type { WebhookHttp } from './webhook-http'
  */
 export class WebhookSender implements ChannelSender<'webhook'> {
   readonly channel = 'webhook'
+  readonly retriesUnknownOutcome = true
 
   constructor(
     private readonly http: WebhookHttp,

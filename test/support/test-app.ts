@@ -50,6 +50,8 @@ export interface TestAppOptions {
   tokenCacheClock?: () => number
   /** Told of every request, as in a ROLE=all process. */
   pressure?: ApiPressure
+  /** PUBLIC_BASE_URL, for a test whose app listens and receives signed callbacks (Twilio's). */
+  publicBaseUrl?: string
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -69,7 +71,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       consoleOverviewTtlMs: 0,
     },
   )
-  const app = await buildApp({ services, adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN, pressure: options.pressure })
+  const app = await buildApp({
+    services,
+    adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN,
+    pressure: options.pressure,
+    publicBaseUrl: options.publicBaseUrl,
+  })
   await app.ready()
   return {
     app,

@@ -32,7 +32,10 @@ SELECT
       )
       WHEN 'recipient' THEN (
         SELECT
-          r.email
+          CASE d.channel
+            WHEN 'sms' THEN r.phone
+            ELSE r.email
+          END
         FROM
           task_recipients r
         WHERE

@@ -7,6 +7,7 @@ WITH
       d.task_id,
       d.user_id,
       d.target,
+      d.channel,
       d.endpoint_id,
       d.next_attempt_at
     FROM
@@ -43,6 +44,7 @@ WITH
       d.task_id,
       d.user_id,
       d.target,
+      d.channel,
       d.endpoint_id,
       d.next_attempt_at,
       target.address,
@@ -70,7 +72,10 @@ WITH
             )
             WHEN 'recipient' THEN (
               SELECT
-                r.email
+                CASE d.channel
+                  WHEN 'sms' THEN r.phone
+                  ELSE r.email
+                END
               FROM
                 task_recipients r
               WHERE

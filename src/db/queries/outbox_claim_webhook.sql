@@ -7,6 +7,7 @@ WITH
       d.task_id,
       d.user_id,
       d.target,
+      d.channel,
       d.endpoint_id,
       d.next_attempt_at
     FROM
@@ -49,7 +50,10 @@ WITH
               )
               WHEN 'recipient' THEN (
                 SELECT
-                  r.email
+                  CASE d.channel
+                    WHEN 'sms' THEN r.phone
+                    ELSE r.email
+                  END
                 FROM
                   task_recipients r
                 WHERE
@@ -74,6 +78,7 @@ WITH
       d.task_id,
       d.user_id,
       d.target,
+      d.channel,
       d.endpoint_id,
       d.next_attempt_at,
       target.address,
@@ -107,7 +112,10 @@ WITH
             )
             WHEN 'recipient' THEN (
               SELECT
-                r.email
+                CASE d.channel
+                  WHEN 'sms' THEN r.phone
+                  ELSE r.email
+                END
               FROM
                 task_recipients r
               WHERE

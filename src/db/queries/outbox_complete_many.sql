@@ -14,8 +14,20 @@ WITH
         $6::int[],
         $7::text[],
         $8::int[],
-        $9::text[]
-      ) AS i (id, lease_owner, status, started_at, next_attempt_at, status_code, error, duration_ms, excerpt)
+        $9::text[],
+        $10::text[]
+      ) AS i (
+        id,
+        lease_owner,
+        status,
+        started_at,
+        next_attempt_at,
+        status_code,
+        error,
+        duration_ms,
+        excerpt,
+        provider_id
+      )
   ),
   done AS (
     UPDATE deliveries d
@@ -26,6 +38,7 @@ WITH
       next_attempt_at = i.next_attempt_at,
       response_status_code = i.status_code,
       error_message = i.error,
+      provider_id = COALESCE(i.provider_id, d.provider_id),
       lease_owner = NULL,
       lease_until = NULL,
       attempt_started_at = NULL,

@@ -4,12 +4,12 @@ INSERT INTO
   recipient_addresses (user_id, channel, address_hash, token, language)
 SELECT
   $1,
-  'email',
+  a.channel,
   a.hash,
   a.token,
   a.language
 FROM
-  unnest($2::text[], $3::text[], $4::text[]) AS a (hash, token, language)
+  unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS a (channel, hash, token, language)
 ON CONFLICT (user_id, channel, address_hash) DO UPDATE
 SET
   language = EXCLUDED.language;

@@ -92,6 +92,7 @@ export const trackingPageRoutes: FastifyPluginAsyncTypebox<{ pages: TrackingPage
         description:
           'HTML for a browser; the same content as JSON with `Accept: application/json` (CORS open). `?lang=en|de|fr|es` beats Accept-Language, which beats the shop’s defaultLanguage; other query parameters are ignored. Unknown, replaced and deleted tasks’ tokens answer the same 404. `Cache-Control: private, max-age=60` and a weak ETag (304 on If-None-Match).',
         tags,
+        security: [],
         params: PageParams,
         response: { 200: TrackingPageAnswer, ...errors(404, 429) },
       },

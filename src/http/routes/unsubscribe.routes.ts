@@ -39,6 +39,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox<{ notifications: Notif
       summary,
       ...(description ? { description } : {}),
       tags,
+      security: [],
       params: UnsubscribeParams,
       response: {
         ...errors(429),
