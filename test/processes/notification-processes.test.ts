@@ -3,6 +3,15 @@ import { createRunDatabase, type RunDatabase } from '../support/run-database'
 import { startService, type ServiceProcess } from '../support/service-process'
 import { SmtpSink } from '../support/smtp-sink'
 import { waitFor } from '../support/wait-for'
+import { quietUntil } from '../../src/domain/quiet-hours'
+
+/** The zones of the candidate numbers (src/notifications/phone-zones.ts says the same). */
+const ZONES: Record<string, string[]> = {
+  '+447700900123': ['Europe/London'],
+  '+18085550123': ['Pacific/Honolulu'],
+  '+79161234567': ['Europe/Moscow'],
+  '+61412345678': ['Australia/Sydney'],
+}
 
 // The customer's email in the service as `npm start` runs it (ROLE=all), with a relay on loopback:
 // the process is killed while the relay holds its first message unanswered; the next process takes
@@ -109,6 +118,55 @@ describe("the customer's email in the running service", () => {
       const raw = await (await fetch(`${relay}${messages[0]!.n}`)).text()
       expect(raw).toMatch(/^From: Local Shop <parcels@mail-relay\.invalid>\r$/m)
       expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m)
+    } finally {
+      await service.stop()
+    }
+  }, 60_000)
+
+  it('without TWILIO_*, texts through the built-in fake Twilio, whose signed status callbacks the service takes', async () => {
+    // A number where it is day now and in half an hour (the quiet hours hold a text at night).
+    const soon = [new Date(), new Date(Date.now() + 1_800_000)]
+    let phone: string | undefined
+    for (const candidate of ['+447700900123', '+18085550123', '+79161234567', '+61412345678'])
+      if (phone === undefined && soon.every((at) => quietUntil(ZONES[candidate]!, at) === undefined)) phone = candidate
+    expect(phone).toBeDefined()
+    const service = await startService({ ...run.env, ADMIN_TOKEN, SIMULATOR_STEP_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+    try {
+      const { token } = (await call(service, 'POST', '/admin/api-users', ADMIN_TOKEN, { name: 'texting shop' })).body.data as { token: string }
+      const settings = { email: { enabled: false, triggers: [], fromName: 'Text Shop', replyTo: null }, sms: { enabled: true, triggers: ['in_transit'] } }
+      expect((await call(service, 'PUT', '/openapi/notifications', token, settings)).status).toBe(200)
+      const { taskId } = (
+        await call(service, 'POST', '/openapi/tracking-subscriptions', token, {
+          carrierCode: 'FEDEX',
+          trackingNumber: 'FATEXT1',
+          callbackUrl: 'http://127.0.0.1:9/hook',
+          recipient: { phone },
+        })
+      ).body.data as { taskId: number }
+      await waitFor(
+        async () => {
+          const { data } = (await call(service, 'GET', `/openapi/tracking-subscriptions/${taskId}`, token)).body
+          return (data.notifications as { status: string }[])[0]?.status === 'success'
+        },
+        { timeoutMs: 30_000, what: () => `the text sent to the built-in fake Twilio\n${service.output().slice(-2000)}` },
+      )
+      const list = /"twilio":"(http:\/\/127\.0\.0\.1:\d+\/messages)"/.exec(service.output())?.[1]
+      expect(list, service.output().slice(-2000)).toBeDefined()
+      const { messages } = (await (await fetch(list!)).json()) as { messages: { sid: string; to: string; body: string }[] }
+      expect(messages).toHaveLength(1)
+      expect(messages[0]).toMatchObject({ to: phone, body: expect.stringMatching(/^Text Shop: Your parcel is on its way\. /) })
+      // The fake's callbacks reached the service and were verified: the text is known delivered.
+      const db = await run.open()
+      try {
+        await waitFor(
+          async () =>
+            (await db.query<{ provider_status: string }>(`SELECT provider_status FROM deliveries WHERE task_id = $1 AND channel = 'sms'`, [taskId]))[0]
+              ?.provider_status === 'delivered',
+          { timeoutMs: 10_000, what: () => `the delivered callback\n${service.output().slice(-2000)}` },
+        )
+      } finally {
+        await db.close()
+      }
     } finally {
       await service.stop()
     }
