@@ -216,7 +216,8 @@ const CONSOLE_FAILING_DELIVERIES = sql(
   'console_failing_deliveries',
   `SELECT d.id, d.user_id, u.name AS user_name, d.task_id, d.webhook_id, d.event_type, d.status, d.attempt_count, d.created_at,
           COALESCE(a.error_message, '') AS last_error, COALESCE(a.response_status_code, 0) AS last_status_code,
-          COALESCE(${addressOf('d')}, '') AS target_url
+          -- A message's address is the customer's: named by its channel, never shown.
+          CASE WHEN d.target = 'recipient' THEN 'the customer, by ' || d.channel ELSE COALESCE(${addressOf('d')}, '') END AS target_url
      FROM (SELECT * FROM deliveries WHERE status = 'retry_wait'
            UNION ALL
            SELECT f.* FROM api_users fu

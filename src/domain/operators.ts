@@ -31,6 +31,7 @@ export const ACTIONS = {
   'api_token.revoke': 'admin',
   'webhook_secret.rotate': 'admin',
   'tracking_page.save': 'admin',
+  'notifications.save': 'admin',
   'account_settings.save': 'admin',
   'settings.update': 'admin',
   'operator.create': 'admin',

@@ -220,6 +220,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       endpoints: services.endpoints,
       transit: services.transit,
       pages: services.pages,
+      notifications: services.notifications,
       operators: services.operators,
       audit: services.audit,
     })

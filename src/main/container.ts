@@ -113,7 +113,7 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
   const operators = new OperatorRepository(db)
   const deliveryLog = new DeliveryLogService(db, new DeliveryLogRepository(db), secrets, () => wakeups.deliveriesDue())
   const pages = new TrackingPageRepository(db)
-  const notifications = new NotificationService(db, new RecipientRepository(db), pages, secrets)
+  const notifications = new NotificationService(db, new RecipientRepository(db), pages, secrets, audit)
   // Twilio's callbacks are signed with its token; without one, outside production, the built-in fake's.
   const smsToken = async () => config.sms?.authToken ?? (config.production ? undefined : (await builtInTwilio(secrets)).authToken)
   return {

@@ -288,8 +288,9 @@ export function createEmailDelivery(
 ): OutboxService<'email'> {
   const settings = config.email!
   const pageRepository = new TrackingPageRepository(db)
-  const pages = new TrackingPageService(pageRepository, new AuditTrail(db, new AuditRepository(db)))
-  const notifications = new NotificationService(db, new RecipientRepository(db), pageRepository, new SecretsRepository(db))
+  const audit = new AuditTrail(db, new AuditRepository(db))
+  const pages = new TrackingPageService(pageRepository, audit)
+  const notifications = new NotificationService(db, new RecipientRepository(db), pageRepository, new SecretsRepository(db), audit)
   const sender = new EmailSender({
     smtpUrl: settings.smtpUrl,
     from: settings.from,
@@ -334,8 +335,9 @@ export function createSmsDelivery(
 ): OutboxService<'sms'> {
   const settings = config.sms!
   const pageRepository = new TrackingPageRepository(db)
-  const pages = new TrackingPageService(pageRepository, new AuditTrail(db, new AuditRepository(db)))
-  const notifications = new NotificationService(db, new RecipientRepository(db), pageRepository, new SecretsRepository(db))
+  const audit = new AuditTrail(db, new AuditRepository(db))
+  const pages = new TrackingPageService(pageRepository, audit)
+  const notifications = new NotificationService(db, new RecipientRepository(db), pageRepository, new SecretsRepository(db), audit)
   const sender = new TwilioSmsSender({
     accountSid: settings.accountSid,
     authToken: settings.authToken,

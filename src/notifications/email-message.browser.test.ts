@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { axeFindings, launchBrowser, newPage, overflow, screenshotFolder } from '../../test/support/browser'
 import { label, TRIGGER_HEADLINES } from '../domain/customer-labels'
 import { TRIGGERS, type Trigger } from '../domain/notifications'
-import { LANGUAGES, trackingPageOf, type Language, type TrackingPageSource } from '../domain/tracking-page'
+import { LANGUAGES, trackingPageOf, type Language } from '../domain/tracking-page'
 import { renderEmail } from './email-message'
+import { sampleParcel } from './sample-parcel'
 
 // Every message (each trigger, each language) rendered in a real browser (Debian's chromium driven
 // by playwright-core) as a mail client shows HTML: readable at 390 and 1440 px (nothing wider than
@@ -25,48 +26,9 @@ const brand = {
   defaultLanguage: 'en' as const,
 }
 
-/** The parcel as the tracking page reads it when the trigger's message is sent. */
-function sourceAt(trigger: Trigger): TrackingPageSource {
-  const at = (hours: number) => new Date(NOW.getTime() + hours * 3_600_000)
-  const events: TrackingPageSource['events'] = [
-    {
-      eventTime: at(-30),
-      utcOffset: '-06:00',
-      description: 'Shipment information sent to FedEx',
-      city: 'MEMPHIS',
-      state: 'TN',
-      country: 'US',
-      milestone: 'info_received',
-    },
-    { eventTime: at(-20), utcOffset: '-06:00', description: 'Picked up', city: 'MEMPHIS', state: 'TN', country: 'US', milestone: 'in_transit' },
-  ]
-  const last = {
-    in_transit: undefined,
-    out_for_delivery: { description: 'On FedEx vehicle for delivery', milestone: 'out_for_delivery' as const },
-    available_for_pickup: { description: 'Ready for pickup at FedEx OnSite location', milestone: 'available_for_pickup' as const },
-    failed_attempt: { description: 'Delivery exception: customer not available or business closed', milestone: 'failed_attempt' as const },
-    delivered: { description: 'Delivered', milestone: 'delivered' as const },
-    exception: { description: 'Shipment exception: incorrect address', milestone: 'exception' as const },
-  }[trigger]
-  if (last) events.push({ eventTime: at(-1), utcOffset: '+01:00', city: 'HAMBURG', state: '', country: 'DE', ...last })
-  return {
-    carrierCode: 'FEDEX',
-    trackingNumber: '794612340001',
-    externalReferenceNo: 'NK-2026-11-4001',
-    milestone: trigger,
-    estimatedDeliveryAt: trigger === 'delivered' ? null : at(30),
-    prediction: null,
-    originAddress: { city: 'MEMPHIS', state: 'TN', country: 'US' },
-    destinationAddress: { city: 'HAMBURG', country: 'DE' },
-    proofOfDelivery: null,
-    updatedAt: NOW,
-    events,
-  }
-}
-
 const message = (trigger: Trigger, language: Language) =>
   renderEmail({
-    page: trackingPageOf(sourceAt(trigger), brand, { name: 'FedEx', trackingUrl: 'https://www.fedex.com/fedextrack/?trknbr=794612340001' }, language),
+    page: trackingPageOf(sampleParcel(trigger, NOW), brand, { name: 'FedEx', trackingUrl: 'https://www.fedex.com/fedextrack/?trknbr=794612340001' }, language),
     trigger,
     name: 'Anna-Lena Müller-Lüdenscheidt',
     pageUrl: 'https://track.example/t/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',

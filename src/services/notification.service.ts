@@ -11,13 +11,35 @@ import {
   settingsProblems,
   type NotificationSettings,
   type Recipient,
+  type Trigger,
 } from '../domain/notifications'
-import type { Language, TrackingPageBrand } from '../domain/tracking-page'
+import { trackingPageOf, type Language, type TrackingPageBrand } from '../domain/tracking-page'
+import { carrierOf } from '../carriers/registry'
+import { renderEmail } from '../notifications/email-message'
+import { renderSms } from '../notifications/sms-message'
+import { sampleParcel } from '../notifications/sample-parcel'
+import type { Actor } from '../domain/audit'
+import type { AuditTrail } from './audit-trail'
+
+export type { TaskMessage }
 
 /** The key of the addresses' hashes (service_secrets): the same in every process of a deployment. */
 const HASH_KEY = 'recipient_address'
 /** Why a number is suppressed when it replied STOP: what START lifts. */
 const SMS_STOPPED = 'replied STOP'
+
+/** A message of a user's as it would be sent, for the console's previews: the email's headers and parts, and the text. */
+export interface MessagePreview {
+  from: string
+  replyTo: string | null
+  subject: string
+  text: string
+  html: string
+  sms: string
+}
+
+/** Where the previews' links point: they show the link's shape, not a page. */
+const PREVIEW_BASE = 'https://tracking.example'
 
 /** What /u/{token} shows: the address's language, and whether it is unsubscribed already. */
 export interface UnsubscribeView {
@@ -37,6 +59,7 @@ export class NotificationService {
     private readonly recipients: RecipientRepository,
     private readonly pages: TrackingPageRepository,
     private readonly secrets: SecretsRepository,
+    private readonly audit: AuditTrail,
   ) {}
 
   async settings(userId: number): Promise<NotificationSettings> {
@@ -50,16 +73,41 @@ export class NotificationService {
     return { settings: withDefaults(found.settings), suppressedAddresses: found.suppressed }
   }
 
-  /** Replaces the user's settings (the HTTP schema has checked the members' types and the triggers' names). */
-  async saveSettings(userId: number, settings: NotificationSettings): Promise<NotificationSettings> {
+  /**
+   * Replaces the user's settings (the HTTP schema has checked the members' types and the triggers'
+   * names). `actor`: an operator or the admin token changing them (the audit trail); none when the user does.
+   */
+  async saveSettings(userId: number, settings: NotificationSettings, actor?: Actor): Promise<NotificationSettings> {
     const saved: NotificationSettings = {
       email: { ...settings.email, fromName: settings.email.fromName?.trim() || null, replyTo: settings.email.replyTo?.trim() || null },
       sms: settings.sms,
     }
-    const problems = settingsProblems(saved)
-    if (problems.length > 0) throw invalid(problems)
-    await this.db.transaction((tx) => this.recipients.saveSettings(tx, userId, saved))
-    return saved
+    return this.audit.record(actor, { action: 'notifications.save', target: { kind: 'api_user', id: userId } }, async (tx) => {
+      const problems = settingsProblems(saved)
+      if (problems.length > 0) throw invalid(problems)
+      await this.recipients.saveSettings(tx, userId, saved)
+      return saved
+    })
+  }
+
+  /**
+   * A trigger's messages in a language as the user's customers would get them now (its settings
+   * and branding, the sample parcel of sample-parcel.ts), for the console.
+   */
+  async preview(userId: number, trigger: Trigger, language: Language, now: Date): Promise<MessagePreview> {
+    const [brand, settings] = await Promise.all([this.pages.brand(userId), this.settings(userId)])
+    const source = sampleParcel(trigger, now)
+    const carrier = carrierOf(source.carrierCode)!
+    const page = trackingPageOf(source, brand, { name: carrier.name, trackingUrl: carrier.trackingPageUrl(source.trackingNumber) ?? '' }, language)
+    const pageUrl = `${PREVIEW_BASE}/t/preview`
+    const email = renderEmail({ page, trigger, name: 'Alex Example', pageUrl, unsubscribeUrl: `${PREVIEW_BASE}/u/preview` })
+    const shop = settings.email.fromName ?? (brand.displayName || carrier.name)
+    return {
+      from: `"${shop}" <NOTIFY_FROM>`,
+      replyTo: settings.email.replyTo ?? brand.supportEmail,
+      ...email,
+      sms: renderSms(page, trigger, settings.email.fromName, pageUrl),
+    }
   }
 
   /** The task's recipient (null: none); not_found for a task that is not the user's. */

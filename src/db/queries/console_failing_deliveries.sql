@@ -12,38 +12,42 @@ SELECT
   d.created_at,
   COALESCE(a.error_message, '') AS last_error,
   COALESCE(a.response_status_code, 0) AS last_status_code,
-  COALESCE(
-    CASE d.target
-      WHEN 'callback' THEN (
-        SELECT
-          t.callback_url
-        FROM
-          tracking_tasks t
-        WHERE
-          t.id = d.task_id
-      )
-      WHEN 'endpoint' THEN (
-        SELECT
-          e.url
-        FROM
-          webhook_endpoints e
-        WHERE
-          e.id = d.endpoint_id
-      )
-      WHEN 'recipient' THEN (
-        SELECT
-          CASE d.channel
-            WHEN 'sms' THEN r.phone
-            ELSE r.email
-          END
-        FROM
-          task_recipients r
-        WHERE
-          r.task_id = d.task_id
-      )
-    END,
-    ''
-  ) AS target_url
+  -- A message's address is the customer's: named by its channel, never shown.
+  CASE
+    WHEN d.target = 'recipient' THEN 'the customer, by ' || d.channel
+    ELSE COALESCE(
+      CASE d.target
+        WHEN 'callback' THEN (
+          SELECT
+            t.callback_url
+          FROM
+            tracking_tasks t
+          WHERE
+            t.id = d.task_id
+        )
+        WHEN 'endpoint' THEN (
+          SELECT
+            e.url
+          FROM
+            webhook_endpoints e
+          WHERE
+            e.id = d.endpoint_id
+        )
+        WHEN 'recipient' THEN (
+          SELECT
+            CASE d.channel
+              WHEN 'sms' THEN r.phone
+              ELSE r.email
+            END
+          FROM
+            task_recipients r
+          WHERE
+            r.task_id = d.task_id
+        )
+      END,
+      ''
+    )
+  END AS target_url
 FROM
   (
     SELECT

@@ -78,6 +78,8 @@ details summary { overflow-wrap: anywhere; }
 details { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; margin: 8px 0; }
 pre { white-space: pre-wrap; word-break: break-all; font-size: .85rem; }
 .url { font-size: .85rem; overflow-wrap: anywhere; }
+iframe.email-preview { width: 100%; height: 42rem; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
+dl.card { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; } dl.card dd { margin: 0; overflow-wrap: anywhere; }
 .who { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; } .who > a { color: #e6edf3; overflow-wrap: anywhere; }
 .who .badge.role { background: #1f6feb; color: #fff; }
 fieldset { border: 0; padding: 0; margin: 0; min-width: 0; }

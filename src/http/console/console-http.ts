@@ -8,6 +8,7 @@ import type { TaskService } from '../../services/task.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import type { TransitService } from '../../services/transit.service'
 import type { TrackingPageService } from '../../services/tracking-page.service'
+import type { NotificationService } from '../../services/notification.service'
 import type { Html } from '../../domain/html'
 import type { AuditTrail } from '../../services/audit-trail'
 import type { OperatorService } from '../../services/operator.service'
@@ -24,13 +25,14 @@ export interface ConsoleOptions {
   endpoints: WebhookEndpointService
   transit: TransitService
   pages: TrackingPageService
+  notifications: NotificationService
   operators: OperatorService
   audit: AuditTrail
 }
 
 const SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -39,6 +41,23 @@ const SECURITY_HEADERS = {
 
 export function sendPage(reply: FastifyReply, body: Html, status = 200): FastifyReply {
   return reply.code(status).headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(body.text)
+}
+
+/**
+ * An email's HTML as the console's preview frames it: its own inline styles and https images, no
+ * script, framed by the console's pages only.
+ */
+export function sendFramedEmail(reply: FastifyReply, body: string): FastifyReply {
+  return reply
+    .code(200)
+    .headers({
+      ...SECURITY_HEADERS,
+      'content-security-policy':
+        "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; frame-ancestors 'self'; base-uri 'none'; form-action 'none'",
+      'x-frame-options': 'SAMEORIGIN',
+    })
+    .type('text/html; charset=utf-8')
+    .send(body)
 }
 
 /** Form bodies: application/x-www-form-urlencoded, as the console's forms send them. */

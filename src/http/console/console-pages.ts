@@ -6,6 +6,8 @@ import { STANDARD_STATUSES } from '../../domain/statuses'
 import { MILESTONE_NAMES } from '../../domain/milestones'
 import type { FastifyReply } from 'fastify'
 import { formOf, refusalReason, sendPage, type ConsoleOptions } from './console-http'
+import { notificationsForm, settingsOfForm, taskMessagesView } from './notifications.view'
+import type { NotificationSettings } from '../../domain/notifications'
 import { cookieOf } from './console-session'
 import { overviewView } from './overview.view'
 import { carriersView, deliveriesView, settingsView } from './operations.view'
@@ -37,6 +39,7 @@ const NOTICES = {
   carrier_not_detected: { kind: 'error', text: 'Not moved: AUTO could not pick one carrier for this number. Choose the carrier.' },
   carrier_unsupported: { kind: 'error', text: 'Not moved: that carrier is not available on this service.' },
   page_saved: { kind: 'ok', text: "The tracking page's branding is saved: every page of this user's tasks shows it now." },
+  notifications_saved: { kind: 'ok', text: "The notification settings are saved: the next milestones of this user's tasks follow them." },
 } as const satisfies Record<string, NonNullable<PageContext['notice']>>
 
 /** The notice of each refusal of a carrier change. */
@@ -137,19 +140,27 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     secrets: ShownSecrets = {},
     notice?: PageContext['notice'],
     submitted?: TrackingPageBrand,
+    submittedSettings?: NotificationSettings,
   ) => {
-    const [user, tokens, endpoints, tasks, brand] = await Promise.all([
+    const [user, tokens, endpoints, tasks, brand, notifications] = await Promise.all([
       o.users.get(userId),
       o.users.listTokens(userId),
       o.endpoints.list(userId),
       o.console.userTasks(userId),
       o.pages.brand(userId),
+      o.notifications.ofUser(userId),
     ])
     return show(
       request,
       'users',
       `API user: ${user.name}`,
-      (ctx) => html`${userView(user, tokens, endpoints, tasks, ctx, secrets)}${brandForm(userId, submitted ?? brand, ctx)}`,
+      (ctx) =>
+        html`${userView(user, tokens, endpoints, tasks, ctx, secrets)}${brandForm(userId, submitted ?? brand, ctx)}${notificationsForm(
+          userId,
+          submittedSettings ?? notifications.settings,
+          notifications.suppressedAddresses,
+          ctx,
+        )}`,
       notice,
     )
   }
@@ -194,6 +205,18 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
     }
   })
 
+  app.post('/users/:userId/notifications', form('notifications.save'), async (request, reply) => {
+    const userId = id((request.params as Record<string, string>).userId)
+    await o.users.get(userId)
+    const submitted = settingsOfForm(formOf(request))
+    try {
+      await o.notifications.saveSettings(userId, submitted, actorOf(request))
+      return reply.code(303).header('location', `/console/users/${userId}?notice=notifications_saved#notifications`).send()
+    } catch (error) {
+      const reason = refusalReason(error)
+      return sendPage(reply, await userPage(request, userId, {}, { kind: 'error', text: `Notifications not saved: ${reason}` }, undefined, submitted), 400)
+    }
+  })
   // Tasks across users.
   app.get('/tasks', hide, async (request, reply) => {
     const q = query(request)
@@ -235,19 +258,24 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
   app.get('/tasks/:taskId', hide, async (request, reply) => {
     const taskId = id((request.params as Record<string, string>).taskId)
     const { owner, task, deliveries } = await o.console.task(taskId)
+    const { notifications } = await o.notifications.ofTask(owner.id, taskId)
     return sendPage(
       reply,
-      show(request, 'tasks', `Task ${taskId}: ${String(task.trackingNumber)}`, (ctx) =>
-        taskView(
-          owner,
-          task,
-          deliveries,
-          o.console
-            .listCarriers()
-            .filter((c) => c.available)
-            .map((c) => c.carrierCode),
-          ctx,
-        ),
+      show(
+        request,
+        'tasks',
+        `Task ${taskId}: ${String(task.trackingNumber)}`,
+        (ctx) =>
+          html`${taskView(
+            owner,
+            task,
+            deliveries,
+            o.console
+              .listCarriers()
+              .filter((c) => c.available)
+              .map((c) => c.carrierCode),
+            ctx,
+          )}${taskMessagesView(notifications)}`,
       ),
     )
   })

@@ -347,12 +347,18 @@ describe('the console in a browser', () => {
       ['carriers', '/console/carriers'],
       ['transit', '/console/transit'],
       ['settings', '/console/settings'],
+      ['notification-preview', '/console/users/1/notifications/preview?trigger=out_for_delivery&language=de'],
     ]) {
       const response = await page.goto(`${base}${path}`)
       expect(response?.status(), path).toBe(200)
       // Nothing wider than the screen (wide tables scroll inside their frame; on a phone they are cards).
       expect(await overflow(page), `${path} at ${width}px`).toBeLessThanOrEqual(0)
       expect(await axeFindings(page), `${path} at ${width}px`).toEqual([])
+      // The email is framed: drawn once it is scrolled to (Chromium leaves a frame of another origin off screen undrawn).
+      if (name === 'notification-preview') {
+        await page.locator('iframe.email-preview').scrollIntoViewIfNeeded()
+        await page.frameLocator('iframe.email-preview').getByRole('heading', { name: 'Ihr Paket wird heute zugestellt' }).waitFor()
+      }
       // The pages with many rows are photographed with realistic data by console-team.browser.test.ts.
       if (!['users', 'user', 'tasks', 'task', 'deliveries'].includes(name!)) await page.screenshot({ path: `${SHOTS}${name}-${width}.png`, fullPage: true })
     }

@@ -246,6 +246,78 @@ describe('the tracking page’s branding in the console', () => {
   })
 })
 
+describe('the customer notifications in the console', () => {
+  it("are saved from the user's page, audited, and a wrong field keeps what was typed and says what is wrong", async () => {
+    const { userId } = await t.createUser('Shop notifications')
+    const fields = {
+      'email.enabled': 'true',
+      'email.trigger.out_for_delivery': 'true',
+      'email.trigger.delivered': 'true',
+      'email.fromName': 'Nordlicht Kaffee',
+      'email.replyTo': '',
+      'sms.enabled': 'true',
+      'sms.trigger.out_for_delivery': 'true',
+    }
+    const saved = await post(`/console/users/${userId}/notifications`, form(fields))
+    expect(saved.statusCode).toBe(303)
+    expect(saved.headers.location).toBe(`/console/users/${userId}?notice=notifications_saved#notifications`)
+    expect(await t.services.notifications.settings(userId)).toEqual({
+      email: { enabled: true, triggers: ['out_for_delivery', 'delivered'], fromName: 'Nordlicht Kaffee', replyTo: null },
+      sms: { enabled: true, triggers: ['out_for_delivery'] },
+    })
+    const [entry] = await t.db.query<{ action: string; outcome: string }>(
+      `SELECT action, outcome FROM audit_log WHERE target_id = $1 ORDER BY id DESC LIMIT 1`,
+      [String(userId)],
+    )
+    expect(entry).toEqual({ action: 'notifications.save', outcome: 'ok' })
+    const page = await t.app.inject({ method: 'GET', url: `/console/users/${userId}`, headers: { cookie } })
+    expect(page.body).toContain('id="n-sms-out_for_delivery" name="sms.trigger.out_for_delivery" type="checkbox" value="true" checked')
+    expect(page.body).toContain('0 email, 0 SMS')
+
+    const wrong = await post(`/console/users/${userId}/notifications`, form({ ...fields, 'email.replyTo': 'not an address', 'email.fromName': 'Typed again' }))
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.body).toContain('Notifications not saved: email.replyTo must be an email address')
+    expect(wrong.body).toContain('value="Typed again"')
+    expect((await t.services.notifications.settings(userId)).email.fromName).toBe('Nordlicht Kaffee')
+  })
+
+  it('previews every message in every language, the email framed with its own policy', async () => {
+    const { userId } = await t.createUser('Shop previews')
+    await post(`/console/users/${userId}/notifications`, form({ 'email.fromName': 'Café Ñandú', 'email.replyTo': 'help@cafe.example' }))
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/console/users/${userId}/notifications/preview?trigger=failed_attempt&language=fr`,
+      headers: { cookie },
+    })
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain('&quot;Café Ñandú&quot; &lt;NOTIFY_FROM&gt;')
+    expect(page.body).toContain('help@cafe.example')
+    expect(page.body).toContain('Le transporteur n’a pas pu livrer votre colis')
+    expect(page.body).toMatch(/Café Ñandú: Le transporteur n(&#39;|&#x27;)a pas pu livrer votre colis\./)
+    expect(page.body).toContain(`src="/console/users/${userId}/notifications/preview.html?trigger=failed_attempt&amp;language=fr"`)
+    // Every trigger and language is a link away.
+    expect(page.body.match(/notifications\/preview\?trigger=/g)).toHaveLength(6 * 4 - 1)
+    const framed = await t.app.inject({
+      method: 'GET',
+      url: `/console/users/${userId}/notifications/preview.html?trigger=delivered&language=es`,
+      headers: { cookie },
+    })
+    expect(framed.statusCode).toBe(200)
+    expect(framed.body).toContain('<html lang="es">')
+    expect(framed.headers['x-frame-options']).toBe('SAMEORIGIN')
+    expect(framed.headers['content-security-policy']).toContain("frame-ancestors 'self'")
+    expect(framed.headers['content-security-policy']).not.toContain('script-src')
+    // Unknown trigger or language: the first of each; not signed in: the sign-in page.
+    const fallback = await t.app.inject({
+      method: 'GET',
+      url: `/console/users/${userId}/notifications/preview?trigger=%3Cx%3E&language=xx`,
+      headers: { cookie },
+    })
+    expect(fallback.body).toContain('Your parcel is on its way')
+    expect((await t.app.inject({ method: 'GET', url: `/console/users/${userId}/notifications/preview.html` })).statusCode).not.toBe(200)
+  })
+})
+
 describe("an operator's sign-in", () => {
   it('is throttled per operator whatever the address: after 5 failures even the right password waits, saying for how long', async () => {
     await t.services.operators.create({ email: 'guessed@example.com', role: 'viewer', password: 'the right password' })

@@ -8,6 +8,7 @@ import { clearSessionCookie, cookieOf, setSessionCookie } from './console-sessio
 import { formOf, sendPage, type ConsoleOptions } from './console-http'
 import { consolePages } from './console-pages'
 import { teamPages } from './team-pages'
+import { notificationPages } from './notification-pages'
 import { errorPage, signInPage } from './layout'
 
 /**
@@ -110,5 +111,6 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     })
     await consolePages(signedIn, options)
     await teamPages(signedIn, options)
+    await notificationPages(signedIn, options)
   })
 }
