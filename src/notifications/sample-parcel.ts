@@ -1,3 +1,4 @@
+import { FEDEX } from '../carriers/fedex/fedex.plugin'
 import type { Trigger } from '../domain/notifications'
 import type { TrackingPageSource } from '../domain/tracking-page'
 
@@ -30,7 +31,7 @@ export function sampleParcel(trigger: Trigger, now: Date): TrackingPageSource {
   }[trigger]
   if (last) events.push({ eventTime: at(-1), utcOffset: '+01:00', city: 'HAMBURG', state: '', country: 'DE', ...last })
   return {
-    carrierCode: 'FEDEX',
+    carrierCode: FEDEX.code,
     trackingNumber: '794612340001',
     externalReferenceNo: 'NK-2026-11-4001',
     milestone: trigger,

@@ -46,6 +46,8 @@ describe('a client generated from /openapi.json', () => {
       deleteTaskRecipient: 200,
       unsubscribePage: 404,
       unsubscribe: 404,
+      twilioInboundMessage: 401,
+      twilioStatusCallback: 401,
       listTaskWebhooks: 200,
       redeliverTaskWebhook: 404,
       deleteTask: 200,

@@ -127,6 +127,13 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   note('deleteTaskRecipient', (await api.DELETE('/openapi/tracking-subscriptions/{taskId}/recipient', { params: { path: { taskId } } })).response)
   note('unsubscribePage', (await open.GET('/u/{token}', { params: { path: { token: 'no-such-token' } }, parseAs: 'text' })).response)
   note('unsubscribe', (await open.POST('/u/{token}', { params: { path: { token: 'no-such-token' } }, parseAs: 'text' })).response)
+  // Twilio's callbacks, unsigned: refused.
+  const form = { headers: { 'content-type': 'application/x-www-form-urlencoded' }, bodySerializer: (body: string) => body, parseAs: 'text' as const }
+  note('twilioInboundMessage', (await open.POST('/sms/twilio/inbound', { ...form, body: 'From=%2B15005550006&Body=STOP' })).response)
+  note(
+    'twilioStatusCallback',
+    (await open.POST('/sms/twilio/status/{messageId}', { ...form, params: { path: { messageId: 'msg_00000000' } }, body: 'MessageStatus=delivered' })).response,
+  )
 
   const history = await api.GET('/openapi/tracking-subscriptions/{taskId}/webhooks', { params: { path: { taskId } } })
   note('listTaskWebhooks', history.response)
