@@ -13,6 +13,7 @@ import type { AuthService } from '../services/auth.service'
 import type { HealthService } from '../services/health.service'
 import type { SettingsService } from '../services/settings.service'
 import type { SubscriptionService } from '../services/subscription.service'
+import type { SubscriptionImportService } from '../services/subscription-import.service'
 import type { TaskService } from '../services/task.service'
 import type { CarrierChangeService } from '../services/carrier-change.service'
 import type { AccountSettingsService } from '../services/account-settings.service'
@@ -48,6 +49,7 @@ import { registerComponents } from './schemas/components'
 export interface AppServices {
   auth: AuthService
   subscriptions: SubscriptionService
+  imports: SubscriptionImportService
   tasks: TaskService
   changes: CarrierChangeService
   accountSettings: AccountSettingsService
@@ -186,6 +188,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(apiRoutes, {
     auth: services.auth,
     subscriptions: services.subscriptions,
+    imports: services.imports,
     tasks: services.tasks,
     changes: services.changes,
     accountSettings: services.accountSettings,

@@ -38,6 +38,7 @@ import { TransitService } from '../services/transit.service'
 import { TrackingPageRepository } from '../db/tracking-page.repository'
 import { RecipientRepository } from '../db/recipient.repository'
 import { SmsCallbackService } from '../services/sms-callback.service'
+import { SubscriptionImportService } from '../services/subscription-import.service'
 import { builtInTwilio } from './built-in-twilio'
 import { NotificationService } from '../services/notification.service'
 import { OutboxRepository } from '../db/outbox.repository'
@@ -116,18 +117,20 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
   const notifications = new NotificationService(db, new RecipientRepository(db), pages, secrets, audit)
   // Twilio's callbacks are signed with its token; without one, outside production, the built-in fake's.
   const smsToken = async () => config.sms?.authToken ?? (config.production ? undefined : (await builtInTwilio(secrets)).authToken)
+  const subscriptions = new SubscriptionService(
+    { subscription: checkSubscription, batch: checkBatchEnvelope },
+    db,
+    new TaskRepository(db),
+    settings,
+    carriers,
+    (tx, userId, items) => notifications.setIn(tx, userId, items),
+    () => wakeups.tasksDue(),
+  )
   return {
     sms: new SmsCallbackService(new OutboxRepository(db), notifications, smsToken),
     auth: new AuthService(users, config.tokenCacheTtlMs, deps.tokenCacheClock),
-    subscriptions: new SubscriptionService(
-      { subscription: checkSubscription, batch: checkBatchEnvelope },
-      db,
-      new TaskRepository(db),
-      settings,
-      carriers,
-      (tx, userId, items) => notifications.setIn(tx, userId, items),
-      () => wakeups.tasksDue(),
-    ),
+    subscriptions,
+    imports: new SubscriptionImportService(subscriptions, settings),
     notifications,
     tasks,
     changes,

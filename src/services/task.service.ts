@@ -67,6 +67,31 @@ export class TaskService {
     return { items: page.map((row) => row.document), nextCursor }
   }
 
+  /**
+   * Every task of the list's filters and sort, page by page (`pageSize` documents each), for an
+   * export that streams them: each page read when the one before is written, so that memory holds
+   * one page whatever the count.
+   */
+  async *allPages(userId: number, parameters: ListParameters, pageSize: number): AsyncGenerator<FullTaskDocument[]> {
+    const judged = judgeListFilters(parameters, CARRIER_CODES)
+    if (!judged.ok) throw invalid(judged.details)
+    const query: TaskListQuery = {
+      userId,
+      filters: judged.filters,
+      sort: parameters.sort ?? '-createdAt',
+      limit: pageSize,
+      after: undefined,
+      includeEvents: false,
+    }
+    for (;;) {
+      const rows = await this.tasks.list(query)
+      const page = rows.slice(0, pageSize)
+      yield page.map((row) => row.document)
+      if (rows.length <= pageSize) return
+      query.after = page.at(-1)!.position
+    }
+  }
+
   /** Stops the task; its full JSON document after. */
   stop(userId: number, taskId: number): Promise<FullTaskDocument> {
     return this.db.transaction((tx) => this.stopIn(tx, userId, taskId))

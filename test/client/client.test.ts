@@ -27,6 +27,8 @@ describe('a client generated from /openapi.json', () => {
       detectCarrier: 200,
       subscribe: 200,
       subscribeBatch: 200,
+      importSubscriptions: 200,
+      exportSubscriptions: 200,
       getSubscription: 200,
       getTask: 200,
       putTrackingPageBrand: 200,

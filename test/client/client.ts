@@ -37,6 +37,18 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   note('subscribeBatch', batch.response)
   const results: string[] = batch.data?.data.results.map((r) => r.result) ?? []
   void results
+  const imported = await api.POST('/openapi/tracking-subscriptions/import', {
+    headers: { 'content-type': 'text/csv' },
+    body: 'carrierCode,trackingNumber,callbackUrl\nFEDEX,CSVCLIENT1,https://shop.example/hook\n',
+    bodySerializer: (body: string) => body,
+  })
+  note('importSubscriptions', imported.response)
+  const lines: number[] = imported.data?.data.results.map((r) => r.line) ?? []
+  void lines
+  note(
+    'exportSubscriptions',
+    (await api.GET('/openapi/tracking-subscriptions/export', { params: { query: { carrierCode: 'FEDEX' } }, parseAs: 'text' })).response,
+  )
 
   const carriers = await api.GET('/openapi/carriers')
   note('listCarriers', carriers.response)

@@ -17,6 +17,8 @@ import { notificationRoutes } from './notification.routes'
 import { analyticsRoutes } from './analytics.routes'
 import { carrierRoutes } from './carrier.routes'
 import { subscriptionRoutes } from './subscription.routes'
+import { csvRoutes } from './csv.routes'
+import type { SubscriptionImportService } from '../../services/subscription-import.service'
 import { taskRoutes } from './task.routes'
 import { webhookEndpointRoutes } from './webhook-endpoint.routes'
 import { webhookRoutes } from './webhook.routes'
@@ -32,6 +34,7 @@ declare module 'fastify' {
 export const apiRoutes: FastifyPluginAsync<{
   auth: AuthService
   subscriptions: SubscriptionService
+  imports: SubscriptionImportService
   tasks: TaskService
   changes: CarrierChangeService
   accountSettings: AccountSettingsService
@@ -50,6 +53,7 @@ export const apiRoutes: FastifyPluginAsync<{
   })
   await app.register(carrierRoutes, { carriers: options.carriers })
   await app.register(subscriptionRoutes, { subscriptions: options.subscriptions })
+  await app.register(csvRoutes, { imports: options.imports, tasks: options.tasks })
   await app.register(taskRoutes, { tasks: options.tasks, changes: options.changes, notifications: options.notifications })
   await app.register(notificationRoutes, { notifications: options.notifications })
   await app.register(accountSettingsRoutes, { settings: options.accountSettings })

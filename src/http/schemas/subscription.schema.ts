@@ -116,6 +116,24 @@ export const BatchResponse = envelope(
   'one result per item',
 )
 
+const ImportRowResult = component(
+  'ImportRowResult',
+  Type.Object({
+    line: Type.Integer({ minimum: 2, description: 'the line the row starts on in the file (the header is line 1; a quoted cell may span lines)' }),
+    trackingNumber: Type.String(),
+    carrierCode: Type.String(),
+    taskId: Type.Integer({ minimum: 0, description: '0 for a failed row' }),
+    result: stringEnum(BATCH_RESULTS),
+    message: Type.String(),
+    candidates: Type.Optional(Type.Array(ref(CarrierCandidate), { description: 'with carrier_not_detected: what detection found, best first' })),
+  }),
+)
+
+export const ImportResponse = envelope(
+  Type.Object({ results: Type.Array(ref(ImportRowResult), { description: "one result per row, in the file's order" }) }),
+  'one result per row',
+)
+
 export const TaskQuery = Type.Object(
   {
     taskId: Type.Optional({ ...Id, description: 'the task id' }),
