@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, createTestApp, type TestApp } from '../support/test-app'
+import { Ajv2020 } from 'ajv/dist/2020'
+import addFormats from 'ajv-formats'
 import { callEveryOperation } from './client'
+
+interface Document {
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>
+}
 
 let t: TestApp
 let baseUrl: string
@@ -14,10 +20,8 @@ afterAll(() => t.close())
 describe('a client generated from /openapi.json', () => {
   it('calls every operation of the document, each answered as the document says', async () => {
     const { token } = await t.createUser('client')
-    const outcomes = await callEveryOperation({ baseUrl, token, adminToken: ADMIN_TOKEN })
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
-      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>
-    }
+    const { outcomes, exchanges } = await callEveryOperation({ baseUrl, token, adminToken: ADMIN_TOKEN })
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Document
     const operations = Object.values(doc.paths).flatMap((methods) => Object.values(methods))
     // Every operation is called (a new one must be added to the client), and each answered with a status it documents.
     expect(Object.keys(outcomes).sort()).toEqual(operations.map((o) => o.operationId).sort())
@@ -59,6 +63,43 @@ describe('a client generated from /openapi.json', () => {
       updateOperator: 200,
       listAuditLog: 200,
     })
+  })
+
+  it('gets every answer as the document declares it: its status, its content type, its body', async () => {
+    const { token } = await t.createUser('strict client')
+    const { exchanges } = await callEveryOperation({ baseUrl, token, adminToken: ADMIN_TOKEN })
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Document
+    // The document's schemas are JSON Schema 2020-12 (OpenAPI 3.1); its $refs resolve inside it.
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    addFormats(ajv)
+    ajv.addSchema(doc as object, 'openapi.json')
+    const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')
+    const problems: string[] = []
+    for (const x of exchanges) {
+      const operation = doc.paths[x.schemaPath]?.[x.method]
+      const where = `${operation?.operationId ?? `${x.method} ${x.schemaPath}`} ${x.status}`
+      const response = operation?.responses[String(x.status)]
+      if (!response) {
+        problems.push(`${where}: the status is not declared`)
+        continue
+      }
+      const mediaType = x.contentType.split(';')[0]!.trim()
+      if (!response.content) {
+        if (x.body !== '') problems.push(`${where}: a body where none is declared (${mediaType})`)
+        continue
+      }
+      if (!response.content[mediaType]) {
+        problems.push(`${where}: ${mediaType || 'no content type'} where the document declares ${Object.keys(response.content).join(', ')}`)
+        continue
+      }
+      const validate = ajv.getSchema(
+        `openapi.json#/${pointer('paths', x.schemaPath, x.method, 'responses', String(x.status), 'content', mediaType, 'schema')}`,
+      )!
+      const value: unknown = /json/.test(mediaType) ? JSON.parse(x.body) : x.body
+      if (!validate(value)) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`)
+    }
+    expect(exchanges.length).toBeGreaterThan(50)
+    expect(problems).toEqual([])
   })
 
   it('is typechecked in strict mode against freshly generated types (npm run check:openapi)', () => {

@@ -16,10 +16,34 @@ export interface Credentials {
 /** What each operation answered, by operationId. */
 export type Outcomes = Record<string, number>
 
-export async function callEveryOperation({ baseUrl, token, adminToken }: Credentials): Promise<Outcomes> {
+/** An answer as it came over the wire, with the operation's place in the document. */
+export interface Exchange {
+  /** The document's path template (/openapi/tracking-subscriptions/{taskId}). */
+  schemaPath: string
+  method: string
+  status: number
+  contentType: string
+  body: string
+}
+
+export async function callEveryOperation({ baseUrl, token, adminToken }: Credentials): Promise<{ outcomes: Outcomes; exchanges: Exchange[] }> {
   const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } })
   const admin = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${adminToken}` } })
   const open = createClient<paths>({ baseUrl })
+  const exchanges: Exchange[] = []
+  const recorder = {
+    async onResponse({ request, response, schemaPath }: { request: Request; response: Response; schemaPath: string }) {
+      const body = await response.clone().text()
+      exchanges.push({
+        schemaPath,
+        method: request.method.toLowerCase(),
+        status: response.status,
+        contentType: response.headers.get('content-type') ?? '',
+        body,
+      })
+    },
+  }
+  for (const client of [api, admin, open]) client.use(recorder)
   const outcomes: Outcomes = {}
   const note = (operationId: string, response: Response) => (outcomes[operationId] = response.status)
 
@@ -91,6 +115,11 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   note('trackingPage', shown.response)
   const language: 'en' | 'de' | 'fr' | 'es' | undefined = shown.data?.data.language
   void language
+  // The page as a browser gets it, and an unknown token's 404 in both forms.
+  const pageToken = new URL(pageUrl).pathname.split('/').at(-1)!
+  await open.GET('/t/{token}', { params: { path: { token: pageToken } }, headers: { accept: 'text/html' }, parseAs: 'text' })
+  await open.GET('/t/{token}', { params: { path: { token: 'no-such-page' } }, headers: { accept: 'text/html' }, parseAs: 'text' })
+  await open.GET('/t/{token}', { params: { path: { token: 'no-such-page' } }, headers: { accept: 'application/json' } })
   const rotated = await api.POST('/openapi/tracking-subscriptions/{taskId}/tracking-page/rotate', { params: { path: { taskId } } })
   note('rotateTrackingPage', rotated.response)
   const newPage: string | undefined = rotated.data?.data.trackingPageUrl
@@ -208,5 +237,5 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   note('updateOperator', (await admin.PATCH('/admin/operators/{operatorId}', { params: { path: { operatorId } }, body: { role: 'support' } })).response)
   const audit = await admin.GET('/admin/audit-log', { params: { query: { limit: 2, action: 'operator.create' } } })
   note('listAuditLog', audit.response)
-  return outcomes
+  return { outcomes, exchanges }
 }

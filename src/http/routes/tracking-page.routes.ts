@@ -7,7 +7,8 @@ import { AppError } from '../../domain/errors'
 import { success } from '../envelope'
 import { sendError } from '../error-handler'
 import { accentStyle, notFoundHtml, trackingPageHtml, TRACKING_PAGE_CSS } from '../pages/tracking-page.view'
-import { API_ERRORS, BODY_ERRORS, errors } from '../schemas/common.schema'
+import { API_ERRORS, BODY_ERRORS, ErrorEnvelope, errors, ref } from '../schemas/common.schema'
+import { Type } from '@sinclair/typebox'
 import { TaskParams } from '../schemas/task-lifecycle.schema'
 import { PageParams, PageRotated, TrackingPageAnswer, TrackingPageBrandAnswer, TrackingPageBrandSchema } from '../schemas/tracking-page.schema'
 
@@ -94,7 +95,18 @@ export const trackingPageRoutes: FastifyPluginAsyncTypebox<{ pages: TrackingPage
         tags,
         security: [],
         params: PageParams,
-        response: { 200: TrackingPageAnswer, ...errors(404, 429) },
+        response: {
+          ...errors(429),
+          200: {
+            description: 'the page: HTML, or its content as JSON with `Accept: application/json`',
+            content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: TrackingPageAnswer } },
+          },
+          304: { description: 'not modified: the ETag of If-None-Match is still the page’s', type: 'null' },
+          404: {
+            description: 'no page has this token: the same page for every such token, or the Error envelope with `Accept: application/json`',
+            content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: ref(ErrorEnvelope) } },
+          },
+        },
       },
     },
     async (request: FastifyRequest<{ Params: { token: string }; Querystring: Record<string, unknown> }>, reply) => {
