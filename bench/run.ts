@@ -10,6 +10,7 @@ import { burstFigures } from './burst-figures'
 import { carrierFigures } from './carrier-figures'
 import { consoleFigures } from './console-figures'
 import { listFigures } from './list-figures'
+import { csvFigures } from './csv-figures'
 import { pageFigures } from './page-figures'
 import { load, warmLoad } from './load'
 import { startReceiver } from './loopback-receiver'
@@ -31,7 +32,7 @@ import { postgresTicks } from './cpu'
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
  *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x | --wal-only x | --memory-only x
  *                     | --prediction-only x | --notifications-only x]
- *                    [--only subscribe,batch,query,page,list,console] [--wal-seconds 30]
+ *                    [--only subscribe,batch,query,page,list,console,csv] [--wal-seconds 30]
  *                    [--outage-tasks 500000]
  */
 
@@ -41,7 +42,7 @@ const DBS = (args.get('db') ?? 'both') === 'both' ? ['postgres', 'embedded'] : [
 const LARGE = Number(args.get('large') ?? 1_000_000)
 // The API figures to measure (all by default): for a quick look at one of them.
 const ONLY = args.get('only')?.split(',')
-const measures = (figure: 'subscribe' | 'batch' | 'query' | 'page' | 'list' | 'console') => !ONLY || ONLY.includes(figure)
+const measures = (figure: 'subscribe' | 'batch' | 'query' | 'page' | 'list' | 'console' | 'csv') => !ONLY || ONLY.includes(figure)
 const ADMIN_TOKEN = 'bench-admin-token-0000'
 const rows: string[][] = []
 
@@ -352,6 +353,7 @@ async function queryFigures(kind: string, service: ServiceProcess, dbUrl: () => 
   if (measures('page')) await pageFigures(kind, service, client, seedUser, seeded, ceilingPort, row, SECONDS)
   if (measures('list')) await listFigures(kind, service, token, seeded, seedUser, ceilingPort, row, SECONDS)
   if (measures('console')) await consoleFigures(kind, service, ADMIN_TOKEN, seeded, row)
+  if (measures('csv')) await csvFigures(kind, service, token, seeded, seedUser, dbUrl, row)
   // The tasks the API figures made are not the refresh benchmark's: park them so the worker leaves
   // them be (the seeded active ones are due in a day already).
   await client.query(`UPDATE task_schedule SET next_refresh_at = NULL WHERE next_refresh_at < now() + interval '1 hour'`)

@@ -1,0 +1,116 @@
+import pg from 'pg'
+import { request } from 'undici'
+import type { ServiceProcess } from '../test/support/service-process'
+import { pss, tree } from './memory'
+import { fmt, type Row } from './report'
+
+/**
+ * CSV in and out (docs/api.md, "CSV"):
+ * - the export of one user's `tasks` tasks, streamed, in tasks/s, against the rows read by a bare
+ *   keyset loop over the same index as the list's default sort (100 a page, pg alone, nothing
+ *   written): target ≥ 0.5×; and the service's memory while it streams (PSS of its processes,
+ *   sampled every 100 ms, its growth over the idle one): target < 50 MB;
+ * - an import of 10,000 rows against the batch endpoint given the same parcels in batches of 100
+ *   one after another (the import writes through the batch path): target ≥ 0.8×.
+ */
+export async function csvFigures(
+  kind: string,
+  service: ServiceProcess,
+  token: string,
+  tasks: number,
+  userId: number,
+  dbUrl: () => string,
+  row: Row,
+): Promise<void> {
+  const auth = { authorization: `Bearer ${token}` }
+  const pids = () => tree(service.process.pid!)
+  const idle = pids().reduce((sum, pid) => sum + pss(pid), 0)
+  let peak = idle
+  const sampler = setInterval(
+    () =>
+      (peak = Math.max(
+        peak,
+        pids().reduce((sum, pid) => sum + pss(pid), 0),
+      )),
+    100,
+  )
+  let started = Date.now()
+  const answer = await request(`${service.baseUrl}/openapi/tracking-subscriptions/export`, { headers: auth, bodyTimeout: 600_000, headersTimeout: 600_000 })
+  let lines = 0
+  for await (const chunk of answer.body) for (const byte of chunk as Buffer) if (byte === 0x0a) lines++
+  const exportSeconds = (Date.now() - started) / 1000
+  clearInterval(sampler)
+  const exported = lines - 1
+
+  const client = new pg.Client({ connectionString: dbUrl() })
+  await client.connect()
+  started = Date.now()
+  let read = 0
+  let after: { created_at: Date; id: string } | undefined
+  for (;;) {
+    const { rows } = await client.query<{ created_at: Date; id: string }>(
+      `SELECT t.id, t.created_at, t.carrier_code, t.tracking_number, t.external_reference_no, t.callback_url, t.standard_status, t.milestone,
+              t.carrier_status, t.estimated_delivery_at, t.destination_address, t.stopped_at, t.updated_at
+         FROM tracking_tasks t
+        WHERE t.user_id = $1 AND ($2::timestamptz IS NULL OR (t.created_at, t.id) < ($2, $3))
+        ORDER BY t.created_at DESC, t.id DESC
+        LIMIT 100`,
+      [userId, after?.created_at ?? null, after?.id ?? null],
+    )
+    read += rows.length
+    if (rows.length < 100) break
+    after = rows.at(-1)
+  }
+  const ceilingSeconds = (Date.now() - started) / 1000
+  const [rate, ceiling] = [exported / exportSeconds, read / ceilingSeconds]
+  row(
+    kind,
+    `export ${fmt(tasks)} tasks as CSV: tasks/s`,
+    fmt(rate),
+    `${fmt(ceiling)} (a bare keyset loop, 100 a page)`,
+    `${(rate / ceiling).toFixed(2)}×`,
+    '≥ 0.5×',
+  )
+  row(kind, `  the service's memory while it streams (PSS growth)`, `${(peak - idle).toFixed(0)} MiB`, '', '', '< 50 MB')
+  if (exported !== tasks) console.log(`  (the export gave ${exported} rows of ${tasks})`)
+
+  // The import against the batch endpoint, on fresh parcels each (a reused task costs less).
+  const parcels = (prefix: string) =>
+    Array.from({ length: 10_000 }, (_, i) => ({ carrierCode: 'FEDEX', trackingNumber: `${prefix}${i}`, callbackUrl: 'https://shop.example/hook' }))
+  const run = Date.now().toString(36)
+  const csv = ['carrierCode,trackingNumber,callbackUrl', ...parcels(`CSVI${run}-`).map((p) => `${p.carrierCode},${p.trackingNumber},${p.callbackUrl}`)].join(
+    '\n',
+  )
+  started = Date.now()
+  const imported = await request(`${service.baseUrl}/openapi/tracking-subscriptions/import`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'text/csv' },
+    body: csv,
+    bodyTimeout: 600_000,
+    headersTimeout: 600_000,
+  })
+  const importBody = (await imported.body.json()) as { data: { results: { result: string }[] } }
+  const importRate = 10_000 / ((Date.now() - started) / 1000)
+  const batches = parcels(`CSVB${run}-`)
+  started = Date.now()
+  for (let i = 0; i < batches.length; i += 100) {
+    const answer = await request(`${service.baseUrl}/openapi/tracking-subscriptions/batch`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ items: batches.slice(i, i + 100) }),
+    })
+    await answer.body.dump()
+  }
+  const batchRate = 10_000 / ((Date.now() - started) / 1000)
+  row(
+    kind,
+    'import 10,000 CSV rows: rows/s',
+    fmt(importRate),
+    `${fmt(batchRate)} (the batch endpoint, 100 a batch, one after another)`,
+    `${(importRate / batchRate).toFixed(2)}×`,
+    '≥ 0.8×',
+  )
+  const created = importBody.data.results.filter((r) => r.result === 'created').length
+  if (created !== 10_000) console.log(`  (the import created ${created} of 10,000)`)
+  await client.end()
+}
