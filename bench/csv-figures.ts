@@ -6,9 +6,8 @@ import { fmt, type Row } from './report'
 
 /**
  * CSV in and out (docs/api.md, "CSV"):
- * - the export of one user's `tasks` tasks, streamed, in tasks/s, against the rows read by a bare
- *   keyset loop over the same index as the list's default sort (100 a page, pg alone, nothing
- *   written): target ≥ 0.5×; and the service's memory while it streams (PSS of its processes,
+ * - the export of one user's `tasks` tasks, streamed, in tasks/s, against the same rows in the
+ *   same order read by one cursor (pg alone, nothing written): target ≥ 0.5×; and the service's memory while it streams (PSS of its processes,
  *   sampled every 100 ms, its growth over the idle one): target < 50 MB;
  * - an import of 10,000 rows against the batch endpoint given the same parcels in batches of 100
  *   one after another (the import writes through the batch path): target ≥ 0.8×.
@@ -41,36 +40,30 @@ export async function csvFigures(
   const exportSeconds = (Date.now() - started) / 1000
   clearInterval(sampler)
   const exported = lines - 1
+  console.log(`  (export: ${exported} rows in ${exportSeconds.toFixed(1)} s, PSS ${idle.toFixed(0)} → peak ${peak.toFixed(0)} MiB)`)
 
   const client = new pg.Client({ connectionString: dbUrl() })
   await client.connect()
+  // The ceiling: the same rows in the same order read by one cursor, 1,000 a fetch (no per-page
+  // statement, no document, nothing written): what reading them costs at the least.
   started = Date.now()
   let read = 0
-  let after: { created_at: Date; id: string } | undefined
-  for (;;) {
-    const { rows } = await client.query<{ created_at: Date; id: string }>(
-      `SELECT t.id, t.created_at, t.carrier_code, t.tracking_number, t.external_reference_no, t.callback_url, t.standard_status, t.milestone,
+  await client.query('BEGIN')
+  await client.query(
+    `DECLARE export_ceiling NO SCROLL CURSOR FOR
+       SELECT t.id, t.created_at, t.carrier_code, t.tracking_number, t.external_reference_no, t.callback_url, t.standard_status, t.milestone,
               t.carrier_status, t.estimated_delivery_at, t.destination_address, t.stopped_at, t.updated_at
-         FROM tracking_tasks t
-        WHERE t.user_id = $1 AND ($2::timestamptz IS NULL OR (t.created_at, t.id) < ($2, $3))
-        ORDER BY t.created_at DESC, t.id DESC
-        LIMIT 100`,
-      [userId, after?.created_at ?? null, after?.id ?? null],
-    )
+         FROM tracking_tasks t WHERE t.user_id = ${Number(userId)} ORDER BY t.created_at DESC, t.id DESC`,
+  )
+  for (;;) {
+    const { rows } = await client.query('FETCH 1000 FROM export_ceiling')
     read += rows.length
-    if (rows.length < 100) break
-    after = rows.at(-1)
+    if (rows.length < 1000) break
   }
+  await client.query('COMMIT')
   const ceilingSeconds = (Date.now() - started) / 1000
   const [rate, ceiling] = [exported / exportSeconds, read / ceilingSeconds]
-  row(
-    kind,
-    `export ${fmt(tasks)} tasks as CSV: tasks/s`,
-    fmt(rate),
-    `${fmt(ceiling)} (a bare keyset loop, 100 a page)`,
-    `${(rate / ceiling).toFixed(2)}×`,
-    '≥ 0.5×',
-  )
+  row(kind, `export ${fmt(tasks)} tasks as CSV: tasks/s`, fmt(rate), `${fmt(ceiling)} (one cursor, 1,000 a fetch)`, `${(rate / ceiling).toFixed(2)}×`, '≥ 0.5×')
   row(kind, `  the service's memory while it streams (PSS growth)`, `${(peak - idle).toFixed(0)} MiB`, '', '', '< 50 MB')
   if (exported !== tasks) console.log(`  (the export gave ${exported} rows of ${tasks})`)
 
