@@ -253,7 +253,8 @@ async function apiFigures(kind: string, env: Record<string, string>, dbUrl: () =
     if (measures('batch')) await batchFigures(kind, service, headers, dbUrl)
     sample()
     // 3. Query, at 10,000 tasks and at the large size.
-    if (measures('query') || measures('page') || measures('list') || measures('console') || measures('csv')) await queryFigures(kind, service, dbUrl, ceilingPort)
+    if (measures('query') || measures('page') || measures('list') || measures('console') || measures('csv'))
+      await queryFigures(kind, service, dbUrl, ceilingPort)
     sample()
     row(kind, `PSS idle / after every load (service${embedded ? ' + server' : ''})`, `${fmt(idle)} / ${fmt(peak)} MiB`, '', '', '')
   } finally {
