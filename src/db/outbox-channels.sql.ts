@@ -1,4 +1,5 @@
-import type { Channel, ChannelDetails } from '../domain/outbox'
+import type { MessageChannel } from '../domain/notifications'
+import type { Channel, ChannelDetails, MessageDetails } from '../domain/outbox'
 import type { Language } from '../domain/tracking-page'
 import type { Milestone } from '../domain/milestones'
 import { addressOf, targetOpen } from './outbox-targets.sql'
@@ -21,6 +22,27 @@ interface ChannelClaimSql<C extends Channel> {
 // The host part of a URL, for per-host concurrency (userinfo and port dropped).
 const hostOf = (url: string) => `lower(substring(${url} from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?(\\[[0-9A-Fa-f:.]*\\]|[^:/?#]*)'))`
 
+// What every message's claim reads (domain/outbox.ts, MessageDetails): its user's settings, its
+// task, its recipient, and the recipient's address on the channel (by its keyed hash).
+const MESSAGE_COLUMNS = {
+  recipient_user: 'p.user_id',
+  recipient_language: 'r.language',
+  from_name: `u.notification_settings->'email'->>'fromName'`,
+  suppressed: 'a.suppressed_at IS NOT NULL',
+  page_token: 't.page_token',
+}
+const messageJoins = (channel: MessageChannel, hash: 'email_hash' | 'phone_hash') => `JOIN api_users u ON u.id = p.user_id
+       JOIN tracking_tasks t ON t.id = p.task_id
+       LEFT JOIN task_recipients r ON r.task_id = p.task_id
+       LEFT JOIN recipient_addresses a ON a.user_id = p.user_id AND a.channel = '${channel}' AND a.address_hash = r.${hash}`
+const messageDetails = (row: Record<string, unknown>): MessageDetails => ({
+  userId: Number(row.recipient_user),
+  language: (row.recipient_language as Language | null) ?? null,
+  fromName: (row.from_name as string | null) ?? null,
+  suppressed: row.suppressed === true,
+  pageToken: row.page_token as string,
+})
+
 const CHANNEL_SQL: { [C in Channel]: ChannelClaimSql<C> } = {
   // A callback delivery is signed with its user's secrets, an endpoint's with the endpoint's.
   webhook: {
@@ -38,53 +60,25 @@ const CHANNEL_SQL: { [C in Channel]: ChannelClaimSql<C> } = {
   email: {
     gateOf: () => `'smtp'`,
     columns: {
-      recipient_user: 'p.user_id',
+      ...MESSAGE_COLUMNS,
       recipient_name: 'r.name',
-      recipient_language: 'r.language',
-      from_name: `u.notification_settings->'email'->>'fromName'`,
       reply_to: `u.notification_settings->'email'->>'replyTo'`,
       unsubscribe_token: 'a.token',
-      suppressed: 'a.suppressed_at IS NOT NULL',
-      page_token: 't.page_token',
     },
-    joins: `JOIN api_users u ON u.id = p.user_id
-       JOIN tracking_tasks t ON t.id = p.task_id
-       LEFT JOIN task_recipients r ON r.task_id = p.task_id
-       LEFT JOIN recipient_addresses a ON a.user_id = p.user_id AND a.channel = 'email' AND a.address_hash = r.email_hash`,
+    joins: messageJoins('email', 'email_hash'),
     details: (row) => ({
-      userId: Number(row.recipient_user),
+      ...messageDetails(row),
       name: (row.recipient_name as string | null) ?? null,
-      language: (row.recipient_language as Language | null) ?? null,
-      fromName: (row.from_name as string | null) ?? null,
       replyTo: (row.reply_to as string | null) ?? null,
       unsubscribeToken: (row.unsubscribe_token as string | null) ?? null,
-      suppressed: row.suppressed === true,
-      pageToken: row.page_token as string,
     }),
   },
   // Every text goes through the one provider: one gate.
   sms: {
     gateOf: () => `'sms'`,
-    columns: {
-      recipient_user: 'p.user_id',
-      recipient_language: 'r.language',
-      from_name: `u.notification_settings->'email'->>'fromName'`,
-      suppressed: 'a.suppressed_at IS NOT NULL',
-      page_token: 't.page_token',
-      milestone: 't.milestone',
-    },
-    joins: `JOIN api_users u ON u.id = p.user_id
-       JOIN tracking_tasks t ON t.id = p.task_id
-       LEFT JOIN task_recipients r ON r.task_id = p.task_id
-       LEFT JOIN recipient_addresses a ON a.user_id = p.user_id AND a.channel = 'sms' AND a.address_hash = r.phone_hash`,
-    details: (row) => ({
-      userId: Number(row.recipient_user),
-      language: (row.recipient_language as Language | null) ?? null,
-      fromName: (row.from_name as string | null) ?? null,
-      suppressed: row.suppressed === true,
-      pageToken: row.page_token as string,
-      milestone: row.milestone as Milestone,
-    }),
+    columns: { ...MESSAGE_COLUMNS, milestone: 't.milestone' },
+    joins: messageJoins('sms', 'phone_hash'),
+    details: (row) => ({ ...messageDetails(row), milestone: row.milestone as Milestone }),
   },
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Channel, ChannelDetails, Outgoing } from '../domain/outbox'
+import { providerRank, PROVIDER_STATUSES } from '../domain/sms-replies'
 import type { WebhookStatus } from '../domain/statuses'
 import type { AttemptVerdict } from '../domain/webhook-schedule'
 import type { Queryable } from './database'
@@ -147,12 +148,12 @@ export class OutboxRepository {
 
   /**
    * What the provider reported of a message it took (an SMS's status callback), by the message's
-   * id: kept when it is later in the message's life than what was kept (`ranks`: each status's
-   * rank), and a message reported failed after it was sent is failed, with `failure` as its error.
-   * False when no such message is known.
+   * id: kept when it is later in the message's life than what was kept (domain/sms-replies.ts; a
+   * status of no known rank is not kept), and a message reported failed after it was sent is
+   * failed, with `failure` as its error. False when no such message is known.
    */
-  async providerReported(messageId: string, status: string, ranks: Record<string, number>, failure: string | null): Promise<boolean> {
-    const rows = await this.db.query(OUTBOX_PROVIDER_REPORTED, [messageId, status, Object.keys(ranks), Object.values(ranks), failure])
+  async providerReported(messageId: string, status: string, failure: string | null): Promise<boolean> {
+    const rows = await this.db.query(OUTBOX_PROVIDER_REPORTED, [messageId, status, PROVIDER_STATUSES, PROVIDER_STATUSES.map(providerRank), failure])
     return rows.length === 1
   }
 

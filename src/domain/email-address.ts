@@ -16,6 +16,9 @@ const EMAIL = /^[^\s@<>"'(),;:\\[\]]+@[^\s@<>"'(),;:\\[\]]+\.[^\s@<>"'(),;:\\[\]
 /** Whether text would break a header: a line break or a control character. */
 export const unsafeInHeader = (value: string): boolean => LINE_BREAK.test(value) || CONTROL.test(value)
 
+/** Text with its line breaks and control characters as spaces: one line in a header, one paragraph in a text. */
+export const oneLine = (text: string): string => text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim()
+
 /** What is wrong with an email address, if anything. */
 export function emailProblem(value: string): string | undefined {
   if (unsafeInHeader(value)) return 'must not contain line breaks or control characters'

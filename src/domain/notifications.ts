@@ -1,8 +1,8 @@
-import { emailProblem, unsafeInHeader } from './email-address'
+import { emailProblem, oneLine, unsafeInHeader } from './email-address'
 import { BODY_FIELD, MUST, type FieldError } from './errors'
 import type { Milestone } from './milestones'
 import type { Channel, PlannedDelivery } from './outbox'
-import { LANGUAGES, type Language } from './tracking-page'
+import { LANGUAGES, type Language, type TrackingPage } from './tracking-page'
 
 /**
  * Telling the shop's customer (docs/notifications.md): the recipient of a task, an API user's
@@ -108,6 +108,11 @@ export function settingsProblems(settings: NotificationSettings): FieldError[] {
     if (problem) problems.push({ field: 'email.replyTo', message: problem })
   }
   return problems
+}
+
+/** Whom a message comes from, by name: the shop's sender name, else its page's name, else the carrier's. */
+export function senderName(fromName: string | null, page: Pick<TrackingPage, 'shop' | 'carrier'>): string {
+  return oneLine(fromName ?? page.shop.name) || page.carrier.name
 }
 
 /** What a change of a task's milestone is, as the notification rules read it. */

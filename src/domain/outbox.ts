@@ -65,34 +65,23 @@ export const endpointIdOf = (target: DeliveryTarget): number | null => (target.k
 export interface ChannelDetails {
   /** The signing secrets: the target's current one, and the previous one during a rotation. */
   webhook: { secrets: string[] }
-  /**
-   * The recipient and the shop as they are when it is sent: the recipient's name and language
-   * (null: the shop's default), the shop's sender name and Reply-To, the unsubscribe token of the
-   * address, whether the address is suppressed, the task's tracking page token.
-   */
-  email: {
-    userId: number
-    name: string | null
-    language: Language | null
-    fromName: string | null
-    replyTo: string | null
-    unsubscribeToken: string | null
-    suppressed: boolean
-    pageToken: string
-  }
-  /**
-   * The recipient and the shop as they are when it is sent: the language (null: the shop's
-   * default), the shop's sender name, whether the number is suppressed, the task's page token and
-   * its milestone now (a message whose milestone the parcel has left is not sent).
-   */
-  sms: {
-    userId: number
-    language: Language | null
-    fromName: string | null
-    suppressed: boolean
-    pageToken: string
-    milestone: Milestone
-  }
+  /** A message, and the recipient's name, the shop's Reply-To and the unsubscribe token of the address. */
+  email: MessageDetails & { name: string | null; replyTo: string | null; unsubscribeToken: string | null }
+  /** A message, and the task's milestone now (a text whose milestone the parcel has left is not sent). */
+  sms: MessageDetails & { milestone: Milestone }
+}
+
+/**
+ * What every message's sender reads as it is when the message is sent: the shop, the recipient's
+ * language (null: the shop's default), the shop's sender name, whether the address is suppressed,
+ * the task's tracking page token.
+ */
+export interface MessageDetails {
+  userId: number
+  language: Language | null
+  fromName: string | null
+  suppressed: boolean
+  pageToken: string
 }
 
 /** A delivery as its channel's sender sees it. */

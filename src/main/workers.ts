@@ -31,6 +31,8 @@ import { WorkLoop } from '../workers/work-loop'
 import type { Carriers } from './carriers'
 import { CarrierCorrectionService } from '../services/carrier-correction.service'
 import type { ApiPressure } from '../services/api-pressure'
+import type { MessageChannel } from '../domain/notifications'
+import type { Language, TrackingPage } from '../domain/tracking-page'
 
 const RETENTION_POLL_MS = 60_000
 /** The built-in relay's sender: a domain that is never anyone's (RFC 2606). */
@@ -101,61 +103,61 @@ export function createWorkers(
     log,
   )
 
-  // The customer's email: its own loop on the same outbox, to SMTP_URL's relay; without one
-  // (outside production), to the built-in relay, started with the workers.
-  let email: OutboxService<'email'> | undefined
-  let emailLoop: WorkLoop | undefined
-  let mailRelay: MailRelay | undefined
+  // The customer's messages: a loop per channel on the same outbox, each to its provider; without
+  // one (outside production), to a built-in stand-in on loopback, started with the workers.
+  const messages: { sending: OutboxService; loop: WorkLoop }[] = []
+  const builtIns: { stop(): Promise<void> }[] = []
+  const startMessages = async (name: string, create: (hooks: DeliveryHooks) => OutboxService) => {
+    const sending = create({ onSlotFree: () => loop.wake() })
+    const loop: WorkLoop = new WorkLoop(
+      name,
+      () => sending.runRound(),
+      { pollMs: config.webhook.pollMs, listen: (wake) => db.listen(DELIVERIES_DUE, wake) },
+      log,
+    )
+    messages.push({ sending, loop })
+    await loop.start()
+  }
   const startEmail = async () => {
     let settings = config.email
     if (!settings && !config.production) {
-      mailRelay = new MailRelay()
-      await mailRelay.start()
-      settings = { smtpUrl: mailRelay.smtpUrl, from: BUILT_IN_FROM, timeoutMs: 15_000, concurrency: 8 }
+      const relay = new MailRelay()
+      await relay.start()
+      builtIns.push(relay)
+      settings = { smtpUrl: relay.smtpUrl, from: BUILT_IN_FROM, timeoutMs: 15_000, concurrency: 8 }
       log.warn(
-        { relay: mailRelay.url },
-        `no SMTP_URL: the customer's emails go to the built-in mail relay on loopback, which keeps the last 200 (listed at ${mailRelay.url})`,
+        { relay: relay.url },
+        `no SMTP_URL: the customer's emails go to the built-in mail relay on loopback, which keeps the last 200 (listed at ${relay.url})`,
       )
     }
-    if (!settings) return
-    const sending = createEmailDelivery(db, deliveryRepository, { ...config, email: settings }, metrics, log, { onSlotFree: () => emailLoop?.wake() })
-    email = sending
-    emailLoop = new WorkLoop('email', () => sending.runRound(), { pollMs: config.webhook.pollMs, listen: (wake) => db.listen(DELIVERIES_DUE, wake) }, log)
-    await emailLoop.start()
+    const email = settings
+    if (email) await startMessages('email', (hooks) => createEmailDelivery(db, deliveryRepository, { ...config, email }, metrics, log, hooks))
   }
-  // The customer's texts: their own loop, to Twilio; without TWILIO_ACCOUNT_SID (outside
-  // production), to the built-in fake Twilio, started with the workers.
-  let sms: OutboxService<'sms'> | undefined
-  let smsLoop: WorkLoop | undefined
-  let fakeTwilio: FakeTwilio | undefined
   const startSms = async () => {
     let settings = config.sms
     if (!settings && !config.production) {
-      fakeTwilio = new FakeTwilio({ ...(await builtInTwilio(new SecretsRepository(db))), inboundUrl: `${config.publicBaseUrl}/sms/twilio/inbound` })
-      await fakeTwilio.start()
+      const twilio = new FakeTwilio({ ...(await builtInTwilio(new SecretsRepository(db))), inboundUrl: `${config.publicBaseUrl}/sms/twilio/inbound` })
+      await twilio.start()
+      builtIns.push(twilio)
       settings = {
-        accountSid: fakeTwilio.accountSid,
-        authToken: fakeTwilio.authToken,
+        accountSid: twilio.accountSid,
+        authToken: twilio.authToken,
         from: BUILT_IN_TWILIO_FROM,
-        apiUrl: fakeTwilio.url,
+        apiUrl: twilio.url,
         timeoutMs: 10_000,
         concurrency: 4,
       }
       log.warn(
-        { twilio: `${fakeTwilio.url}/messages` },
-        `no TWILIO_ACCOUNT_SID: the customer's texts go to the built-in fake Twilio on loopback (listed at ${fakeTwilio.url}/messages)`,
+        { twilio: `${twilio.url}/messages` },
+        `no TWILIO_ACCOUNT_SID: the customer's texts go to the built-in fake Twilio on loopback (listed at ${twilio.url}/messages)`,
       )
     }
-    if (!settings) return
-    const sending = createSmsDelivery(db, deliveryRepository, { ...config, sms: settings }, metrics, log, { onSlotFree: () => smsLoop?.wake() })
-    sms = sending
-    smsLoop = new WorkLoop('sms', () => sending.runRound(), { pollMs: config.webhook.pollMs, listen: (wake) => db.listen(DELIVERIES_DUE, wake) }, log)
-    await smsLoop.start()
+    const sms = settings
+    if (sms) await startMessages('sms', (hooks) => createSmsDelivery(db, deliveryRepository, { ...config, sms }, metrics, log, hooks))
   }
   const wakeDeliveries = () => {
     webhookLoop.wake()
-    emailLoop?.wake()
-    smsLoop?.wake()
+    for (const { loop } of messages) loop.wake()
   }
 
   const refresh = createRefreshService(
@@ -224,17 +226,14 @@ export function createWorkers(
       await Promise.all([
         ...refreshLoops.map((loop) => loop.stop()),
         webhookLoop.stop(),
-        emailLoop?.stop(),
-        smsLoop?.stop(),
+        ...messages.map(({ loop }) => loop.stop()),
         retentionLoop.stop(),
         correctionLoop.stop(),
       ])
-      await Promise.all([delivery.drain(), email?.drain(), sms?.drain()])
+      await Promise.all([delivery.drain(), ...messages.map(({ sending }) => sending.drain())])
       await webhookHttp.close()
-      await email?.close()
-      await sms?.close()
-      await mailRelay?.stop()
-      await fakeTwilio?.stop()
+      for (const { sending } of messages) await sending.close()
+      for (const builtIn of builtIns) await builtIn.stop()
     },
   }
 }
@@ -287,24 +286,16 @@ export function createEmailDelivery(
   hooks: DeliveryHooks = {},
 ): OutboxService<'email'> {
   const settings = config.email!
-  const pageRepository = new TrackingPageRepository(db)
-  const audit = new AuditTrail(db, new AuditRepository(db))
-  const pages = new TrackingPageService(pageRepository, audit)
-  const notifications = new NotificationService(db, new RecipientRepository(db), pageRepository, new SecretsRepository(db), audit)
+  const { page, notifications } = messageParts(db)
   const sender = new EmailSender({
     smtpUrl: settings.smtpUrl,
     from: settings.from,
     publicBaseUrl: config.publicBaseUrl,
     timeoutMs: settings.timeoutMs,
     concurrency: settings.concurrency,
-    page: (token, language) => pages.page(token, { lang: language ?? undefined }),
+    page,
     refused: (userId, email, language) => notifications.suppressRefused(userId, email, language),
   })
-  const channelMetrics: ChannelMetrics = {
-    attempted: (verdict) => metrics.notificationAttempts.inc({ channel: 'email', outcome: verdict }),
-    gateLimit: () => {},
-    gateForgotten: () => {},
-  }
   const options: DeliveryOptions = {
     scheduleMs: config.webhook.scheduleMs,
     leaseMs: settings.timeoutMs * 3 + 5_000,
@@ -315,7 +306,7 @@ export function createEmailDelivery(
     hostConcurrencyMax: settings.concurrency * MESSAGES_PER_CONNECTION,
     claimAtLeast: Math.ceil((settings.concurrency * MESSAGES_PER_CONNECTION) / 2),
   }
-  return new OutboxService(db, repository, sender, options, channelMetrics, log, hooks)
+  return new OutboxService(db, repository, sender, options, messageMetrics(metrics, 'email'), log, hooks)
 }
 
 /**
@@ -334,10 +325,7 @@ export function createSmsDelivery(
   destinationClock?: () => Date,
 ): OutboxService<'sms'> {
   const settings = config.sms!
-  const pageRepository = new TrackingPageRepository(db)
-  const audit = new AuditTrail(db, new AuditRepository(db))
-  const pages = new TrackingPageService(pageRepository, audit)
-  const notifications = new NotificationService(db, new RecipientRepository(db), pageRepository, new SecretsRepository(db), audit)
+  const { page, notifications } = messageParts(db)
   const sender = new TwilioSmsSender({
     accountSid: settings.accountSid,
     authToken: settings.authToken,
@@ -346,15 +334,10 @@ export function createSmsDelivery(
     publicBaseUrl: config.publicBaseUrl,
     timeoutMs: settings.timeoutMs,
     ...(destinationClock ? { now: destinationClock } : {}),
-    page: (token, language) => pages.page(token, { lang: language ?? undefined }),
+    page,
     zones: phoneZones,
     stopped: (userId, phone, language) => notifications.suppressStopped(userId, phone, language),
   })
-  const channelMetrics: ChannelMetrics = {
-    attempted: (verdict) => metrics.notificationAttempts.inc({ channel: 'sms', outcome: verdict }),
-    gateLimit: () => {},
-    gateForgotten: () => {},
-  }
   const options: DeliveryOptions = {
     scheduleMs: config.webhook.scheduleMs,
     leaseMs: settings.timeoutMs * 2 + 5_000,
@@ -362,5 +345,30 @@ export function createSmsDelivery(
     hostConcurrency: settings.concurrency,
     hostConcurrencyMax: settings.concurrency,
   }
-  return new OutboxService(db, repository, sender, options, channelMetrics, log, hooks)
+  return new OutboxService(db, repository, sender, options, messageMetrics(metrics, 'sms'), log, hooks)
 }
+
+/**
+ * What a message channel's sender reads besides the outbox: the task's tracking page as it is when
+ * the message is sent, in the recipient's language (null: the shop's default), and the
+ * notifications' suppressions.
+ */
+function messageParts(db: Database): {
+  page: (token: string, language: Language | null) => Promise<TrackingPage | undefined>
+  notifications: NotificationService
+} {
+  const pageRepository = new TrackingPageRepository(db)
+  const audit = new AuditTrail(db, new AuditRepository(db))
+  const pages = new TrackingPageService(pageRepository, audit)
+  return {
+    page: (token, language) => pages.page(token, { lang: language ?? undefined }),
+    notifications: new NotificationService(db, new RecipientRepository(db), pageRepository, new SecretsRepository(db), audit),
+  }
+}
+
+/** A message channel's attempts in `notification_attempts_total`; it has one gate, whose limit is not a metric. */
+const messageMetrics = (metrics: ServiceMetrics, channel: MessageChannel): ChannelMetrics => ({
+  attempted: (verdict) => metrics.notificationAttempts.inc({ channel, outcome: verdict }),
+  gateLimit: () => {},
+  gateForgotten: () => {},
+})

@@ -1,38 +1,29 @@
 import { Registry } from 'prom-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
+import { FedexStory } from '../../test/support/fedex-story'
 import { SmtpSink } from '../../test/support/smtp-sink'
 import { waitFor } from '../../test/support/wait-for'
-import { createEmailDelivery, createRefreshService } from '../main/workers'
-import { FedexClient } from '../carriers/fedex/fedex.client'
-import { FEDEX } from '../carriers/fedex/fedex.plugin'
-import { createCarrierSimulator } from '../carriers/registry'
+import { createEmailDelivery } from '../main/workers'
 import { OutboxRepository } from '../db/outbox.repository'
 import { TRIGGER_HEADLINES } from '../domain/customer-labels'
 import { ServiceMetrics } from '../observability/metrics'
-import { CarrierBudget } from '../services/carrier-budget'
-import type { CarrierSimulator } from '../simulator/simulator'
 
 // A parcel walks FedEx's failed-attempt story (label → picked up → in transit → out for delivery →
 // failed attempt → out for delivery → delivered) with a recipient, through a real SMTP server on
 // loopback: which messages go, once each, with which headers, in which language.
 
-const STEP = 60_000
 const FROM = 'notify@tracking.example'
 const BASE = 'https://track.example'
-let simClock = Date.now()
 let t: TestApp
-let sim: CarrierSimulator
-let fedex: FedexClient
+const story = new FedexStory()
 const smtp = new SmtpSink()
 let shop: Awaited<ReturnType<TestApp['createUser']>>
 
 beforeAll(async () => {
   t = await createTestApp()
   shop = await t.createUser('shop')
-  sim = createCarrierSimulator({ stepMs: STEP, now: () => simClock })
-  await sim.start()
-  fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 2000 })
+  await story.start()
   await smtp.start()
   const brand = {
     displayName: 'Nordwind Shop',
@@ -57,8 +48,7 @@ beforeAll(async () => {
   expect(saved.statusCode, saved.body).toBe(200)
 })
 afterAll(async () => {
-  await fedex.close()
-  await sim.stop()
+  await story.stop()
   await smtp.stop()
   await t.close()
 })
@@ -66,14 +56,6 @@ beforeEach(() => {
   smtp.received.length = 0
   smtp.rcpt = () => ({ accept: true })
 })
-
-const refresh = () =>
-  createRefreshService(
-    t.db,
-    new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(1000) }]]),
-    { pollIntervalMs: 3_600_000, expireAfterMs: 30 * 86_400_000, leaseMs: 30_000, claimLimit: 100, retryBaseMs: 100, retryMaxMs: 200 },
-    new ServiceMetrics(new Registry()),
-  )
 
 const email = (smtpUrl = smtp.url) =>
   createEmailDelivery(
@@ -112,24 +94,16 @@ async function sendAll(
   )
 }
 
-async function subscribe(number: string, recipient: object): Promise<number> {
-  const res = await t.as(shop.token, {
-    method: 'POST',
-    url: '/openapi/tracking-subscriptions',
-    payload: { carrierCode: 'FEDEX', trackingNumber: number, callbackUrl: 'https://shop.example/hook', recipient },
-  })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json().data.taskId
-}
+const subscribe = (number: string, recipient: object) => story.subscribe(t, shop.token, number, recipient)
 
 /** Fetches the task `stages` times, each seeing one stage more of its story, sending the messages after each. */
 async function walk(taskId: number, stages: number, sender: Email): Promise<void> {
-  const service = refresh()
+  const service = story.refresh(t.db)
   for (let stage = 0; stage < stages; stage++) {
     await t.db.query('UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = $1', [taskId])
     expect((await service.runRound()).claimed).toBe(1)
     await sendAll(sender, taskId)
-    simClock += STEP
+    story.next()
   }
 }
 
@@ -221,13 +195,13 @@ describe("the customer's email", () => {
         : deferrals++ < 1
           ? { code: 451, text: '4.7.1 Try again later' }
           : { accept: true }
-    const service = refresh()
+    const service = story.refresh(t.db)
     // Two fetches: the label, then in transit.
     const fetch = async (taskIds: number[]) => {
       for (let stage = 0; stage < 2; stage++) {
         await t.db.query('UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = ANY($1)', [taskIds])
         await service.runRound()
-        simClock += STEP
+        story.next()
       }
     }
     await fetch([deferred, refused])
@@ -261,11 +235,11 @@ describe("the customer's email", () => {
   it('sends each message once when two workers send from one outbox', async () => {
     const tasks: number[] = []
     for (let i = 0; i < 20; i++) tasks.push(await subscribe(`FA${Date.now()}${i}`, { email: `many${i}@example.com` }))
-    const service = refresh()
+    const service = story.refresh(t.db)
     for (let stage = 0; stage < 2; stage++) {
       await t.db.query('UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = ANY($1)', [tasks])
       await service.runRound()
-      simClock += STEP
+      story.next()
     }
     const [a, b] = [email(), email()]
     await waitFor(

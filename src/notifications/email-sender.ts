@@ -1,6 +1,7 @@
 import nodemailer, { type Transporter } from 'nodemailer'
 import type { ChannelSender, Outgoing, SendResult } from '../domain/outbox'
-import type { Trigger, MessagePayload } from '../domain/notifications'
+import { oneLine } from '../domain/email-address'
+import { senderName, type Trigger, type MessagePayload } from '../domain/notifications'
 import type { Language, TrackingPage } from '../domain/tracking-page'
 import { renderEmail } from './email-message'
 
@@ -37,9 +38,6 @@ interface SmtpError {
   command?: string
   response?: string
 }
-
-// Header values come from the shop and the customer: a line break would start a header of its own.
-const oneLine = (value: string) => value.replace(/[\r\n\u2028\u2029\u0085]+/g, ' ').trim()
 
 export class EmailSender implements ChannelSender<'email'> {
   readonly channel = 'email' as const
@@ -114,7 +112,8 @@ export class EmailSender implements ChannelSender<'email'> {
       pageUrl: `${base}/t/${details.pageToken}`,
       unsubscribeUrl,
     })
-    const shopName = oneLine(details.fromName ?? page.shop.name) || page.carrier.name
+    // Header values come from the shop and the customer: a line break would start a header of its own.
+    const shopName = senderName(details.fromName, page)
     const replyTo = details.replyTo ?? page.shop.supportEmail
     return {
       from: { name: shopName, address: this.options.from },

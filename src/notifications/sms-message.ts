@@ -1,6 +1,6 @@
 import { label, TRIGGER_HEADLINES } from '../domain/customer-labels'
 import { expectedText } from '../domain/customer-time'
-import type { Trigger } from '../domain/notifications'
+import { senderName, type Trigger } from '../domain/notifications'
 import type { TrackingPage } from '../domain/tracking-page'
 
 /**
@@ -11,7 +11,7 @@ import type { TrackingPage } from '../domain/tracking-page'
  */
 export function renderSms(page: TrackingPage, trigger: Trigger, shopName: string | null, pageUrl: string): string {
   const { language } = page
-  const shop = oneLine(shopName ?? page.shop.name) || page.carrier.name
+  const shop = senderName(shopName, page)
   const eta = trigger === 'delivered' ? '' : expectedText(page)
   const text = [
     `${shop}: ${TRIGGER_HEADLINES[language][trigger]}.`,
@@ -24,5 +24,3 @@ export function renderSms(page: TrackingPage, trigger: Trigger, shopName: string
   // A typographic apostrophe is outside GSM's alphabet: it alone would make every segment 67 characters, not 153.
   return text.replaceAll('\u2019', "'")
 }
-
-const oneLine = (text: string) => text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim()

@@ -1,57 +1,40 @@
-import { createServer } from 'node:net'
 import { Registry } from 'prom-client'
 import { request } from 'undici'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
+import { FedexStory } from '../../test/support/fedex-story'
 import { waitFor } from '../../test/support/wait-for'
-import { createRefreshService, createSmsDelivery } from '../main/workers'
-import { FedexClient } from '../carriers/fedex/fedex.client'
-import { FEDEX } from '../carriers/fedex/fedex.plugin'
-import { createCarrierSimulator } from '../carriers/registry'
+import { freePort } from '../../test/support/service-process'
+import { createSmsDelivery } from '../main/workers'
 import { OutboxRepository } from '../db/outbox.repository'
+import { SecretsRepository } from '../db/secrets.repository'
+import { builtInTwilio } from '../main/built-in-twilio'
 import { ServiceMetrics } from '../observability/metrics'
-import { CarrierBudget } from '../services/carrier-budget'
 import { FakeTwilio, UNSUBSCRIBED } from '../simulator/fake-twilio'
-import type { CarrierSimulator } from '../simulator/simulator'
 import { twilioSignature } from './twilio-signature'
 
 // A parcel walks FedEx's failed-attempt story (label → picked up → in transit → out for delivery →
 // failed attempt → out for delivery → delivered) with a recipient's phone, through the fake Twilio
 // on loopback, whose signed status callbacks and replies reach the service over real HTTP.
 
-const STEP = 60_000
 /** 12:00 UTC: 13:00 in Berlin (winter), day. */
 const NOON = new Date('2026-11-30T12:00:00Z')
-let simClock = Date.now()
 let t: TestApp
 let base: string
-let sim: CarrierSimulator
-let fedex: FedexClient
+const story = new FedexStory()
 let twilio: FakeTwilio
 let shop: Awaited<ReturnType<TestApp['createUser']>>
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 beforeAll(async () => {
   const port = await freePort()
   base = `http://127.0.0.1:${port}`
   // The fake's token is the built-in one the service verifies callbacks with (no TWILIO_* set).
   t = await createTestApp({ publicBaseUrl: base })
-  const token = (await import('../main/built-in-twilio')).builtInTwilio
-  const { SecretsRepository } = await import('../db/secrets.repository')
-  twilio = new FakeTwilio({ ...(await token(new SecretsRepository(t.db))), inboundUrl: `${base}/sms/twilio/inbound` })
+  twilio = new FakeTwilio({ ...(await builtInTwilio(new SecretsRepository(t.db))), inboundUrl: `${base}/sms/twilio/inbound` })
   await twilio.start()
   await t.app.listen({ port, host: '127.0.0.1' })
   shop = await t.createUser('shop')
-  sim = createCarrierSimulator({ stepMs: STEP, now: () => simClock })
-  await sim.start()
-  fedex = new FedexClient({ baseUrl: sim.urlOf(FEDEX.simulator), clientId: 'id', clientSecret: 's', timeoutMs: 2000 })
+  await story.start()
   const brand = {
     displayName: 'Nordwind Shop',
     logoUrl: null,
@@ -70,22 +53,13 @@ beforeAll(async () => {
   expect(saved.statusCode, saved.body).toBe(200)
 })
 afterAll(async () => {
-  await fedex.close()
-  await sim.stop()
+  await story.stop()
   await twilio.stop()
   await t.close()
 })
 beforeEach(() => {
   twilio.respond = undefined
 })
-
-const refresh = () =>
-  createRefreshService(
-    t.db,
-    new Map([['FEDEX', { adapter: fedex, budget: new CarrierBudget(1000) }]]),
-    { pollIntervalMs: 3_600_000, expireAfterMs: 30 * 86_400_000, leaseMs: 30_000, claimLimit: 100, retryBaseMs: 100, retryMaxMs: 200 },
-    new ServiceMetrics(new Registry()),
-  )
 
 /** The SMS loop, at `clock`'s time, to `apiUrl` (the fake's by default). */
 const smsLoop = (clock: () => Date = () => NOON, apiUrl = twilio.url, timeoutMs = 2000) =>
@@ -137,24 +111,16 @@ async function send(sender: Sms, taskId: number, done: (rows: MessageRow[]) => b
   return rows
 }
 
-async function subscribe(number: string, recipient: object): Promise<number> {
-  const res = await t.as(shop.token, {
-    method: 'POST',
-    url: '/openapi/tracking-subscriptions',
-    payload: { carrierCode: 'FEDEX', trackingNumber: number, callbackUrl: 'https://shop.example/hook', recipient },
-  })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json().data.taskId
-}
+const subscribe = (number: string, recipient: object) => story.subscribe(t, shop.token, number, recipient)
 
 /** Fetches the task `stages` times, each seeing one stage more of its story; after each, `between`. */
 async function walk(taskId: number, stages: number, between: () => Promise<void> = async () => {}): Promise<void> {
-  const service = refresh()
+  const service = story.refresh(t.db)
   for (let stage = 0; stage < stages; stage++) {
     await t.db.query('UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = $1', [taskId])
     expect((await service.runRound()).claimed).toBeGreaterThanOrEqual(1)
     await between()
-    simClock += STEP
+    story.next()
   }
 }
 
@@ -229,7 +195,7 @@ describe("the customer's SMS", () => {
     expect(textsTo(phone)).toHaveLength(0)
 
     // By morning the parcel is out for delivery (stage 3): the night's in_transit text is stale.
-    simClock += STEP
+    story.next()
     await walk(taskId, 1)
     now = new Date('2026-12-01T07:00:00Z')
     await t.db.query(`UPDATE deliveries SET next_attempt_at = now() WHERE task_id = $1 AND channel = 'sms'`, [taskId])

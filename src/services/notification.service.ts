@@ -8,6 +8,7 @@ import {
   DEFAULT_NOTIFICATION_SETTINGS,
   normalEmail,
   parseRecipient,
+  senderName,
   settingsProblems,
   type NotificationSettings,
   type Recipient,
@@ -101,9 +102,8 @@ export class NotificationService {
     const page = trackingPageOf(source, brand, { name: carrier.name, trackingUrl: carrier.trackingPageUrl(source.trackingNumber) ?? '' }, language)
     const pageUrl = `${PREVIEW_BASE}/t/preview`
     const email = renderEmail({ page, trigger, name: 'Alex Example', pageUrl, unsubscribeUrl: `${PREVIEW_BASE}/u/preview` })
-    const shop = settings.email.fromName ?? (brand.displayName || carrier.name)
     return {
-      from: `"${shop}" <NOTIFY_FROM>`,
+      from: `"${senderName(settings.email.fromName, page)}" <NOTIFY_FROM>`,
       replyTo: settings.email.replyTo ?? brand.supportEmail,
       ...email,
       sms: renderSms(page, trigger, settings.email.fromName, pageUrl),

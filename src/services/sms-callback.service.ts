@@ -1,5 +1,5 @@
 import type { OutboxRepository } from '../db/outbox.repository'
-import { providerFailed, providerRank, PROVIDER_STATUSES, replyIntent } from '../domain/sms-replies'
+import { providerFailed, replyIntent } from '../domain/sms-replies'
 import type { NotificationService } from './notification.service'
 
 /**
@@ -7,23 +7,17 @@ import type { NotificationService } from './notification.service'
  * and a customer's reply. Both are verified by the caller against the provider's signature.
  */
 export class SmsCallbackService {
-  private readonly ranks: Record<string, number>
-
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly notifications: NotificationService,
     /** The provider's auth token the callbacks are signed with; undefined: SMS is not set up. */
     readonly authToken: () => Promise<string | undefined>,
-  ) {
-    this.ranks = Object.fromEntries(PROVIDER_STATUSES.map((status) => [status, providerRank(status)!]))
-  }
+  ) {}
 
   /** A text's status (Twilio's MessageStatus, ErrorCode); false for a message this service never sent. */
   async reported(messageId: string, status: string, errorCode: string | undefined): Promise<boolean> {
-    // A status this service does not know is not kept, but the message is.
-    if (providerRank(status) === undefined) return this.outbox.providerReported(messageId, status, { ...this.ranks, [status]: 0 }, null)
     const failure = providerFailed(status) ? `the provider reported it ${status}${errorCode ? ` (Twilio error ${errorCode})` : ''}` : null
-    return this.outbox.providerReported(messageId, status, this.ranks, failure)
+    return this.outbox.providerReported(messageId, status, failure)
   }
 
   /** A customer's reply: STOP suppresses the number, START lifts that; anything else is not read. */

@@ -33,8 +33,9 @@ export class SubscriptionImportService {
     const { columns } = judged
     if (rows.length === 0) throw invalid([{ field: 'body', message: 'must hold at least one row after the header' }])
 
-    const results: ImportRowResult[] = []
-    const items: { line: number; item: Record<string, unknown>; at: number }[] = []
+    // One result per row, in its place: a row that fails here now, the others once their chunk is written.
+    const results: ImportRowResult[] = new Array(rows.length)
+    const items: { at: number; line: number; item: Record<string, unknown> }[] = []
     // Each row's first line in the file (a quoted cell may hold line breaks): the line breaks
     // before the bytes the parser had read when the row before it ended, and the empty lines after.
     const bytes = Buffer.from(csv)
@@ -45,13 +46,10 @@ export class SubscriptionImportService {
       while (bytes[start] === 0x0d || bytes[start] === 0x0a) start++
       for (let i = read; i < start; i++) if (bytes[i] === 0x0a) line++
       read = start
-      const failed = (message: string) => results.push({ line, trackingNumber: '', carrierCode: '', taskId: 0, result: 'validation_error', message })
+      const failed = (message: string) => (results[n] = { line, trackingNumber: '', carrierCode: '', taskId: 0, result: 'validation_error', message })
       if (n >= IMPORT_MAX_ROWS) failed(`beyond the ${IMPORT_MAX_ROWS} rows one import takes`)
       else if (record.length !== columns.length) failed(`has ${record.length} cells where the header names ${columns.length}`)
-      else {
-        items.push({ line, item: importItem(columns, record), at: results.length })
-        results.push({ line, trackingNumber: '', carrierCode: '', taskId: 0, result: 'reused', message: '' })
-      }
+      else items.push({ at: n, line, item: importItem(columns, record) })
     }
     const { batchMaxItems } = await this.settings.get()
     for (let start = 0; start < items.length; start += batchMaxItems) {

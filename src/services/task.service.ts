@@ -43,18 +43,7 @@ export class TaskService {
   }
 
   async list(userId: number, parameters: ListParameters): Promise<TaskPage> {
-    const judged = judgeListFilters(parameters, CARRIER_CODES)
-    if (!judged.ok) throw invalid(judged.details)
-    const { filters } = judged
-    const sort = parameters.sort ?? '-createdAt'
-    const query: TaskListQuery = {
-      userId,
-      filters,
-      sort,
-      limit: parameters.limit ?? LIST_LIMIT.default,
-      after: undefined,
-      includeEvents: parameters.include === 'events',
-    }
+    const query = listQuery(userId, parameters, parameters.limit ?? LIST_LIMIT.default, parameters.include === 'events')
     if (parameters.cursor !== undefined) {
       const decoded = decodeCursor(await this.secrets.get(CURSOR_KEY), query, parameters.cursor)
       if (!decoded.ok) throw invalid(decoded.details)
@@ -73,16 +62,7 @@ export class TaskService {
    * one page whatever the count.
    */
   async *allPages(userId: number, parameters: ListParameters, pageSize: number): AsyncGenerator<FullTaskDocument[]> {
-    const judged = judgeListFilters(parameters, CARRIER_CODES)
-    if (!judged.ok) throw invalid(judged.details)
-    const query: TaskListQuery = {
-      userId,
-      filters: judged.filters,
-      sort: parameters.sort ?? '-createdAt',
-      limit: pageSize,
-      after: undefined,
-      includeEvents: false,
-    }
+    const query = listQuery(userId, parameters, pageSize, false)
     for (;;) {
       const rows = await this.tasks.list(query)
       const page = rows.slice(0, pageSize)
@@ -139,4 +119,11 @@ export class TaskService {
 
 function throwNotFound(): never {
   throw subscriptionNotFound()
+}
+
+/** The list's query of the user's tasks from its parameters (their filters judged here), from the first page. */
+function listQuery(userId: number, parameters: ListParameters, limit: number, includeEvents: boolean): TaskListQuery {
+  const judged = judgeListFilters(parameters, CARRIER_CODES)
+  if (!judged.ok) throw invalid(judged.details)
+  return { userId, filters: judged.filters, sort: parameters.sort ?? '-createdAt', limit, after: undefined, includeEvents }
 }

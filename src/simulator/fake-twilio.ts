@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { request } from 'undici'
+import { replyIntent } from '../domain/sms-replies'
 import { twilioSignature } from '../notifications/twilio-signature'
 
 /**
@@ -72,7 +73,7 @@ export class FakeTwilio {
   /** A customer replies STOP (or any text) from `phone` to the sending number: posted, signed, to the inbound webhook; its status. */
   async reply(phone: string, to: string, body = 'STOP'): Promise<number> {
     if (!this.inboundUrl) throw new Error('the fake Twilio has no inbound URL')
-    if (/^\s*(stop|stopall|unsubscribe|cancel|end|quit)\s*$/i.test(body)) this.stopped.add(phone)
+    if (replyIntent(body) === 'stop') this.stopped.add(phone)
     const form = new URLSearchParams({
       ToCountry: 'US',
       SmsMessageSid: sid('SM'),

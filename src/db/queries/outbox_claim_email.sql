@@ -114,13 +114,13 @@ WITH
       p.address,
       p.gate_key,
       p.user_id AS recipient_user,
-      r.name AS recipient_name,
       r.language AS recipient_language,
       u.notification_settings -> 'email' ->> 'fromName' AS from_name,
-      u.notification_settings -> 'email' ->> 'replyTo' AS reply_to,
-      a.token AS unsubscribe_token,
       a.suppressed_at IS NOT NULL AS suppressed,
-      t.page_token AS page_token
+      t.page_token AS page_token,
+      r.name AS recipient_name,
+      u.notification_settings -> 'email' ->> 'replyTo' AS reply_to,
+      a.token AS unsubscribe_token
     FROM
       picked p
       JOIN api_users u ON u.id = p.user_id
@@ -151,10 +151,10 @@ RETURNING
   d.attempt_count,
   d.cycle_start_attempt,
   p.recipient_user,
-  p.recipient_name,
   p.recipient_language,
   p.from_name,
-  p.reply_to,
-  p.unsubscribe_token,
   p.suppressed,
-  p.page_token;
+  p.page_token,
+  p.recipient_name,
+  p.reply_to,
+  p.unsubscribe_token;

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { stringify } from 'csv-stringify/sync'
 import { EXPORT_COLUMNS, exportRow, IMPORT_COLUMNS, IMPORT_MAX_ROWS } from '../../domain/csv-columns'
 import type { FullTaskJson } from '../../domain/task-document'
+import { byQuality } from '../../domain/tracking-page'
 import { LIST_LIMIT } from '../../domain/task-list'
 import type { SubscriptionImportService, ImportRowResult } from '../../services/subscription-import.service'
 import type { TaskService } from '../../services/task.service'
@@ -97,10 +98,6 @@ const pageText = (documents: string[]) =>
     CSV,
   )
 
-/** Whether the caller asked for CSV before JSON. */
-function wantsCsv(accept: string | undefined): boolean {
-  if (!accept) return false
-  const csv = accept.indexOf('text/csv')
-  const json = accept.indexOf('application/json')
-  return csv >= 0 && (json < 0 || csv < json)
-}
+/** Whether the caller asked for CSV before JSON (by quality, then order). */
+const wantsCsv = (accept: string | undefined): boolean =>
+  byQuality(accept).find((r) => r.value === 'text/csv' || r.value === 'application/json')?.value === 'text/csv'

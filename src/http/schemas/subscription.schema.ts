@@ -98,17 +98,19 @@ export const BatchBody = Type.Object({
  */
 export const checkBatchEnvelope = checkOf(Type.Object({ items: Type.Array(Type.Unknown()) }))
 
+/** What a batch answers of an item, and an import of a row (their place aside). */
+const itemResult = (what: 'item' | 'row') => ({
+  trackingNumber: Type.String(),
+  carrierCode: Type.String(),
+  taskId: Type.Integer({ minimum: 0, description: `0 for a failed ${what}` }),
+  result: stringEnum(BATCH_RESULTS),
+  message: Type.String(),
+  candidates: Type.Optional(Type.Array(ref(CarrierCandidate), { description: 'with carrier_not_detected: what detection found, best first' })),
+})
+
 const BatchItemResult = component(
   'BatchItemResult',
-  Type.Object({
-    index: Type.Integer({ minimum: 0, description: 'the position of the item in the submitted array' }),
-    trackingNumber: Type.String(),
-    carrierCode: Type.String(),
-    taskId: Type.Integer({ minimum: 0, description: '0 for a failed item' }),
-    result: stringEnum(BATCH_RESULTS),
-    message: Type.String(),
-    candidates: Type.Optional(Type.Array(ref(CarrierCandidate), { description: 'with carrier_not_detected: what detection found, best first' })),
-  }),
+  Type.Object({ index: Type.Integer({ minimum: 0, description: 'the position of the item in the submitted array' }), ...itemResult('item') }),
 )
 
 export const BatchResponse = envelope(
@@ -120,12 +122,7 @@ const ImportRowResult = component(
   'ImportRowResult',
   Type.Object({
     line: Type.Integer({ minimum: 2, description: 'the line the row starts on in the file (the header is line 1; a quoted cell may span lines)' }),
-    trackingNumber: Type.String(),
-    carrierCode: Type.String(),
-    taskId: Type.Integer({ minimum: 0, description: '0 for a failed row' }),
-    result: stringEnum(BATCH_RESULTS),
-    message: Type.String(),
-    candidates: Type.Optional(Type.Array(ref(CarrierCandidate), { description: 'with carrier_not_detected: what detection found, best first' })),
+    ...itemResult('row'),
   }),
 )
 
