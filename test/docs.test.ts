@@ -8,6 +8,7 @@ import { STANDARD_STATUSES, WEBHOOK_STATUSES } from '../src/domain/statuses'
 import { HTTP_STATUS } from '../src/http/error-handler'
 import { MILESTONE_NAMES } from '../src/domain/milestones'
 import { renderStatusTable } from './support/status-table-doc'
+import { MCP_TOOLS } from '../src/http/mcp/mcp-tools'
 
 // The docs say what the code does: where they list a closed set of the code's (statuses, error
 // reasons, carriers, settings, event types), the list is rendered from the code's constant and
@@ -51,5 +52,13 @@ describe('docs/carriers.md', () => {
 
   it('lists the milestones in docs/api.md', () => {
     expect(doc('api.md')).toContain(`Milestones: ${codeList(MILESTONE_NAMES)}.`)
+  })
+})
+
+describe('docs/mcp.md', () => {
+  it('lists every tool with the operation it runs', () => {
+    const mcp = doc('mcp.md')
+    const rows = [...mcp.matchAll(/^\| `(\w+)` \| `(\w+)` \|/gm)].map((m) => [m[1], m[2]])
+    expect(rows).toEqual(MCP_TOOLS.map((tool) => [tool.name, tool.operationId]))
   })
 })

@@ -46,6 +46,8 @@ export interface Config {
   refreshLeaseMs: number
   /** ROLE=all: requests in flight at which the API counts as saturated and the refresh yields to it (0: never). */
   apiFirstInFlight: number
+  /** Serves the Model Context Protocol at POST /mcp (MCP_ENABLED; docs/mcp.md). */
+  mcpEnabled: boolean
   /** How often a worker looks for stuck pending tasks to auto-correct (docs/api.md, "Auto-correct"). */
   carrierCorrectionPollMs: number
   carrierTimeoutMs: number
@@ -142,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     refreshClaimLimit: integer(env, 'REFRESH_CLAIM_LIMIT', 300, 1, 10_000),
     refreshLeaseMs: integer(env, 'REFRESH_LEASE_SECONDS', 60, 1, 3600) * 1000,
     apiFirstInFlight: integer(env, 'API_FIRST_IN_FLIGHT', 16, 0, 100_000),
+    mcpEnabled: boolean(env, 'MCP_ENABLED'),
     carrierCorrectionPollMs: integer(env, 'CARRIER_CORRECTION_POLL_MS', 60_000, 50, 3_600_000),
     carrierTimeoutMs: integer(env, 'CARRIER_TIMEOUT_MS', 15_000, 100, 120_000),
     carriers: Object.fromEntries(CARRIERS.map((carrier) => [carrier.code, carrierSettings(env, carrier.env)])),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import AjvCompiler from '@fastify/ajv-compiler'
 import SerializerSelector from '@fastify/fast-json-stringify-compiler'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler, type RouteOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -85,6 +85,8 @@ export interface AppOptions {
   rateLimits?: RateLimitOptions
   /** Told of every request's start and end, for the workers of the same process (ROLE=all). */
   pressure?: ApiPressure
+  /** Serves POST /mcp (MCP_ENABLED); 404 there when absent. */
+  mcp?: boolean
 }
 
 const BODY_LIMIT = 1024 * 1024
@@ -185,6 +187,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options
   await app.register(healthRoutes, { health: services.health })
   if (options.api === false) return app
+  // The MCP server's tools run the API's operations, found by their operationId.
+  const operations = new Map<string, RouteOptions>()
+  app.addHook('onRoute', (route) => {
+    const operationId = (route.schema as { operationId?: string } | undefined)?.operationId
+    // Fastify adds a HEAD twin of each GET, under the same schema.
+    if (operationId && route.method !== 'HEAD') operations.set(operationId, route)
+  })
   await app.register(apiRoutes, {
     auth: services.auth,
     subscriptions: services.subscriptions,
@@ -200,6 +209,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     pages: services.pages,
     notifications: services.notifications,
   })
+  // Loaded only when served: the SDK is not worth its start time and memory otherwise.
+  if (options.mcp) await app.register((await import('./mcp/mcp.routes')).mcpRoutes, { auth: services.auth, operations })
   await app.register(trackingPageRoutes, { pages: services.pages })
   await app.register(unsubscribeRoutes, { notifications: services.notifications })
   await app.register(twilioRoutes, { sms: services.sms, publicBaseUrl: options.publicBaseUrl ?? '' })

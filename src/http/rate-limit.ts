@@ -66,10 +66,11 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url
     // The public tracking pages (/t/) are limited per address like the API.
-    if (!path.startsWith('/openapi/') && !path.startsWith('/admin/') && !path.startsWith('/t/')) return
+    if (!path.startsWith('/openapi/') && !path.startsWith('/admin/') && !path.startsWith('/t/') && !isMcp(path)) return
     const at = now()
     let standing = byAddress?.take(`ip:${request.ip}`, at)
     const authorization = request.headers.authorization
+    // /mcp by address only: each operation a tool runs is an API request of the token (and the address) itself.
     if (standing?.wait === undefined && byToken && authorization && path.startsWith('/openapi/')) {
       const token = byToken.take(createHash('sha256').update(authorization).digest('base64'), at)
       if (!standing || token.wait !== undefined || token.remaining < standing.remaining) standing = token
@@ -79,3 +80,5 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
     if (standing.wait !== undefined) throw new AppError('rate_limited', `too many requests; retry after ${standing.wait} s`, [], standing.wait)
   })
 }
+
+const isMcp = (path: string) => path === '/mcp' || path.startsWith('/mcp?')

@@ -68,6 +68,7 @@ export async function startService(config: Config, log: Logger, db: Database): P
     publicBaseUrl: config.publicBaseUrl,
     rateLimits: config.rateLimits,
     pressure,
+    mcp: config.mcpEnabled,
   })
 
   app.log.info(
@@ -76,6 +77,7 @@ export async function startService(config: Config, log: Logger, db: Database): P
       database: db.kind,
       dataDir: db.kind === 'embedded' ? config.dataDir : undefined,
       admin: config.adminToken ? 'enabled' : 'disabled',
+      mcp: config.mcpEnabled ? 'enabled' : 'disabled',
       carriers: carriers ? modes : undefined,
     },
     'starting tracking subscription service',

@@ -28,6 +28,7 @@ describe('a client generated from /openapi.json', () => {
     for (const operation of operations) expect(Object.keys(operation.responses), operation.operationId).toContain(String(outcomes[operation.operationId]))
     expect(outcomes).toMatchObject({
       listCarriers: 200,
+      mcp: 200,
       detectCarrier: 200,
       subscribe: 200,
       subscribeBatch: 200,

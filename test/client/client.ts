@@ -76,6 +76,10 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
 
   const carriers = await api.GET('/openapi/carriers')
   note('listCarriers', carriers.response)
+  const tools = { jsonrpc: '2.0' as const, id: 1, method: 'tools/list' }
+  const mcpAccept = { accept: 'application/json, text/event-stream' }
+  note('mcp', (await api.POST('/mcp', { body: tools, headers: mcpAccept, parseAs: 'text' })).response)
+  await open.POST('/mcp', { body: tools, headers: mcpAccept, parseAs: 'text' })
   const available: boolean | undefined = carriers.data?.data.carriers[0]?.available
   void available
   const detected = await api.GET('/openapi/carriers/detect', { params: { query: { trackingNumber: '1Z5R89390357567127' } } })

@@ -1,6 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { loadConfig } from '../../src/config/config'
 import { buildApp, type AppServices } from '../../src/http/app'
+import type { RateLimitOptions } from '../../src/http/rate-limit'
 import { createServices, type Wakeups } from '../../src/main/container'
 import type { CarrierModes } from '../../src/services/health.service'
 import type { Database } from '../../src/db/database'
@@ -52,6 +53,10 @@ export interface TestAppOptions {
   pressure?: ApiPressure
   /** PUBLIC_BASE_URL, for a test whose app listens and receives signed callbacks (Twilio's). */
   publicBaseUrl?: string
+  /** Serves POST /mcp (MCP_ENABLED); on unless false. */
+  mcp?: boolean
+  /** Off when absent. */
+  rateLimits?: RateLimitOptions
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -76,6 +81,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     adminToken: 'adminToken' in options ? options.adminToken : ADMIN_TOKEN,
     pressure: options.pressure,
     publicBaseUrl: options.publicBaseUrl,
+    mcp: options.mcp ?? true,
+    rateLimits: options.rateLimits,
   })
   await app.ready()
   return {
