@@ -5,7 +5,7 @@ import importX from 'eslint-plugin-import-x'
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', '.tmp/', 'test/client/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', '.tmp/', 'test/client/', 'client/dist/', 'client/src/api.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,5 @@
+export { createClient, type ClientOptions, type Data, type ListQuery, type SubscriptionQuery, type TrackingClient } from './client.js'
+export { TrackingApiError, type ErrorReason } from './errors.js'
+export { retryAfterMs, type RetryOptions } from './retries.js'
+export { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookEventType, type WebhookHeaders } from './webhooks.js'
+export type { components, operations, paths, webhooks } from './api.js'
