@@ -2218,6 +2218,12 @@ export interface operations {
             /** @description every carrier of the registry */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2238,6 +2244,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2247,6 +2259,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2258,6 +2276,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2267,6 +2291,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2278,6 +2308,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2301,6 +2337,12 @@ export interface operations {
             /** @description the carriers the number may belong to */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2324,6 +2366,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2333,6 +2381,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2344,6 +2398,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2353,6 +2413,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2364,6 +2430,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2389,6 +2461,12 @@ export interface operations {
             /** @description the subscription task */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2407,6 +2485,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2416,6 +2500,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2425,6 +2515,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2436,6 +2532,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2445,6 +2547,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2456,6 +2564,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2480,6 +2594,12 @@ export interface operations {
             /** @description the task, created or updated */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2498,6 +2618,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2507,6 +2633,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2516,6 +2648,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2525,6 +2663,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2536,6 +2680,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2545,6 +2695,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2556,6 +2712,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2583,6 +2745,12 @@ export interface operations {
             /** @description one result per item */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2604,6 +2772,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2613,6 +2787,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2622,6 +2802,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2631,6 +2817,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2642,6 +2834,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2651,6 +2849,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2662,6 +2866,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2687,6 +2897,12 @@ export interface operations {
             /** @description one result per row, in order */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2709,6 +2925,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2718,6 +2940,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2727,6 +2955,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2736,6 +2970,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2747,6 +2987,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2756,6 +3002,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +3019,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2809,6 +3067,12 @@ export interface operations {
             /** @description the tasks, one a row */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2818,6 +3082,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2827,6 +3097,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2838,6 +3114,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2847,6 +3129,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2858,6 +3146,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2906,6 +3200,12 @@ export interface operations {
             /** @description a page of tasks */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2924,6 +3224,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2933,6 +3239,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2944,6 +3256,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2953,6 +3271,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2964,6 +3288,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2986,6 +3316,12 @@ export interface operations {
             /** @description the task, its recipient and their messages */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3008,6 +3344,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3017,6 +3359,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3026,6 +3374,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3037,6 +3391,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3046,6 +3406,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3057,6 +3423,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3079,6 +3451,12 @@ export interface operations {
             /** @description the task is gone, with its events and webhooks */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3101,6 +3479,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3110,6 +3494,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3119,6 +3509,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3130,6 +3526,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3139,6 +3541,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3150,6 +3558,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3182,6 +3596,12 @@ export interface operations {
             /** @description the task */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,6 +3620,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3209,6 +3635,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3218,6 +3650,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3227,6 +3665,12 @@ export interface operations {
             /** @description limit_reached: the account or the task is at a limit (at most 10 webhook endpoints, 5 carrier changes a task); conflict: another task of the caller already tracks the number with that carrier (data.taskId names it) */
             409: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3236,6 +3680,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3245,6 +3695,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3256,6 +3712,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3265,6 +3727,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3276,6 +3744,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3298,6 +3772,12 @@ export interface operations {
             /** @description the task */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,6 +3796,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3325,6 +3811,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3334,6 +3826,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3345,6 +3843,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3354,6 +3858,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3365,6 +3875,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3387,6 +3903,12 @@ export interface operations {
             /** @description the task is due now and will be fetched within seconds */
             202: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3412,6 +3934,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3421,6 +3949,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3430,6 +3964,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +3981,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3996,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3461,6 +4013,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3481,6 +4039,12 @@ export interface operations {
             /** @description the caller's notification settings */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3499,6 +4063,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3510,6 +4080,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3519,6 +4095,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3530,6 +4112,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3570,6 +4158,12 @@ export interface operations {
             /** @description the caller's notification settings */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3588,6 +4182,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3597,6 +4197,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3606,6 +4212,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3615,6 +4227,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3626,6 +4244,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3635,6 +4259,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3646,6 +4276,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3688,6 +4324,12 @@ export interface operations {
             /** @description the task's recipient */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3706,6 +4348,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3715,6 +4363,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3724,6 +4378,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3733,6 +4393,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3742,6 +4408,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3753,6 +4425,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3762,6 +4440,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3773,6 +4457,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3795,6 +4485,12 @@ export interface operations {
             /** @description the task's recipient, removed */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3815,6 +4511,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3824,6 +4526,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3833,6 +4541,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3844,6 +4558,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3853,6 +4573,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3864,6 +4590,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3884,6 +4616,12 @@ export interface operations {
             /** @description the caller's settings */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3912,6 +4650,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3923,6 +4667,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3932,6 +4682,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3943,6 +4699,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3973,6 +4735,12 @@ export interface operations {
             /** @description the caller's settings */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4001,6 +4769,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4010,6 +4784,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4019,6 +4799,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4028,6 +4814,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4039,6 +4831,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4048,6 +4846,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4059,6 +4863,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4081,6 +4891,12 @@ export interface operations {
             /** @description the task's webhook deliveries */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4102,6 +4918,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4111,6 +4933,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4120,6 +4948,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4131,6 +4965,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4140,6 +4980,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4151,6 +4997,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4175,6 +5027,12 @@ export interface operations {
             /** @description the delivery, due again now (or already on its way: pending, sending) */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4196,6 +5054,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4205,6 +5069,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4214,6 +5084,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4225,6 +5101,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4234,6 +5116,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4245,6 +5133,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4265,6 +5159,12 @@ export interface operations {
             /** @description the user's endpoints */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4286,6 +5186,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4297,6 +5203,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4306,6 +5218,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4317,6 +5235,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4357,6 +5281,12 @@ export interface operations {
             /** @description the endpoint with its secret, shown once */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4375,6 +5305,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4384,6 +5320,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4393,6 +5335,12 @@ export interface operations {
             /** @description limit_reached: the account or the task is at a limit (at most 10 webhook endpoints, 5 carrier changes a task); conflict: another task of the caller already tracks the number with that carrier (data.taskId names it) */
             409: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4402,6 +5350,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4411,6 +5365,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4422,6 +5382,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4431,6 +5397,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4442,6 +5414,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4464,6 +5442,12 @@ export interface operations {
             /** @description the endpoint */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4482,6 +5466,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4491,6 +5481,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,6 +5496,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4511,6 +5513,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4520,6 +5528,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4531,6 +5545,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4553,6 +5573,12 @@ export interface operations {
             /** @description deleted, with its deliveries */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4575,6 +5601,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4584,6 +5616,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4593,6 +5631,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4604,6 +5648,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4613,6 +5663,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4624,6 +5680,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4666,6 +5728,12 @@ export interface operations {
             /** @description the endpoint */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4684,6 +5752,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4693,6 +5767,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4702,6 +5782,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4711,6 +5797,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4720,6 +5812,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4731,6 +5829,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4740,6 +5844,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4751,6 +5861,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4773,6 +5889,12 @@ export interface operations {
             /** @description the new secret */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4800,6 +5922,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4809,6 +5937,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,6 +5952,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4829,6 +5969,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4838,6 +5984,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4849,6 +6001,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4871,6 +6029,12 @@ export interface operations {
             /** @description what the endpoint answered to webhook.test */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4895,6 +6059,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4904,6 +6074,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4913,6 +6089,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4924,6 +6106,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4933,6 +6121,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4944,6 +6138,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4977,6 +6177,12 @@ export interface operations {
             /** @description a page of the user's deliveries */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5000,6 +6206,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5009,6 +6221,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5020,6 +6238,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5029,6 +6253,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5040,6 +6270,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5081,6 +6317,12 @@ export interface operations {
             /** @description how many were queued */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5102,6 +6344,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5111,6 +6359,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5120,6 +6374,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5129,6 +6389,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5140,6 +6406,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +6421,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5160,6 +6438,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5193,6 +6477,12 @@ export interface operations {
             /** @description the caller's own delivered tasks, per lane or carrier */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5214,6 +6504,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5223,6 +6519,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5234,6 +6536,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5243,6 +6551,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5254,6 +6568,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5274,6 +6594,12 @@ export interface operations {
             /** @description the caller's tracking page branding (the defaults until one is saved) */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5292,6 +6618,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5303,6 +6635,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5312,6 +6650,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5323,6 +6667,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5366,6 +6716,12 @@ export interface operations {
             /** @description the caller's tracking page branding (the defaults until one is saved) */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5384,6 +6740,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5393,6 +6755,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5402,6 +6770,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5411,6 +6785,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5422,6 +6802,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5431,6 +6817,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5442,6 +6834,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5464,6 +6862,12 @@ export interface operations {
             /** @description the task's page under a new token */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5488,6 +6892,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5497,6 +6907,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5506,6 +6922,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5517,6 +6939,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5526,6 +6954,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5537,6 +6971,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5567,6 +7007,12 @@ export interface operations {
             /** @description the answer to a request: JSON, or an event stream carrying it */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5582,6 +7028,12 @@ export interface operations {
             /** @description a notification or a response, accepted */
             202: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5589,6 +7041,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5598,6 +7056,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5607,6 +7071,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5616,6 +7086,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5627,6 +7103,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5636,6 +7118,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5647,6 +7135,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5670,6 +7164,12 @@ export interface operations {
             /** @description the page: HTML, or its content as JSON with `Accept: application/json` */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5689,6 +7189,12 @@ export interface operations {
             /** @description not modified: the ETag of If-None-Match is still the page’s */
             304: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5696,6 +7202,12 @@ export interface operations {
             /** @description no page has this token: the same page for every such token, or the Error envelope with `Accept: application/json` */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5708,6 +7220,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5717,6 +7235,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5728,6 +7252,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6047,6 +7577,12 @@ export interface operations {
             /** @description all API users */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6067,6 +7603,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6078,6 +7620,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6087,6 +7635,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6098,6 +7652,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6128,6 +7688,12 @@ export interface operations {
             /** @description the new API user with its first token */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6146,6 +7712,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6155,6 +7727,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6164,6 +7742,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6173,6 +7757,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6184,6 +7774,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6193,6 +7789,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6204,6 +7806,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6226,6 +7834,12 @@ export interface operations {
             /** @description the user's tokens */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6246,6 +7860,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6255,6 +7875,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6264,6 +7890,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6275,6 +7907,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6284,6 +7922,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6295,6 +7939,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6317,6 +7967,12 @@ export interface operations {
             /** @description the new token */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6339,6 +7995,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6348,6 +8010,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6357,6 +8025,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6368,6 +8042,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6377,6 +8057,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6388,6 +8074,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6411,6 +8103,12 @@ export interface operations {
             /** @description revoked */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6433,6 +8131,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6442,6 +8146,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6451,6 +8161,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6462,6 +8178,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6471,6 +8193,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6482,6 +8210,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6504,6 +8238,12 @@ export interface operations {
             /** @description the new secret, shown once */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6525,6 +8265,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6534,6 +8280,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6543,6 +8295,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6554,6 +8312,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6563,6 +8327,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6574,6 +8344,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6596,6 +8372,12 @@ export interface operations {
             /** @description a user's notification settings */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6621,6 +8403,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6630,6 +8418,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6639,6 +8433,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6650,6 +8450,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6659,6 +8465,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6670,6 +8482,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6690,6 +8508,12 @@ export interface operations {
             /** @description the settings */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6708,6 +8532,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6719,6 +8549,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6728,6 +8564,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6739,6 +8581,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6787,6 +8635,12 @@ export interface operations {
             /** @description the settings */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6805,6 +8659,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6814,6 +8674,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6823,6 +8689,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6832,6 +8704,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6843,6 +8721,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6852,6 +8736,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6863,6 +8753,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6883,6 +8779,12 @@ export interface operations {
             /** @description every operator */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6903,6 +8805,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6914,6 +8822,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6923,6 +8837,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6934,6 +8854,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6968,6 +8894,12 @@ export interface operations {
             /** @description the operator */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6986,6 +8918,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6995,6 +8933,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7004,6 +8948,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7013,6 +8963,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7024,6 +8980,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7033,6 +8995,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7044,6 +9012,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7080,6 +9054,12 @@ export interface operations {
             /** @description the operator */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7098,6 +9078,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7107,6 +9093,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7116,6 +9108,12 @@ export interface operations {
             /** @description not_found: no such resource for this caller (another user’s is answered the same) */
             404: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7125,6 +9123,12 @@ export interface operations {
             /** @description payload_too_large: the body is over 1 MiB */
             413: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7134,6 +9138,12 @@ export interface operations {
             /** @description unsupported_media_type: the body is not application/json */
             415: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7145,6 +9155,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7154,6 +9170,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7165,6 +9187,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7199,6 +9227,12 @@ export interface operations {
             /** @description a page of the audit trail, newest first */
             200: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7220,6 +9254,12 @@ export interface operations {
             /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
             400: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7229,6 +9269,12 @@ export interface operations {
             /** @description unauthorized: no, unknown or revoked token */
             401: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7240,6 +9286,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7249,6 +9301,12 @@ export interface operations {
             /** @description internal_error: an unexpected failure (logged with the request id) */
             500: {
                 headers: {
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7260,6 +9318,12 @@ export interface operations {
                 headers: {
                     /** @description seconds to wait before trying again */
                     "retry-after"?: number;
+                    /** @description the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off */
+                    "ratelimit-limit"?: number;
+                    /** @description the requests left in it now */
+                    "ratelimit-remaining"?: number;
+                    /** @description seconds until it is full again */
+                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

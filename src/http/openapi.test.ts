@@ -3,6 +3,7 @@ import { EVENT_TYPES, TEST_EVENT_TYPE } from '../domain/event-types'
 import { ERROR_CODES } from '../domain/errors'
 import { STANDARD_STATUSES } from '../domain/statuses'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
+import { isRateLimited } from './rate-limit'
 
 // The document a client is generated from: named schemas, an operationId and the error answers
 // on every operation, the webhooks it sends. (Redocly's strict lint and a strict generated client
@@ -80,6 +81,18 @@ describe('the OpenAPI document', () => {
       if (open.includes(path)) expect(op.security, path).toEqual([])
       else expect(op.security ?? 'the default bearerAuth', path).not.toEqual([])
     }
+  })
+
+  it('declares the RateLimit fields on every answer of a rate-limited path, and only there', () => {
+    const fields = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']
+    for (const { path, method, op } of operations()) {
+      const limited = isRateLimited(path)
+      for (const [status, answer] of Object.entries(op.responses)) {
+        const declared = fields.filter((field) => answer.headers?.[field])
+        expect(declared, `${method} ${path} ${status}`).toEqual(limited ? fields : [])
+      }
+    }
+    expect(operations().filter(({ path }) => isRateLimited(path)).length).toBeGreaterThan(40)
   })
 
   it('documents every webhook event type', () => {

@@ -1,5 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger'
 import type { DeliveryType } from '../domain/event-types'
+import { isRateLimited } from './rate-limit'
 import {
   CarrierChangedEvent,
   DeletedEvent,
@@ -44,6 +45,26 @@ function webhook(summary: string, schemas: { $id?: string }[], description: stri
       },
     },
   }
+}
+
+const rateLimitHeaders = {
+  'ratelimit-limit': {
+    type: 'integer',
+    minimum: 1,
+    description: 'the size of the bucket this answer counted against (of the token and the address, the one with fewer left); absent when rate limits are off',
+  },
+  'ratelimit-remaining': { type: 'integer', minimum: 0, description: 'the requests left in it now' },
+  'ratelimit-reset': { type: 'integer', minimum: 0, description: 'seconds until it is full again' },
+}
+
+/** Every answer of a rate-limited path declares the IETF RateLimit fields it carries (http/rate-limit.ts). */
+function withRateLimitHeaders({ schema, url }: { schema: unknown; url: string }) {
+  const responses = (schema as { response?: Record<string, { headers?: object }> } | undefined)?.response
+  if (!responses || !isRateLimited(url)) return { schema: schema as never, url }
+  const response = Object.fromEntries(
+    Object.entries(responses).map(([status, answer]) => [status, { ...answer, headers: { ...answer.headers, ...rateLimitHeaders } }]),
+  )
+  return { schema: { ...(schema as object), response } as never, url }
 }
 
 export const openapiOptions: SwaggerOptions = {
@@ -100,6 +121,7 @@ export const openapiOptions: SwaggerOptions = {
       ),
     } satisfies Record<DeliveryType, unknown>,
   } as never,
+  transform: withRateLimitHeaders,
   // Components keep their names ($id) in the document: generated clients get named types.
   refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
 }

@@ -65,8 +65,7 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
 
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url
-    // The public tracking pages (/t/) are limited per address like the API.
-    if (!path.startsWith('/openapi/') && !path.startsWith('/admin/') && !path.startsWith('/t/') && !isMcp(path)) return
+    if (!isRateLimited(path)) return
     const at = now()
     let standing = byAddress?.take(`ip:${request.ip}`, at)
     const authorization = request.headers.authorization
@@ -81,4 +80,7 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
   })
 }
 
-const isMcp = (path: string) => path === '/mcp' || path.startsWith('/mcp?')
+/** The paths a limit applies to: the API, the back office, MCP, and the public tracking pages (/t/, per address like the API). */
+export function isRateLimited(path: string): boolean {
+  return path.startsWith('/openapi/') || path.startsWith('/admin/') || path.startsWith('/t/') || path === '/mcp' || path.startsWith('/mcp?')
+}
