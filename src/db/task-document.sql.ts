@@ -125,6 +125,8 @@ export interface DocumentOptions {
    * CTE that returns it as written, since the table shows the statement's start.
    */
   schedule?: string
+  /** Write only these members (an export's); every member when absent. */
+  only?: readonly string[]
 }
 
 // Each kind of document's text, written once: a list page asked for it on every call.
@@ -132,11 +134,15 @@ const WRITTEN = new Map<string, string>()
 
 /** An SQL expression: the document of the task row `t` (of tracking_tasks, or a CTE of its columns) as JSON text. */
 export function taskDocumentOf(document: 'query' | 'full', options: DocumentOptions = {}): string {
-  const key = `${document} ${options.events !== false} ${options.latestWebhook !== false} ${options.schedule ?? ''}`
+  const key = `${document} ${options.events !== false} ${options.latestWebhook !== false} ${options.schedule ?? ''} ${options.only?.join() ?? ''}`
   let text = WRITTEN.get(key)
   if (text === undefined) {
-    const omit = [...(options.events === false ? ['events'] : []), ...(options.latestWebhook === false ? ['latestWebhook'] : [])]
     const members = document === 'query' ? QUERY_TASK : FULL_TASK
+    const omit = [
+      ...(options.events === false ? ['events'] : []),
+      ...(options.latestWebhook === false ? ['latestWebhook'] : []),
+      ...(options.only ? Object.keys(members).filter((member) => !options.only!.includes(member)) : []),
+    ]
     // Only the full task reads the schedule's row: the interface's task does not pay for the probe.
     const from = document === 'full' ? ` ${scheduleJoin(options.schedule ?? 'task_schedule')}` : ''
     WRITTEN.set(key, (text = `(SELECT row_to_json(doc)::text FROM (${objectOf(members, TASK_SOURCES, omit)}${from}) doc)`))

@@ -81,9 +81,12 @@ const EXPORT_MEMBERS = [
   'lastCheckedAt',
 ] as const satisfies readonly FullTaskMember[]
 export const EXPORT_COLUMNS = [...EXPORT_MEMBERS, 'destinationCity', 'destinationCountry'] as const
+/** The members of the full task an export reads: its columns' (the database writes no more). */
+export const EXPORT_DOCUMENT_MEMBERS = [...EXPORT_MEMBERS, 'destinationAddress'] as const satisfies readonly FullTaskMember[]
+export type ExportedTask = Pick<FullTaskJson, (typeof EXPORT_DOCUMENT_MEMBERS)[number]>
 
 /** A task as an export's row, each cell text a spreadsheet will not run. */
-export function exportRow(task: FullTaskJson): string[] {
+export function exportRow(task: ExportedTask): string[] {
   const cells = EXPORT_MEMBERS.map((member) => {
     const value = task[member]
     return value === null ? '' : String(value)

@@ -3,6 +3,7 @@ import type { FieldError } from './errors'
 import { externalReferenceProblem, parseTrackingNumber } from './subscription-input'
 import { MILESTONE_NAMES, milestonesOf, type Milestone } from './milestones'
 import type { StandardStatus } from './statuses'
+import type { FullTaskMember } from './task-document'
 
 /**
  * Listing a user's tasks: filters combined with AND, a sort, and keyset pages (cursors:
@@ -13,6 +14,8 @@ import type { StandardStatus } from './statuses'
 export const LIST_SORTS = ['-createdAt', 'createdAt', '-updatedAt', 'updatedAt'] as const
 export type ListSort = (typeof LIST_SORTS)[number]
 export const LIST_LIMIT = { min: 1, max: 100, default: 20 } as const
+/** The pages the service reads for itself (an export's): larger than a caller's, fewer statements. */
+export const INTERNAL_PAGE_MAX = 1000
 
 export interface TaskListFilters {
   standardStatus?: StandardStatus[]
@@ -38,6 +41,8 @@ export interface TaskListQuery {
   limit: number
   after: ListPosition | undefined
   includeEvents: boolean
+  /** The members each document holds; every member of the full task when absent (an export writes only its columns'). */
+  members?: readonly FullTaskMember[]
 }
 
 /**

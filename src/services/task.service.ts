@@ -6,6 +6,7 @@ import { CARRIER_CODES } from '../carriers/registry'
 import { AppError, invalid, subscriptionNotFound } from '../domain/errors'
 import { decodeCursor, encodeCursor } from '../domain/list-cursor'
 import { judgeListFilters, LIST_LIMIT, type ListFilterParameters, type ListSort, type TaskListQuery } from '../domain/task-list'
+import type { FullTaskMember } from '../domain/task-document'
 import { deleteAndTell } from './task-deletion'
 
 /** The list's parameters as the HTTP layer has checked them: the filters, their times as given. */
@@ -61,8 +62,8 @@ export class TaskService {
    * export that streams them: each page read when the one before is written, so that memory holds
    * one page whatever the count.
    */
-  async *allPages(userId: number, parameters: ListParameters, pageSize: number): AsyncGenerator<FullTaskDocument[]> {
-    const query = listQuery(userId, parameters, pageSize, false)
+  async *allPages(userId: number, parameters: ListParameters, pageSize: number, members?: readonly FullTaskMember[]): AsyncGenerator<FullTaskDocument[]> {
+    const query = { ...listQuery(userId, parameters, pageSize, false), ...(members ? { members } : {}) }
     for (;;) {
       const rows = await this.tasks.list(query)
       const page = rows.slice(0, pageSize)

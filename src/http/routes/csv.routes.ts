@@ -2,10 +2,9 @@ import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { stringify } from 'csv-stringify/sync'
-import { EXPORT_COLUMNS, exportRow, IMPORT_COLUMNS, IMPORT_MAX_ROWS } from '../../domain/csv-columns'
-import type { FullTaskJson } from '../../domain/task-document'
+import { EXPORT_COLUMNS, EXPORT_DOCUMENT_MEMBERS, exportRow, IMPORT_COLUMNS, IMPORT_MAX_ROWS, type ExportedTask } from '../../domain/csv-columns'
 import { byQuality } from '../../domain/tracking-page'
-import { LIST_LIMIT } from '../../domain/task-list'
+import { INTERNAL_PAGE_MAX } from '../../domain/task-list'
 import type { SubscriptionImportService, ImportRowResult } from '../../services/subscription-import.service'
 import type { TaskService } from '../../services/task.service'
 import { API_ERRORS, errors } from '../schemas/common.schema'
@@ -16,8 +15,8 @@ import { ListQuery } from '../schemas/task-lifecycle.schema'
 const tags = ['subscriptions']
 /** 10,000 rows of long URLs and recipients, with room to spare. */
 const IMPORT_BODY_LIMIT = 16 * 1024 * 1024
-/** Tasks read a page of the export (the list's largest page): one page in memory whatever the count. */
-const EXPORT_PAGE = LIST_LIMIT.max
+/** Tasks read a page of the export: one page in memory whatever the count, few statements. */
+const EXPORT_PAGE = INTERNAL_PAGE_MAX
 const ExportQuery = Type.Omit(ListQuery, ['limit', 'cursor', 'include'], { description: "the list's filters and sort; unknown parameters are refused" })
 const RESULT_COLUMNS = ['line', 'result', 'taskId', 'carrierCode', 'trackingNumber', 'message'] as const satisfies readonly (keyof ImportRowResult)[]
 // RFC 4180: CRLF between records, a cell quoted when it holds a comma, a quote or a line break.
@@ -78,7 +77,7 @@ export const csvRoutes: FastifyPluginAsyncTypebox<{ imports: SubscriptionImportS
       },
     },
     async (request, reply) => {
-      const pages = tasks.allPages(request.userId, request.query, EXPORT_PAGE)
+      const pages = tasks.allPages(request.userId, request.query, EXPORT_PAGE, EXPORT_DOCUMENT_MEMBERS)
       // The first page before the answer starts: a wrong filter is a 400, not a broken download.
       const first = await pages.next()
       async function* csv(): AsyncGenerator<string> {
@@ -94,7 +93,7 @@ export const csvRoutes: FastifyPluginAsyncTypebox<{ imports: SubscriptionImportS
 
 const pageText = (documents: string[]) =>
   stringify(
-    documents.map((d) => exportRow(JSON.parse(d) as FullTaskJson)),
+    documents.map((d) => exportRow(JSON.parse(d) as ExportedTask)),
     CSV,
   )
 
