@@ -24,6 +24,7 @@ export const ACTIONS = {
   'task.refresh': 'support',
   'task.stop': 'support',
   'task.change_carrier': 'support',
+  'task.import': 'support',
   'webhook.redeliver': 'support',
   'webhook.replay': 'support',
   'api_user.create': 'admin',

@@ -231,6 +231,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       users: services.users,
       settings: services.settings,
       tasks: services.tasks,
+      imports: services.imports,
       endpoints: services.endpoints,
       transit: services.transit,
       pages: services.pages,

@@ -19,7 +19,8 @@ export class SubscriptionImportService {
     private readonly settings: Pick<SettingsRepository, 'get'>,
   ) {}
 
-  async import(userId: number, csv: string): Promise<ImportRowResult[]> {
+  /** `progress` is told after each chunk is written: the rows judged so far (those failed alone included) of all of them. */
+  async import(userId: number, csv: string, progress?: (done: number, of: number) => void): Promise<ImportRowResult[]> {
     let records: { record: string[]; info: { bytes: number } }[]
     try {
       records = parse(csv, { bom: true, info: true, relax_column_count: true, skip_empty_lines: true }) as unknown as typeof records
@@ -52,10 +53,13 @@ export class SubscriptionImportService {
       else items.push({ at: n, line, item: importItem(columns, record) })
     }
     const { batchMaxItems } = await this.settings.get()
+    const failedAlone = rows.length - items.length
+    progress?.(failedAlone, rows.length)
     for (let start = 0; start < items.length; start += batchMaxItems) {
       const chunk = items.slice(start, start + batchMaxItems)
       const answers = await this.subscriptions.subscribeBatch(userId, { items: chunk.map((c) => c.item) })
       for (const [i, { index: _index, ...answer }] of answers.entries()) results[chunk[i]!.at] = { ...answer, line: chunk[i]!.line }
+      progress?.(failedAlone + start + chunk.length, rows.length)
     }
     return results
   }

@@ -98,6 +98,10 @@ details.replay { margin: 0 0 16px; } details.replay summary { font-weight: 600; 
 }
 .signin { max-width: 420px; margin: 10vh auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 24px; }
 .signin input { width: 100%; margin: 4px 0 16px; }
+form.import { margin-top: 16px; }
+form.import label { display: block; margin-bottom: 6px; }
+form.import progress { display: block; width: 100%; height: 10px; margin: 10px 0 4px; accent-color: var(--accent, #58a6ff); }
+form.import progress[hidden] { display: none; }
 @media (max-width: 600px) { main { padding: 12px; } th, td { padding: 6px; } .hide-narrow { display: none; } }
 `
 
@@ -121,6 +125,102 @@ for (const form of document.querySelectorAll('form[data-confirm]')) {
   form.addEventListener('submit', (event) => {
     if (!confirm(form.dataset.confirm)) event.preventDefault()
   })
+}
+// A CSV import: the file sent as it is, its upload then its rows shown as they are written.
+const count = (n) => n.toLocaleString('en')
+for (const form of document.querySelectorAll('form[data-import]')) {
+  const bar = form.querySelector('progress')
+  const status = form.querySelector('[role=status]')
+  const results = form.querySelector('[data-results]')
+  const button = form.querySelector('button')
+  form.addEventListener('submit', (event) => {
+    event.preventDefault()
+    const file = form.querySelector('input[type=file]').files[0]
+    if (!file) return
+    button.disabled = true
+    results.replaceChildren()
+    bar.hidden = false
+    bar.value = 0
+    status.textContent = 'Sending ' + file.name + '…'
+    const xhr = new XMLHttpRequest()
+    let read = 0
+    const lines = () => {
+      const text = xhr.responseText
+      const end = text.lastIndexOf('\\n') + 1
+      const fresh = text.slice(read, end).split('\\n').filter(Boolean).map((line) => JSON.parse(line))
+      read = end
+      return fresh
+    }
+    xhr.upload.addEventListener('progress', (e) => {
+      if (!e.lengthComputable) return
+      bar.value = (50 * e.loaded) / e.total
+      status.textContent = 'Sending ' + file.name + ': ' + Math.round((100 * e.loaded) / e.total) + ' %'
+    })
+    // One line for each chunk written, then the results (or why it stopped midway).
+    const take = () => {
+      for (const line of lines()) {
+        if (line.of) {
+          bar.value = 50 + (50 * line.done) / line.of
+          status.textContent = 'Written ' + count(line.done) + ' of ' + count(line.of) + ' rows'
+        }
+        if (line.error) status.textContent = line.error
+        if (line.results) show(line.results)
+      }
+    }
+    xhr.addEventListener('progress', () => {
+      if (xhr.status === 200) take()
+    })
+    xhr.addEventListener('loadend', () => {
+      button.disabled = false
+      if (xhr.status !== 200) {
+        bar.hidden = true
+        let message = 'The import failed (HTTP ' + xhr.status + ').'
+        try { message = JSON.parse(xhr.responseText).error || message } catch {}
+        status.textContent = message
+        return
+      }
+      take()
+    })
+    xhr.open('POST', form.dataset.import)
+    xhr.setRequestHeader('content-type', 'text/csv')
+    xhr.setRequestHeader('x-csrf-token', form.dataset.csrf)
+    xhr.send(file)
+  })
+  const show = (rows) => {
+    bar.value = 100
+    const by = {}
+    for (const row of rows) by[row.result] = (by[row.result] || 0) + 1
+    const failed = rows.filter((row) => row.taskId === 0)
+    status.textContent = 'Done: ' + count(rows.length) + ' rows, ' + count(by.created || 0) + ' created, ' + count(by.reused || 0) + ' already tracked, ' + count(failed.length) + ' failed.'
+    if (failed.length === 0) return
+    const table = document.createElement('table')
+    table.className = 'stack'
+    const title = document.createElement('h3')
+    title.textContent = failed.length > 100 ? 'The first 100 rows that failed' : 'The rows that failed'
+    table.setAttribute('aria-label', title.textContent)
+    const head = table.createTHead().insertRow()
+    const labels = ['Line', 'Result', 'Tracking number', 'Why']
+    for (const label of labels) {
+      const th = document.createElement('th')
+      th.scope = 'col'
+      th.textContent = label
+      head.append(th)
+    }
+    const body = table.createTBody()
+    for (const row of failed.slice(0, 100)) {
+      const tr = body.insertRow()
+      for (const [i, value] of [row.line, row.result.replaceAll('_', ' '), row.trackingNumber, row.message].entries()) {
+        const cell = tr.insertCell()
+        cell.dataset.label = labels[i]
+        cell.append(document.createElement('div'))
+        cell.firstChild.textContent = String(value)
+      }
+    }
+    const wrap = document.createElement('div')
+    wrap.className = 'table-wrap'
+    wrap.append(table)
+    results.append(title, wrap)
+  }
 }
 `
 

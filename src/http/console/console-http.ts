@@ -4,6 +4,7 @@ import type { ApiUserService } from '../../services/api-user.service'
 import type { ConsoleSessionService } from '../../services/console-session.service'
 import type { ConsoleService } from '../../services/console.service'
 import type { SettingsService } from '../../services/settings.service'
+import type { SubscriptionImportService } from '../../services/subscription-import.service'
 import type { TaskService } from '../../services/task.service'
 import type { WebhookEndpointService } from '../../services/webhook-endpoint.service'
 import type { TransitService } from '../../services/transit.service'
@@ -22,6 +23,7 @@ export interface ConsoleOptions {
   users: ApiUserService
   settings: SettingsService
   tasks: TaskService
+  imports: SubscriptionImportService
   endpoints: WebhookEndpointService
   transit: TransitService
   pages: TrackingPageService
@@ -32,7 +34,7 @@ export interface ConsoleOptions {
 
 const SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',

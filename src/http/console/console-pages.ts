@@ -15,6 +15,7 @@ import { defaultReplayForm, replayFilterOf, type ReplayForm } from './replay-for
 import { roleOf } from '../../domain/audit'
 import type { Action } from '../../domain/operators'
 import { transitView } from './transit.view'
+import { csvSection } from './csv.view'
 import { html, type Html } from '../../domain/html'
 import { brandForm, brandOfForm } from './brand.view'
 import { page, type PageContext, type Section } from './layout'
@@ -155,7 +156,7 @@ export async function consolePages(app: FastifyInstance, o: ConsoleOptions): Pro
       'users',
       `API user: ${user.name}`,
       (ctx) =>
-        html`${userView(user, tokens, endpoints, tasks, ctx, secrets)}${brandForm(userId, submitted ?? brand, ctx)}${notificationsForm(
+        html`${userView(user, tokens, endpoints, tasks, ctx, secrets)}${csvSection(userId, ctx)}${brandForm(userId, submitted ?? brand, ctx)}${notificationsForm(
           userId,
           submittedSettings ?? notifications.settings,
           notifications.suppressedAddresses,

@@ -8,6 +8,7 @@ import { clearSessionCookie, cookieOf, setSessionCookie } from './console-sessio
 import { formOf, sendPage, type ConsoleOptions } from './console-http'
 import { consolePages } from './console-pages'
 import { teamPages } from './team-pages'
+import { csvPages } from './csv-pages'
 import { notificationPages } from './notification-pages'
 import { errorPage, signInPage } from './layout'
 
@@ -88,7 +89,9 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       }
       request.consoleSession = session
       if (request.method !== 'POST') return
-      if (!sessions.csrfValid(session, formOf(request)._csrf)) {
+      // A form carries the token as a field; a file the page sends itself (a CSV import), as a header.
+      const csrf = typeof request.body === 'string' ? request.headers['x-csrf-token'] : formOf(request)._csrf
+      if (!sessions.csrfValid(session, typeof csrf === 'string' ? csrf : undefined)) {
         throw new AppError(
           'forbidden',
           'This form did not come from this console session (its security token is missing or stale). Go back, reload the page and try again.',
@@ -112,5 +115,6 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     await consolePages(signedIn, options)
     await teamPages(signedIn, options)
     await notificationPages(signedIn, options)
+    await csvPages(signedIn, options)
   })
 }

@@ -1,12 +1,11 @@
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { stringify } from 'csv-stringify/sync'
-import { EXPORT_COLUMNS, EXPORT_DOCUMENT_MEMBERS, exportRow, IMPORT_COLUMNS, IMPORT_MAX_ROWS, type ExportedTask } from '../../domain/csv-columns'
+import { EXPORT_COLUMNS, IMPORT_COLUMNS, IMPORT_MAX_ROWS } from '../../domain/csv-columns'
 import { byQuality } from '../../domain/tracking-page'
-import { INTERNAL_PAGE_MAX } from '../../domain/task-list'
-import type { SubscriptionImportService, ImportRowResult } from '../../services/subscription-import.service'
+import type { SubscriptionImportService } from '../../services/subscription-import.service'
 import type { TaskService } from '../../services/task.service'
+import { exportCsv, importResultsCsv } from '../csv-files'
 import { API_ERRORS, errors } from '../schemas/common.schema'
 import { ImportResponse } from '../schemas/subscription.schema'
 import { success } from '../envelope'
@@ -14,13 +13,8 @@ import { ListQuery } from '../schemas/task-lifecycle.schema'
 
 const tags = ['subscriptions']
 /** 10,000 rows of long URLs and recipients, with room to spare. */
-const IMPORT_BODY_LIMIT = 16 * 1024 * 1024
-/** Tasks read a page of the export: one page in memory whatever the count, few statements. */
-const EXPORT_PAGE = INTERNAL_PAGE_MAX
+export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024
 const ExportQuery = Type.Omit(ListQuery, ['limit', 'cursor', 'include'], { description: "the list's filters and sort; unknown parameters are refused" })
-const RESULT_COLUMNS = ['line', 'result', 'taskId', 'carrierCode', 'trackingNumber', 'message'] as const satisfies readonly (keyof ImportRowResult)[]
-// RFC 4180: CRLF between records, a cell quoted when it holds a comma, a quote or a line break.
-const CSV = { record_delimiter: 'windows' } as const
 
 /**
  * CSV in and out (docs/api.md, "CSV"): an import of up to IMPORT_MAX_ROWS parcels through the batch
@@ -52,10 +46,7 @@ export const csvRoutes: FastifyPluginAsyncTypebox<{ imports: SubscriptionImportS
     },
     async (request, reply) => {
       const results = await imports.import(request.userId, request.body)
-      if (wantsCsv(request.headers.accept)) {
-        const rows = results.map((r) => RESULT_COLUMNS.map((c) => String(r[c])))
-        return reply.type('text/csv; charset=utf-8').send(stringify([[...RESULT_COLUMNS], ...rows], CSV))
-      }
+      if (wantsCsv(request.headers.accept)) return reply.type('text/csv; charset=utf-8').send(importResultsCsv(results))
       return reply.type('application/json; charset=utf-8').send(success({ results }))
     },
   )
@@ -77,25 +68,11 @@ export const csvRoutes: FastifyPluginAsyncTypebox<{ imports: SubscriptionImportS
       },
     },
     async (request, reply) => {
-      const pages = tasks.allPages(request.userId, request.query, EXPORT_PAGE, EXPORT_DOCUMENT_MEMBERS)
-      // The first page before the answer starts: a wrong filter is a 400, not a broken download.
-      const first = await pages.next()
-      async function* csv(): AsyncGenerator<string> {
-        yield stringify([[...EXPORT_COLUMNS]], CSV)
-        if (first.done) return
-        yield pageText(first.value)
-        for await (const page of pages) if (page.length > 0) yield pageText(page)
-      }
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="tracking-subscriptions.csv"').send(Readable.from(csv()))
+      const csv = await exportCsv(tasks, request.userId, request.query)
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="tracking-subscriptions.csv"').send(csv)
     },
   )
 }
-
-const pageText = (documents: string[]) =>
-  stringify(
-    documents.map((d) => exportRow(JSON.parse(d) as ExportedTask)),
-    CSV,
-  )
 
 /** Whether the caller asked for CSV before JSON (by quality, then order). */
 const wantsCsv = (accept: string | undefined): boolean =>

@@ -1,0 +1,39 @@
+import { Readable } from 'node:stream'
+import { stringify } from 'csv-stringify/sync'
+import { EXPORT_COLUMNS, EXPORT_DOCUMENT_MEMBERS, exportRow, type ExportedTask } from '../domain/csv-columns'
+import { INTERNAL_PAGE_MAX } from '../domain/task-list'
+import type { ImportRowResult } from '../services/subscription-import.service'
+import type { ListParameters, TaskService } from '../services/task.service'
+
+/** CSV files as the API and the console write them (docs/api.md, "CSV"), with csv-stringify. */
+
+// RFC 4180: CRLF between records, a cell quoted when it holds a comma, a quote or a line break.
+const CSV = { record_delimiter: 'windows' } as const
+export const RESULT_COLUMNS = ['line', 'result', 'taskId', 'carrierCode', 'trackingNumber', 'message'] as const satisfies readonly (keyof ImportRowResult)[]
+
+/** An import's results as CSV, one row each, in the rows' order. */
+export const importResultsCsv = (results: readonly ImportRowResult[]): string =>
+  stringify([[...RESULT_COLUMNS], ...results.map((r) => RESULT_COLUMNS.map((c) => String(r[c])))], CSV)
+
+/**
+ * The user's tasks of the list's filters as a CSV stream, a page of INTERNAL_PAGE_MAX tasks read
+ * when the one before is written (one page in memory whatever the count). The first page is read
+ * before this returns: a wrong filter is an error to answer, not a broken download.
+ */
+export async function exportCsv(tasks: TaskService, userId: number, parameters: ListParameters): Promise<Readable> {
+  const pages = tasks.allPages(userId, parameters, INTERNAL_PAGE_MAX, EXPORT_DOCUMENT_MEMBERS)
+  const first = await pages.next()
+  async function* csv(): AsyncGenerator<string> {
+    yield stringify([[...EXPORT_COLUMNS]], CSV)
+    if (first.done) return
+    yield pageText(first.value)
+    for await (const page of pages) if (page.length > 0) yield pageText(page)
+  }
+  return Readable.from(csv())
+}
+
+const pageText = (documents: string[]) =>
+  stringify(
+    documents.map((d) => exportRow(JSON.parse(d) as ExportedTask)),
+    CSV,
+  )
