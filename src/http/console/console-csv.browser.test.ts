@@ -50,7 +50,7 @@ describe('CSV in the console', () => {
         expect.stringMatching(/^12validation errorUPCSVBADcallbackUrl/),
         expect.stringMatching(/^202unsupported carrierX1234567/),
       ])
-      expect(await page.locator('progress').evaluate((bar: HTMLProgressElement) => bar.value)).toBe(100)
+      expect(await page.locator('progress').getAttribute('value')).toBe('100')
       expect(errors).toEqual([])
       expect(await overflow(page)).toBeLessThanOrEqual(0)
       if (width === 1440) {
@@ -65,8 +65,8 @@ describe('CSV in the console', () => {
       await page.screenshot({ path: `${SHOTS}csv-import-${width}.png` })
       await context.close()
     }
-    const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE user_id = $1', [userId])
-    expect(n).toBe(248)
+    const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE user_id = $1', [userId])
+    expect(row!.n).toBe(248)
 
     const { context, page } = await newPage(browser, 1440)
     await signInWithToken(page, base)
@@ -97,8 +97,8 @@ describe('CSV in the console', () => {
     await page.getByRole('status').filter({ hasText: 'Not imported' }).waitFor()
     expect(await page.getByRole('status').textContent()).toMatch(/^Not imported: header column 1 of the header, "carrier", is not one of carrierCode/)
     expect(errors.filter((e) => !e.includes('400'))).toEqual([])
-    const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE user_id = $1', [userId])
-    expect(n).toBe(0)
+    const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tracking_tasks WHERE user_id = $1', [userId])
+    expect(row!.n).toBe(0)
     const audit = await t.db.query<{ action: string; outcome: string }>("SELECT action, outcome FROM audit_log WHERE action = 'task.import' ORDER BY id")
     expect(audit.map((a) => `${a.action} ${a.outcome}`)).toEqual(['task.import ok', 'task.import ok', 'task.import refused'])
     await context.close()
