@@ -64,12 +64,18 @@ export class TaskService {
    */
   async *allPages(userId: number, parameters: ListParameters, pageSize: number, members?: readonly FullTaskMember[]): AsyncGenerator<FullTaskDocument[]> {
     const query = { ...listQuery(userId, parameters, pageSize, false), ...(members ? { members } : {}) }
-    for (;;) {
-      const rows = await this.tasks.list(query)
-      const page = rows.slice(0, pageSize)
-      yield page.map((row) => row.document)
-      if (rows.length <= pageSize) return
-      query.after = page.at(-1)!.position
+    // The next page is read while this one is written: the database and the writer each on a core.
+    let next: Promise<ListedTask[]> | undefined = this.tasks.list(query)
+    try {
+      while (next) {
+        const rows: ListedTask[] = await next
+        const page = rows.slice(0, pageSize)
+        next = rows.length > pageSize ? this.tasks.list({ ...query, after: page.at(-1)!.position }) : undefined
+        yield page.map((row) => row.document)
+      }
+    } finally {
+      // A reader that stopped early (a download abandoned) leaves a page read for nothing.
+      next?.catch(() => {})
     }
   }
 
