@@ -2,7 +2,7 @@ import type { FullTaskJson, FullTaskMember } from './task-document'
 
 /**
  * CSV in and out (docs/api.md, "CSV"): the columns of an import and of an export, and what a row
- * becomes. Pure: the http layer reads and writes the CSV with csv-parse and csv-stringify.
+ * becomes. Pure: the http layer reads the CSV with csv-parse and writes it with Papa Parse.
  */
 
 /** The most rows one import takes; a row beyond them is answered with an error of its own. */
