@@ -1345,7 +1345,7 @@ export interface components {
             /** @description the operator's email, 'admin token' or 'command line' */
             actor: string;
             /** @enum {string} */
-            action: "console.sign_in" | "operator.change_password" | "task.refresh" | "task.stop" | "task.change_carrier" | "webhook.redeliver" | "webhook.replay" | "api_user.create" | "api_token.issue" | "api_token.revoke" | "webhook_secret.rotate" | "tracking_page.save" | "notifications.save" | "account_settings.save" | "settings.update" | "operator.create" | "operator.update" | "operator.revoke_sessions";
+            action: "console.sign_in" | "operator.change_password" | "task.refresh" | "task.stop" | "task.change_carrier" | "task.import" | "webhook.redeliver" | "webhook.replay" | "api_user.create" | "api_token.issue" | "api_token.revoke" | "webhook_secret.rotate" | "tracking_page.save" | "notifications.save" | "account_settings.save" | "settings.update" | "operator.create" | "operator.update" | "operator.revoke_sessions";
             targetKind: ("api_user" | "api_token" | "task" | "webhook" | "settings" | "operator" | "console") | null;
             targetId: string | null;
             /** @description the client address the action came from */
@@ -9206,7 +9206,7 @@ export interface operations {
             query?: {
                 operatorId?: number;
                 actorKind?: "operator" | "admin_token" | "cli";
-                action?: "console.sign_in" | "operator.change_password" | "task.refresh" | "task.stop" | "task.change_carrier" | "webhook.redeliver" | "webhook.replay" | "api_user.create" | "api_token.issue" | "api_token.revoke" | "webhook_secret.rotate" | "tracking_page.save" | "notifications.save" | "account_settings.save" | "settings.update" | "operator.create" | "operator.update" | "operator.revoke_sessions";
+                action?: "console.sign_in" | "operator.change_password" | "task.refresh" | "task.stop" | "task.change_carrier" | "task.import" | "webhook.redeliver" | "webhook.replay" | "api_user.create" | "api_token.issue" | "api_token.revoke" | "webhook_secret.rotate" | "tracking_page.save" | "notifications.save" | "account_settings.save" | "settings.update" | "operator.create" | "operator.update" | "operator.revoke_sessions";
                 targetKind?: "api_user" | "api_token" | "task" | "webhook" | "settings" | "operator" | "console";
                 targetId?: string;
                 /** @description inclusive */

@@ -68,7 +68,8 @@ export const csvRoutes: FastifyPluginAsyncTypebox<{ imports: SubscriptionImportS
       },
     },
     async (request, reply) => {
-      const csv = await exportCsv(tasks, request.userId, request.query)
+      const { userId, query } = request
+      const csv = await exportCsv(tasks, userId, query)
       return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="tracking-subscriptions.csv"').send(csv)
     },
   )
