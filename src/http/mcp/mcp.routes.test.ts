@@ -19,8 +19,8 @@ afterAll(async () => {
   await t.close()
 })
 
-async function connect(as: string): Promise<Client> {
-  const client = new Client({ name: 'tracking-test', version: '1.0.0' })
+async function connect(as: string, revision: 'legacy' | '2026-07-28' = 'legacy'): Promise<Client> {
+  const client = new Client({ name: 'tracking-test', version: '1.0.0' }, revision === 'legacy' ? {} : { versionNegotiation: { mode: { pin: revision } } })
   await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${as}` } } }))
   clients.push(client)
   return client
@@ -116,6 +116,14 @@ describe('POST /mcp', () => {
     expect(await ok('list_webhook_deliveries', { taskId })).toEqual({ deliveries: [] })
     expect(await ok('delete_parcel', { taskId })).toEqual({ taskId, deleted: true })
     expect(failure(await call(client, 'get_parcel', { taskId })).data.error).toBe('not_found')
+  })
+
+  it('serves a client of the 2026-07-28 revision (no initialize, the version in each request) as one of 2025', async () => {
+    const modern = await connect(token, '2026-07-28')
+    expect((await modern.listTools()).tools).toHaveLength(11)
+    const answer = await call(modern, 'detect_carrier', { trackingNumber: '1Z5R89390357567127' })
+    expect(answer.structuredContent).toMatchObject({ candidates: [{ carrierCode: 'UPS' }] })
+    expect(failure(await call(modern, 'get_parcel', { taskId: 999_999 })).data.error).toBe('not_found')
   })
 
   it('answers a refused operation as a tool error carrying the API error', async () => {
