@@ -9,7 +9,9 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { invalid } from '../../domain/errors'
 import type { AuthService } from '../../services/auth.service'
+import { errorEnvelope } from '../error-handler'
 import { McpExchange, McpNoSession } from '../schemas/mcp.schema'
 import { apiOperation, type ApiOperation } from './api-operation'
 import { MCP_TOOLS } from './mcp-tools'
@@ -94,10 +96,7 @@ interface Caller {
 
 async function runOperation(app: FastifyInstance, caller: Caller, operation: ApiOperation, args: Record<string, unknown>): Promise<CallToolResult> {
   const request = operation.request(args)
-  if ('missing' in request) {
-    const details = request.missing.map((field) => ({ field, message: 'is required' }))
-    return failed({ code: 400, data: { error: 'validation_error', details }, msg: `${request.missing.join(', ')} required` })
-  }
+  if ('missing' in request) return failed(errorEnvelope(invalid(request.missing.map((field) => ({ field, message: 'is required' })))))
   const answer = await app.inject({
     method: request.method,
     url: request.url,
