@@ -34,6 +34,7 @@ export async function csvPages(app: FastifyInstance, o: ConsoleOptions): Promise
     const userId = id((request.params as Record<string, string>).userId)
     await o.users.get(userId)
     if (typeof request.body !== 'string') throw new AppError('unsupported_media_type', 'The import takes a CSV file (text/csv).')
+    const audited = { action: 'task.import', target: { kind: 'api_user', id: userId } } as const
     const lines = new PassThrough()
     const send = (line: unknown) => lines.write(`${JSON.stringify(line)}\n`)
     let started: (() => void) | undefined
@@ -47,7 +48,7 @@ export async function csvPages(app: FastifyInstance, o: ConsoleOptions): Promise
       await Promise.race([firstChunk, imported])
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_error') throw error
-      await o.audit.note(actorOf(request), { action: 'task.import', target: { kind: 'api_user', id: userId }, detail: { reason: error.message } }, 'refused')
+      await o.audit.note(actorOf(request), { ...audited, detail: { reason: error.message } }, 'refused')
       return reply
         .code(400)
         .type('application/json; charset=utf-8')
@@ -59,7 +60,7 @@ export async function csvPages(app: FastifyInstance, o: ConsoleOptions): Promise
         send({ results })
         lines.end()
         await o.audit
-          .note(actorOf(request), { action: 'task.import', target: { kind: 'api_user', id: userId }, detail: summary(results) }, 'ok')
+          .note(actorOf(request), { ...audited, detail: summary(results) }, 'ok')
           .catch((error: unknown) => request.log.error({ err: error }, 'the audit of an import failed'))
       },
       (error: unknown) => {
