@@ -1538,6 +1538,11 @@ export interface components {
              * @example 60/hour
              */
             requestBudget: string;
+            /**
+             * @description the aggregator the carrier is served through (its numbers are registered there, read at a slow pace and updated by its pushes); absent for a carrier with a plugin of its own
+             * @enum {string}
+             */
+            route?: "17track";
             /** @description how often each active task of the carrier is fetched: the poll interval, or longer when the budget cannot pay for fetching all its active tasks that often (active tasks × fetches a day ≤ the budget a day) */
             effectiveIntervalSeconds: number;
         };

@@ -1,6 +1,6 @@
 import { emailProblem } from '../domain/email-address'
 import type { CarrierEnvironment } from '../carriers/carrier-plugin'
-import { CARRIERS } from '../carriers/registry'
+import { CARRIERS, ROUTES } from '../carriers/registry'
 import { parseRequestBudget, requestsPerSecond, type RequestBudget } from '../domain/request-budget'
 import { parseRetrySchedule } from '../domain/webhook-schedule'
 
@@ -32,6 +32,8 @@ export interface Config {
   /** all: API and workers in one process; api: HTTP only; worker: refresh (and ops endpoints) only. */
   role: 'all' | 'api' | 'worker'
   pollIntervalMs: number
+  /** The cadence of tasks read through a route (ROUTE_POLL_INTERVAL_SECONDS): slow, pushes bring the changes. */
+  routePollIntervalMs: number
   /**
    * The cadence of carriers served by the simulator: POLL_INTERVAL_SECONDS when set, else the
    * simulator's step, so that a simulated story moves while someone watches.
@@ -51,7 +53,7 @@ export interface Config {
   /** How often a worker looks for stuck pending tasks to auto-correct (docs/api.md, "Auto-correct"). */
   carrierCorrectionPollMs: number
   carrierTimeoutMs: number
-  /** Each carrier of the registry by its code, from the variables its plugin names. */
+  /** Each carrier and route of the registry by its code, from the variables its plugin names. */
   carriers: Record<string, CarrierSettings>
   /** How long each stage of a simulated story lasts, for carriers served by the simulator. */
   simulatorStepMs: number
@@ -138,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 20_000, 0, 600_000),
     role: oneOf(env, 'ROLE', ['all', 'api', 'worker'] as const, 'all'),
     pollIntervalMs,
+    routePollIntervalMs: integer(env, 'ROUTE_POLL_INTERVAL_SECONDS', 21_600, 1, 30 * 86_400) * 1000,
     simulatorPollIntervalMs: optional(env, 'POLL_INTERVAL_SECONDS') !== undefined || simulatorStepMs === 0 ? pollIntervalMs : simulatorStepMs,
     expireAfterMs: integer(env, 'EXPIRE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,
     refreshPollMs: integer(env, 'REFRESH_POLL_MS', 1000, 50, 600_000),
@@ -147,7 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpEnabled: boolean(env, 'MCP_ENABLED'),
     carrierCorrectionPollMs: integer(env, 'CARRIER_CORRECTION_POLL_MS', 60_000, 50, 3_600_000),
     carrierTimeoutMs: integer(env, 'CARRIER_TIMEOUT_MS', 15_000, 100, 120_000),
-    carriers: Object.fromEntries(CARRIERS.map((carrier) => [carrier.code, carrierSettings(env, carrier.env)])),
+    carriers: Object.fromEntries([...CARRIERS, ...ROUTES].map((carrier) => [carrier.code, carrierSettings(env, carrier.env)])),
     simulatorStepMs,
     webhook: {
       scheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),

@@ -86,9 +86,10 @@ describe('plans', () => {
   it('counts the backlog, and claims, measures the lag and finds the next full request, of each carrier through the index of task_schedule', async () => {
     for (const plan of [
       await explain((c) => c.refreshBacklog(['FEDEX', 'UPS'])),
-      await explain((_c, r) => r.claimDue(explainingTx, 'UPS', 300, 60_000)),
+      await explain((_c, r) => r.claimDue(explainingTx, 'UPS', ['UPS'], 300, 60_000)),
+      await explain((_c, r) => r.claimDue(explainingTx, 'SEVENTEENTRACK', ['ROYALMAIL', 'POSTNL', 'DPD'], 300, 60_000)),
       await explain((_c, r) => r.refreshLagSeconds(['FEDEX', 'UPARCEL', 'UPS'])),
-      await explain((_c, r) => r.dueInMs('FEDEX', 30)),
+      await explain((_c, r) => r.dueInMs('FEDEX', ['FEDEX'], 30)),
     ]) {
       expect(plan).toMatch(/task_schedule_due_idx/)
       expect(plan).not.toMatch(/Seq Scan on (tracking_tasks|task_schedule)/)

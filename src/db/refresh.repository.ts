@@ -30,22 +30,31 @@ export interface ClaimedTask {
 }
 
 /**
- * Claims up to `limit` due tasks of one carrier, oldest due first, for `leaseMs`. Two statements
- * of one transaction: the second must see the claims committed while the first waited for the lock.
+ * Claims up to `limit` due tasks of a channel (a carrier, or the carriers of a route), oldest due
+ * first, for `leaseMs`. Two statements of one transaction: the second must see the claims committed
+ * while the first waited for the lock.
  */
-async function claimDue(tx: Queryable, carrierCode: string, limit: number, leaseMs: number, leaseToken: string): Promise<ClaimedTask[]> {
-  await tx.query(REFRESH_CLAIM_LOCK, [carrierCode], 'refresh_claim_lock')
+async function claimDue(
+  tx: Queryable,
+  channel: string,
+  carrierCodes: readonly string[],
+  limit: number,
+  leaseMs: number,
+  leaseToken: string,
+): Promise<ClaimedTask[]> {
+  await tx.query(REFRESH_CLAIM_LOCK, [channel], 'refresh_claim_lock')
   const { rows } = await tx.query<{
     id: number
+    carrier_code: string
     tracking_number: string
     refresh_failures: number
     due_at: string
     answer_fingerprint: string | null
     quiet_since: Date
-  }>(REFRESH_CLAIM, [carrierCode, limit, leaseMs, leaseToken])
+  }>(REFRESH_CLAIM, [channel, limit, leaseMs, leaseToken, carrierCodes])
   return rows.map((r) => ({
     id: r.id,
-    carrierCode,
+    carrierCode: r.carrier_code,
     trackingNumber: r.tracking_number,
     failures: r.refresh_failures,
     dueAt: r.due_at,
@@ -62,11 +71,12 @@ export class RefreshRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Claims up to `limit` due tasks of one carrier, oldest due first, under one new lease token, in
-   * a transaction of its own (the caller's unit of work): its two statements must share it.
+   * Claims up to `limit` due tasks of a channel (the carrier `channel`, or a route's `carrierCodes`),
+   * oldest due first, under one new lease token, in a transaction of its own (the caller's unit of
+   * work): its two statements must share it.
    */
-  claimDue(tx: Queryable, carrierCode: string, limit: number, leaseMs: number): Promise<ClaimedTask[]> {
-    return claimDue(tx, carrierCode, limit, leaseMs, `${this.workerId}:${++this.claims}`)
+  claimDue(tx: Queryable, channel: string, carrierCodes: readonly string[], limit: number, leaseMs: number): Promise<ClaimedTask[]> {
+    return claimDue(tx, channel, carrierCodes, limit, leaseMs, `${this.workerId}:${++this.claims}`)
   }
 
   /**
@@ -93,12 +103,12 @@ export class RefreshRepository {
   }
 
   /**
-   * Milliseconds until `count` of a carrier's unclaimed tasks are due (when its count-th next task
+   * Milliseconds until `count` of a channel's unclaimed tasks are due (when its count-th next task
    * is), as the database's clock counts them; negative when they are due already, null when fewer
    * are scheduled. Reads the index the claim reads.
    */
-  async dueInMs(carrierCode: string, count: number): Promise<number | null> {
-    const [row] = await this.db.query<{ in_ms: number }>(REFRESH_DUE_IN, [carrierCode, count - 1])
+  async dueInMs(channel: string, carrierCodes: readonly string[], count: number): Promise<number | null> {
+    const [row] = await this.db.query<{ in_ms: number }>(REFRESH_DUE_IN, [channel, count - 1, carrierCodes])
     return row ? row.in_ms : null
   }
 
@@ -130,11 +140,18 @@ const REFRESH_CLAIM = sql(
      ${heldTaskIds('$1')}
    ),
    picked AS (
-     SELECT s.task_id, s.next_refresh_at, s.refresh_failures
-       FROM task_schedule s
-      WHERE s.carrier_code = $1
-        AND s.next_refresh_at <= now()
-        AND s.task_id NOT IN (SELECT task_id FROM held)
+     -- Each carrier's oldest due tasks from its own part of the due index (a route's channel
+     -- fetches several carriers), then the oldest of them all.
+     SELECT s.task_id, s.carrier_code, s.next_refresh_at, s.refresh_failures
+       FROM unnest($5::text[]) AS c (carrier_code)
+      CROSS JOIN LATERAL (
+        SELECT d.task_id, d.carrier_code, d.next_refresh_at, d.refresh_failures
+          FROM task_schedule d
+         WHERE d.carrier_code = c.carrier_code
+           AND d.next_refresh_at <= now()
+           AND d.task_id NOT IN (SELECT task_id FROM held)
+         ORDER BY d.next_refresh_at
+         LIMIT $2) s
       ORDER BY s.next_refresh_at
       LIMIT $2
    ),
@@ -142,7 +159,7 @@ const REFRESH_CLAIM = sql(
      INSERT INTO refresh_claims (lease_token, carrier_code, task_ids, lease_until)
      SELECT $4, $1, array_agg(task_id), ${fromNow('$3::float8')} FROM picked HAVING count(*) > 0
    )
-   SELECT p.task_id AS id, t.tracking_number, p.refresh_failures, p.next_refresh_at::text AS due_at, t.answer_fingerprint, t.quiet_since
+   SELECT p.task_id AS id, p.carrier_code, t.tracking_number, p.refresh_failures, p.next_refresh_at::text AS due_at, t.answer_fingerprint, t.quiet_since
      FROM picked p
      -- Each claimed task by its key (OFFSET 0 keeps it a lookup per row): joined, a small table
      -- was read whole for every claim.
@@ -172,9 +189,13 @@ const REFRESH_ACTIVE_BY_CARRIER = sql(
 const REFRESH_DUE_IN = sql(
   'refresh_due_in',
   `SELECT EXTRACT(EPOCH FROM s.next_refresh_at - now())::float8 * 1000 AS in_ms
-     FROM task_schedule s
-    WHERE s.carrier_code = $1 AND s.next_refresh_at IS NOT NULL
-      AND s.task_id NOT IN (${heldTaskIds('$1')})
+     FROM unnest($3::text[]) AS c (carrier_code)
+    CROSS JOIN LATERAL (
+      SELECT d.next_refresh_at FROM task_schedule d
+       WHERE d.carrier_code = c.carrier_code AND d.next_refresh_at IS NOT NULL
+         AND d.task_id NOT IN (${heldTaskIds('$1')})
+       ORDER BY d.next_refresh_at
+       LIMIT $2 + 1) s
     ORDER BY s.next_refresh_at
    OFFSET $2 LIMIT 1`,
 )

@@ -1,25 +1,35 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { CARRIERS } from '../carriers/registry'
+import type { CarrierRoute, RouteClient } from '../carriers/carrier-route'
+import { CARRIERS, createCarrierSimulator, ROUTES } from '../carriers/registry'
 import { CircuitBreaker } from '../domain/circuit-breaker'
 import { ConfigError, type Config } from '../config/config'
 import { CarrierBudget } from '../services/carrier-budget'
 import type { CarrierMode } from '../services/carrier-catalog.service'
 import type { CarrierChannel } from '../services/refresh.service'
-import { CarrierSimulator } from '../simulator/simulator'
+import type { CarrierSimulator } from '../simulator/simulator'
+
+/** A route as the workers run it: its client (reading is its channel's adapter) and its circuit. */
+export interface RouteRunner {
+  route: CarrierRoute
+  client: RouteClient
+  circuit: CircuitBreaker
+}
 
 export interface Carriers {
   channels: Map<string, CarrierChannel>
+  routes: RouteRunner[]
   close(): Promise<void>
 }
 
 /**
  * How each carrier of the registry runs: live with its credentials; else on the built-in simulator
  * (docs/simulator.md), started here on loopback; with NODE_ENV=production, a carrier without
- * credentials is a start-up error when the original interface promises it, else unavailable.
+ * credentials is a start-up error when the original interface promises it, else unavailable. A
+ * route has one mode for all its carriers.
  */
 export function carrierModes(config: Config): Record<string, CarrierMode> {
   return Object.fromEntries(
-    CARRIERS.map((carrier) => {
+    [...CARRIERS, ...ROUTES].map((carrier) => {
       const settings = config.carriers[carrier.code]!
       return [carrier.code, settings.credentials ? 'live' : config.production ? 'unavailable' : 'simulator']
     }),
@@ -39,7 +49,7 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
   const modes = carrierModes(config)
   let simulator: CarrierSimulator | undefined
   if (Object.values(modes).includes('simulator')) {
-    simulator = new CarrierSimulator({ stepMs: config.simulatorStepMs, carriers: CARRIERS.map((c) => c.simulator) })
+    simulator = createCarrierSimulator({ stepMs: config.simulatorStepMs })
     await simulator.start()
     log.warn(
       { simulator: simulator.url, carriers: modes, stepSeconds: config.simulatorStepMs / 1000, pollSeconds: config.simulatorPollIntervalMs / 1000 },
@@ -70,8 +80,37 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
       pollIntervalMs: live ? config.pollIntervalMs : config.simulatorPollIntervalMs,
     })
   }
+  const routes: RouteRunner[] = []
+  for (const route of ROUTES) {
+    const settings = config.carriers[route.code]!
+    const mode = modes[route.code]
+    if (mode === 'unavailable') {
+      log.warn(
+        { route: route.code, missing: Object.values(route.env.credentials) },
+        `${route.name} has no key: the ${route.carriers.length} carriers it serves are unavailable (subscribing them is unsupported_carrier)`,
+      )
+      continue
+    }
+    const live = mode === 'live'
+    const client = route.createClient({
+      baseUrl: live ? settings.apiUrl : simulator!.urlOf(route.simulator),
+      credentials: settings.credentials ?? Object.fromEntries(Object.keys(route.env.credentials).map((field) => [field, 'simulator'])),
+      timeoutMs: config.carrierTimeoutMs,
+    })
+    const circuit = new CircuitBreaker()
+    routes.push({ route, client, circuit })
+    channels.set(route.code, {
+      adapter: client,
+      budget: new CarrierBudget(settings.requestsPerSecond),
+      circuit,
+      pollIntervalMs: live ? config.routePollIntervalMs : config.simulatorPollIntervalMs,
+      serves: route.carriers.map((c) => c.code),
+      recordOf: (task) => route.recordOf(task.carrierCode, task.trackingNumber),
+    })
+  }
   return {
     channels,
+    routes,
     async close() {
       await Promise.all([...channels.values()].map((c) => c.adapter.close()))
       await simulator?.stop()

@@ -12,7 +12,7 @@ import type { AppServices } from '../http/app'
 import { checkBatchEnvelope, checkSubscription } from '../http/schemas/subscription.schema'
 import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
-import { CARRIER_CODES } from '../carriers/registry'
+import { CHANNEL_CODES } from '../carriers/registry'
 import type { CircuitView } from '../domain/circuit-breaker'
 import { CarrierCatalogService, type CarrierPace } from '../services/carrier-catalog.service'
 import { CarrierLoad } from '../services/carrier-load'
@@ -93,7 +93,7 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
   const settings = new SettingsRepository(db)
   const wakeups = deps.wakeups ?? { tasksDue() {}, deliveriesDue() {} }
   // Without modes (tests), every carrier is served by the simulator.
-  const carrierModes = deps.carrierModes ?? Object.fromEntries(CARRIER_CODES.map((code) => [code, 'simulator' as const]))
+  const carrierModes = deps.carrierModes ?? Object.fromEntries(CHANNEL_CODES.map((code) => [code, 'simulator' as const]))
   const carriers = new CarrierCatalogService(carrierModes, carrierPaces(config, carrierModes), new CarrierLoad(new RefreshRepository(db)))
   const tasks = new TaskService(
     db,

@@ -1,4 +1,4 @@
-import { CARRIERS, createCarrierSimulator } from '../carriers/registry'
+import { CARRIERS, createCarrierSimulator, ROUTES } from '../carriers/registry'
 
 /**
  * `npm run simulator`: the carrier simulator alone, for pointing services at it (each carrier's
@@ -10,7 +10,7 @@ const stepSeconds = Number(process.env.SIMULATOR_STEP_SECONDS ?? 60)
 const simulator = createCarrierSimulator({ port, stepMs: stepSeconds * 1000 })
 await simulator.start()
 console.log(`carrier simulator on ${simulator.url} (stories advance every ${stepSeconds} s)`)
-for (const carrier of CARRIERS) {
+for (const carrier of [...CARRIERS, ...ROUTES]) {
   const credentials = Object.values(carrier.env.credentials).map((variable) => `${variable}=sim`)
   console.log(`  ${carrier.env.apiUrl.variable}=${simulator.urlOf(carrier.simulator)} ${credentials.join(' ')}`)
 }

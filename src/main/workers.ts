@@ -30,11 +30,15 @@ import { WebhookHttp } from '../webhooks/webhook-http'
 import { WorkLoop } from '../workers/work-loop'
 import type { Carriers } from './carriers'
 import { CarrierCorrectionService } from '../services/carrier-correction.service'
+import { RouteRegistrationRepository } from '../db/route-registration.repository'
+import { RouteRegistrationService } from '../services/route-registration.service'
 import type { ApiPressure } from '../services/api-pressure'
 import type { MessageChannel } from '../domain/notifications'
 import type { Language, TrackingPage } from '../domain/tracking-page'
 
 const RETENTION_POLL_MS = 60_000
+/** Registrations at a route: a new task's number is registered within seconds (a NOTIFY of due tasks wakes it sooner). */
+const REGISTRATION_POLL_MS = 5_000
 /** The built-in relay's sender: a domain that is never anyone's (RFC 2606). */
 const BUILT_IN_FROM = 'parcels@mail-relay.invalid'
 // Messages in flight per connection to the relay, and claimed once half of them are free: one
@@ -189,7 +193,11 @@ export function createWorkers(
   const refreshLoops = [...carriers.channels.keys()].map(
     (code) => new WorkLoop(`refresh ${code}`, () => refresh.runRound(code), { pollMs: config.refreshPollMs }, log),
   )
-  const wakeRefresh = () => refreshLoops.forEach((loop) => loop.wake())
+  // Each route's registrations follow its tasks: registered when one is active, stopped when none is.
+  const registrations = new RouteRegistrationService(new RouteRegistrationRepository(db), carriers.routes)
+  const registrationLoops =
+    carriers.routes.length > 0 ? [new WorkLoop('route registrations', () => registrations.runRound(), { pollMs: REGISTRATION_POLL_MS }, log)] : []
+  const wakeRefresh = () => [...refreshLoops, ...registrationLoops].forEach((loop) => loop.wake())
   let unlistenTasks: () => Promise<void> = async () => {}
 
   // Retention: a full batch means more may be waiting (the loop goes on at once); otherwise a look
@@ -217,14 +225,14 @@ export function createWorkers(
       await startEmail()
       await startSms()
       unlistenTasks = await db.listen(TASKS_DUE, wakeRefresh)
-      for (const loop of refreshLoops) await loop.start()
+      for (const loop of [...refreshLoops, ...registrationLoops]) await loop.start()
       await retentionLoop.start()
       await correctionLoop.start()
     },
     async stop() {
       await unlistenTasks()
       await Promise.all([
-        ...refreshLoops.map((loop) => loop.stop()),
+        ...[...refreshLoops, ...registrationLoops].map((loop) => loop.stop()),
         webhookLoop.stop(),
         ...messages.map(({ loop }) => loop.stop()),
         retentionLoop.stop(),

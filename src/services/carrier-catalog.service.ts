@@ -1,5 +1,6 @@
+import type { RouteLabel } from '../carriers/carrier-route'
 import { autoPick, detectCarriers } from '../carriers/detection'
-import { CARRIERS, carrierOf } from '../carriers/registry'
+import { CARRIERS, carrierNamed, ROUTES, routeOf } from '../carriers/registry'
 import { AUTO_CARRIER, unsupportedCarrierMessage, type CarrierCandidate, type CarrierChoice } from '../domain/carriers'
 import { describeBudget, effectiveIntervalMs, requestsPerSecond, type RequestBudget } from '../domain/request-budget'
 import type { CarrierLoad } from './carrier-load'
@@ -13,8 +14,10 @@ export interface CarrierInfo {
   available: boolean
   numbersPerRequest: number
   formats: { name: string; example: string }[]
-  /** "60/hour": as configured for a worker process. */
+  /** "60/hour": as configured for a worker process (a route's carriers share the route's). */
   requestBudget: string
+  /** The aggregator the carrier is served through ("17track"); absent for a carrier of our own. */
+  route?: RouteLabel
 }
 
 export interface CarrierPacing {
@@ -41,15 +44,16 @@ export class CarrierCatalogService {
     private readonly load?: CarrierLoad,
   ) {}
 
-  /** How a carrier runs here; a code the registry does not know is unavailable. */
+  /** How a carrier runs here (a routed carrier as its route does); a code the registry does not know is unavailable. */
   mode(code: string): CarrierMode {
-    return this.modes[code] ?? 'unavailable'
+    return this.modes[routeOf(code)?.code ?? code] ?? 'unavailable'
   }
 
   isAvailable = (code: string): boolean => this.mode(code) !== 'unavailable'
 
+  /** Our own carriers, then each route's, by the route's order. */
   list(): CarrierInfo[] {
-    return CARRIERS.map((c) => ({
+    const own = CARRIERS.map((c) => ({
       carrierCode: c.code,
       name: c.name,
       available: this.isAvailable(c.code),
@@ -57,15 +61,31 @@ export class CarrierCatalogService {
       formats: c.formats.map((f) => ({ name: f.name, example: f.example })),
       requestBudget: describeBudget(this.paceOf(c.code).budget),
     }))
+    const routed = ROUTES.flatMap((route) =>
+      route.carriers.map((c) => ({
+        carrierCode: c.code,
+        name: c.name,
+        available: this.isAvailable(c.code),
+        numbersPerRequest: route.numbersPerRequest,
+        // The aggregator knows the formats; detection of ours does not guess them.
+        formats: [],
+        requestBudget: describeBudget(this.paceOf(route.code).budget),
+        route: route.label,
+      })),
+    )
+    return [...own, ...routed]
   }
 
   /** Each carrier with how often its active tasks are fetched now (docs/carriers.md, "Budgets"). */
   async listPaced(): Promise<(CarrierInfo & CarrierPacing)[]> {
     const active = (await this.load?.activeTasks()) ?? {}
     return this.list().map((c) => {
-      const { budget, pollIntervalMs } = this.paceOf(c.carrierCode)
+      const route = routeOf(c.carrierCode)
+      const { budget, pollIntervalMs } = this.paceOf(route?.code ?? c.carrierCode)
       const activeTasks = active[c.carrierCode] ?? 0
-      const intervalMs = effectiveIntervalMs(pollIntervalMs, activeTasks, requestsPerSecond(budget), c.numbersPerRequest)
+      // A route's carriers share its budget: its pace is the whole route's.
+      const paying = route ? route.carriers.reduce((sum, r) => sum + (active[r.code] ?? 0), 0) : activeTasks
+      const intervalMs = effectiveIntervalMs(pollIntervalMs, paying, requestsPerSecond(budget), c.numbersPerRequest)
       return { ...c, activeTasks, effectiveIntervalSeconds: Math.ceil(intervalMs / 1000) }
     })
   }
@@ -90,14 +110,14 @@ export class CarrierCatalogService {
           : 'no single available carrier matches the tracking number with its check digit'
       return { ok: false, error: 'carrier_not_detected', message: `AUTO could not pick a carrier: ${why}; send the carrierCode`, candidates }
     }
-    const carrier = carrierOf(carrierCode)
+    const carrier = carrierNamed(carrierCode)
     if (!carrier) return { ok: false, error: 'unsupported_carrier', message: unsupportedCarrierMessage(available) }
     if (!this.isAvailable(carrierCode)) {
-      return {
-        ok: false,
-        error: 'unsupported_carrier',
-        message: `is not available on this service: ${carrier.name} has no credentials configured (available: ${available.join(', ')})`,
-      }
+      const route = routeOf(carrierCode)
+      const why = route
+        ? `${carrier.name} is served through ${route.name}, which has no key configured (${Object.values(route.env.credentials).join(', ')})`
+        : `${carrier.name} has no credentials configured`
+      return { ok: false, error: 'unsupported_carrier', message: `is not available on this service: ${why} (available: ${available.join(', ')})` }
     }
     return { ok: true, carrierCode }
   }

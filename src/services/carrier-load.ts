@@ -27,9 +27,13 @@ export class CarrierLoad {
     return this.counts.value
   }
 
-  /** How often each active task of the carrier is fetched: its poll interval, longer when its budget cannot pay for it. */
-  async intervalMs(carrierCode: string, pollIntervalMs: number, requestsPerSecond: number, numbersPerRequest: number): Promise<number> {
-    const active = (await this.activeTasks())[carrierCode] ?? 0
+  /**
+   * How often each active task of the carriers one channel fetches (a carrier, or a route's) is
+   * fetched: its poll interval, longer when its budget cannot pay for it.
+   */
+  async intervalMs(carrierCodes: readonly string[], pollIntervalMs: number, requestsPerSecond: number, numbersPerRequest: number): Promise<number> {
+    const counts = await this.activeTasks()
+    const active = carrierCodes.reduce((sum, code) => sum + (counts[code] ?? 0), 0)
     return effectiveIntervalMs(pollIntervalMs, active, requestsPerSecond, numbersPerRequest)
   }
 }

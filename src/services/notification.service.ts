@@ -15,7 +15,7 @@ import {
   type Trigger,
 } from '../domain/notifications'
 import { trackingPageOf, type Language, type TrackingPageBrand } from '../domain/tracking-page'
-import { carrierOf } from '../carriers/registry'
+import { carrierNamed } from '../carriers/registry'
 import { renderEmail } from '../notifications/email-message'
 import { renderSms } from '../notifications/sms-message'
 import { sampleParcel } from '../notifications/sample-parcel'
@@ -98,7 +98,7 @@ export class NotificationService {
   async preview(userId: number, trigger: Trigger, language: Language, now: Date): Promise<MessagePreview> {
     const [brand, settings] = await Promise.all([this.pages.brand(userId), this.settings(userId)])
     const source = sampleParcel(trigger, now)
-    const carrier = carrierOf(source.carrierCode)!
+    const carrier = carrierNamed(source.carrierCode)!
     const page = trackingPageOf(source, brand, { name: carrier.name, trackingUrl: carrier.trackingPageUrl(source.trackingNumber) ?? '' }, language)
     const pageUrl = `${PREVIEW_BASE}/t/preview`
     const email = renderEmail({ page, trigger, name: 'Alex Example', pageUrl, unsubscribeUrl: `${PREVIEW_BASE}/u/preview` })

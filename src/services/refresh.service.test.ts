@@ -234,12 +234,12 @@ describe('carrier outcomes', () => {
 describe('claims and leases', () => {
   it('never hands one task to two claims; a lost lease comes back when it runs out', async () => {
     const ids = [await subscribe('DL'), await subscribe('DL')]
-    const first = await t.db.transaction((tx) => repository.claimDue(tx, 'FEDEX', 10, 200))
+    const first = await t.db.transaction((tx) => repository.claimDue(tx, 'FEDEX', ['FEDEX'], 10, 200))
     expect(first.map((c) => c.id).sort()).toEqual(ids.sort())
-    expect(await t.db.transaction((tx) => repository.claimDue(tx, 'FEDEX', 10, 200))).toEqual([])
+    expect(await t.db.transaction((tx) => repository.claimDue(tx, 'FEDEX', ['FEDEX'], 10, 200))).toEqual([])
     const again = await waitFor(
       async () => {
-        const claimed = await t.db.transaction((tx) => repository.claimDue(tx, 'FEDEX', 10, 60_000))
+        const claimed = await t.db.transaction((tx) => repository.claimDue(tx, 'FEDEX', ['FEDEX'], 10, 60_000))
         return claimed.length > 0 ? claimed : undefined
       },
       { what: 'the lease to run out' },
@@ -333,16 +333,16 @@ describe('between poll ticks', () => {
 
   it('counts a full request due already as due now, and leaves out the tasks another round holds', async () => {
     const ids = await Promise.all(Array.from({ length: 30 }, () => subscribe('DLNOW')))
-    expect(await repository.dueInMs('FEDEX', 30)).toBeLessThan(0)
+    expect(await repository.dueInMs('FEDEX', ['FEDEX'], 30)).toBeLessThan(0)
     // Another worker's round holds them: not due for this one.
-    const held = await t.db.transaction((tx) => new RefreshRepository(t.db).claimDue(tx, 'FEDEX', 30, 60_000))
+    const held = await t.db.transaction((tx) => new RefreshRepository(t.db).claimDue(tx, 'FEDEX', ['FEDEX'], 30, 60_000))
     expect(held.map((c) => c.id).sort()).toEqual(ids.sort())
-    expect(await repository.dueInMs('FEDEX', 30)).toBeNull()
+    expect(await repository.dueInMs('FEDEX', ['FEDEX'], 30)).toBeNull()
     const round = await service.runRound('FEDEX')
     expect(round).toMatchObject({ claimed: 0 })
     expect(round.wakeInMs).toBeUndefined()
     await repository.releaseClaim(held[0]!.leaseToken, [])
-    expect(await repository.dueInMs('FEDEX', 30)).toBeLessThan(0)
+    expect(await repository.dueInMs('FEDEX', ['FEDEX'], 30)).toBeLessThan(0)
   })
 })
 

@@ -37,6 +37,10 @@ export interface CarrierChannel {
   circuit?: CircuitBreaker
   /** This carrier's cadence, when not the options' (a simulated carrier is polled at its pace). */
   pollIntervalMs?: number
+  /** A route's channel: the carrier codes whose tasks it fetches (a carrier's channel fetches its own). */
+  serves?: readonly string[]
+  /** A route's channel: what its adapter is asked for a task (the aggregator's record), not the bare number. */
+  recordOf?: (task: Pick<ClaimedTask, 'carrierCode' | 'trackingNumber'>) => string
 }
 
 /** What a refresh round works with: the schedule's storage, the apply, the carriers' load. */
@@ -146,7 +150,7 @@ export class RefreshService {
     const limit = probe || yielding ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, affordable * channel.adapter.maxBatchSize)
     const nextRefreshInMs = await this.intervalOf(carrierCode, channel)
     const claims = await this.db
-      .transaction((tx) => this.repository.claimDue(tx, carrierCode, limit, this.options.leaseMs))
+      .transaction((tx) => this.repository.claimDue(tx, carrierCode, channel.serves ?? [carrierCode], limit, this.options.leaseMs))
       .catch((error: unknown) => {
         if (probe) circuit.cancelProbe()
         throw error
@@ -170,7 +174,7 @@ export class RefreshService {
     // it does, so a steady stream of changes reaches the webhooks a few at a time rather than a
     // second's worth at once. Only full requests: the carrier is asked no more often than before.
     if (!result.more && !probe) {
-      const dueInMs = await this.repository.dueInMs(carrierCode, channel.adapter.maxBatchSize)
+      const dueInMs = await this.repository.dueInMs(carrierCode, channel.serves ?? [carrierCode], channel.adapter.maxBatchSize)
       if (dueInMs !== null) result.wakeInMs = Math.max(dueInMs, MIN_ROUND_GAP_MS)
     }
     return result
@@ -183,7 +187,7 @@ export class RefreshService {
    */
   private async intervalOf(carrierCode: string, channel: CarrierChannel): Promise<number> {
     const pollMs = channel.pollIntervalMs ?? this.options.pollIntervalMs
-    return this.load.intervalMs(carrierCode, pollMs, channel.budget.ratePerSecond, channel.adapter.maxBatchSize).catch(() => pollMs)
+    return this.load.intervalMs(channel.serves ?? [carrierCode], pollMs, channel.budget.ratePerSecond, channel.adapter.maxBatchSize).catch(() => pollMs)
   }
 
   /** Each carrier's circuit as /readyz shows it. */
@@ -203,7 +207,8 @@ export class RefreshService {
   ): Promise<void> {
     const circuit = this.circuitOf.get(carrier)!
     // Several tasks (of different users) can share a number: ask for it once.
-    const numbers = [...new Set(tasks.map((t) => t.trackingNumber))]
+    const askedFor = channel.recordOf ?? ((task: ClaimedTask) => task.trackingNumber)
+    const numbers = [...new Set(tasks.map(askedFor))]
     await channel.budget.acquire()
     // The circuit opened while this request waited for the budget: the carrier is not asked, and
     // the tasks are not written. They stay claimed until the lease lapses, so an
@@ -239,7 +244,7 @@ export class RefreshService {
     const items: FetchedTask[] = []
     const fetchedAt = this.now()
     for (const task of tasks) {
-      const lookup = lookups.get(task.trackingNumber)
+      const lookup = lookups.get(askedFor(task))
       if (!lookup) {
         missing.push(task)
         continue

@@ -1,4 +1,4 @@
-import { carrierOf } from '../carriers/registry'
+import { carrierNamed } from '../carriers/registry'
 import type { TrackingPageRepository } from '../db/tracking-page.repository'
 import type { Actor } from '../domain/audit'
 import { invalid, subscriptionNotFound } from '../domain/errors'
@@ -18,7 +18,7 @@ export class TrackingPageService {
     if (!found) return undefined
     const { source, brand } = found
     const language: Language = chooseLanguage(asked.lang, asked.acceptLanguage, brand.defaultLanguage)
-    const carrier = carrierOf(source.carrierCode)
+    const carrier = carrierNamed(source.carrierCode)
     const name = carrier?.name ?? source.carrierCode
     return trackingPageOf(source, brand, { name, trackingUrl: carrier?.trackingPageUrl(source.trackingNumber) ?? '' }, language)
   }

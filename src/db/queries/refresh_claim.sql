@@ -17,21 +17,37 @@ WITH
       AND c.lease_until > now()
   ),
   picked AS (
+    -- Each carrier's oldest due tasks from its own part of the due index (a route's channel
+    -- fetches several carriers), then the oldest of them all.
     SELECT
       s.task_id,
+      s.carrier_code,
       s.next_refresh_at,
       s.refresh_failures
     FROM
-      task_schedule s
-    WHERE
-      s.carrier_code = $1
-      AND s.next_refresh_at <= now()
-      AND s.task_id NOT IN (
+      unnest($5::text[]) AS c (carrier_code)
+      CROSS JOIN LATERAL (
         SELECT
-          task_id
+          d.task_id,
+          d.carrier_code,
+          d.next_refresh_at,
+          d.refresh_failures
         FROM
-          held
-      )
+          task_schedule d
+        WHERE
+          d.carrier_code = c.carrier_code
+          AND d.next_refresh_at <= now()
+          AND d.task_id NOT IN (
+            SELECT
+              task_id
+            FROM
+              held
+          )
+        ORDER BY
+          d.next_refresh_at
+        LIMIT
+          $2
+      ) s
     ORDER BY
       s.next_refresh_at
     LIMIT
@@ -52,6 +68,7 @@ WITH
   )
 SELECT
   p.task_id AS id,
+  p.carrier_code,
   t.tracking_number,
   p.refresh_failures,
   p.next_refresh_at::text AS due_at,

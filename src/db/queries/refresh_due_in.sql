@@ -7,19 +7,29 @@ SELECT
       s.next_refresh_at - now()
   )::float8 * 1000 AS in_ms
 FROM
-  task_schedule s
-WHERE
-  s.carrier_code = $1
-  AND s.next_refresh_at IS NOT NULL
-  AND s.task_id NOT IN (
+  unnest($3::text[]) AS c (carrier_code)
+  CROSS JOIN LATERAL (
     SELECT
-      unnest(c.task_ids) AS task_id
+      d.next_refresh_at
     FROM
-      refresh_claims c
+      task_schedule d
     WHERE
-      c.carrier_code = $1
-      AND c.lease_until > now()
-  )
+      d.carrier_code = c.carrier_code
+      AND d.next_refresh_at IS NOT NULL
+      AND d.task_id NOT IN (
+        SELECT
+          unnest(c.task_ids) AS task_id
+        FROM
+          refresh_claims c
+        WHERE
+          c.carrier_code = $1
+          AND c.lease_until > now()
+      )
+    ORDER BY
+      d.next_refresh_at
+    LIMIT
+      $2 + 1
+  ) s
 ORDER BY
   s.next_refresh_at
 OFFSET

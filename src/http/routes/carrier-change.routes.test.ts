@@ -58,7 +58,7 @@ const inTransit: CarrierSnapshot = {
 /** Claims the task as a FedEx worker would (every other due task put aside first). */
 async function claim(taskId: number, carrierCode = 'FEDEX') {
   await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id <> $1', [taskId])
-  const [claimed] = await t.db.transaction((tx) => new RefreshRepository(t.db).claimDue(tx, carrierCode, 10, 60_000))
+  const [claimed] = await t.db.transaction((tx) => new RefreshRepository(t.db).claimDue(tx, carrierCode, [carrierCode], 10, 60_000))
   expect(claimed!.id).toBe(taskId)
   return claimed!
 }
@@ -97,7 +97,7 @@ describe('PATCH /openapi/tracking-subscriptions/{taskId}', () => {
     expect(await get(taskId).then((r) => r.json().data)).toEqual({ ...moved, recipient: null, notifications: [] })
     // The schedule is the new carrier's: a USPS worker claims it, a FedEx worker does not.
     await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id <> $1', [taskId])
-    expect(await t.db.transaction((tx) => new RefreshRepository(t.db).claimDue(tx, 'FEDEX', 10, 60_000))).toEqual([])
+    expect(await t.db.transaction((tx) => new RefreshRepository(t.db).claimDue(tx, 'FEDEX', ['FEDEX'], 10, 60_000))).toEqual([])
     expect((await claim(taskId, 'USPS')).trackingNumber).toBe(before.trackingNumber)
   })
 

@@ -1,3 +1,4 @@
+import { SEVENTEENTRACK } from '../../carriers/seventeentrack/seventeentrack.route'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 
@@ -23,12 +24,14 @@ describe('GET /openapi/carriers', () => {
   it('lists every carrier of the registry with its formats', async () => {
     const res = await get('/openapi/carriers')
     expect(res.statusCode).toBe(200)
-    const carriers = res.json().data.carriers as {
+    const all = res.json().data.carriers as {
       carrierCode: string
       available: boolean
       numbersPerRequest: number
       formats: { name: string; example: string }[]
+      route?: string
     }[]
+    const carriers = all.filter((c) => c.route === undefined)
     expect(carriers.map((c) => [c.carrierCode, c.available, c.numbersPerRequest])).toEqual([
       ['FEDEX', true, 30],
       ['UPARCEL', true, 50],
@@ -40,6 +43,11 @@ describe('GET /openapi/carriers', () => {
       ['CANADAPOST', true, 1],
     ])
     expect(carriers[2]!.formats[0]).toEqual({ name: 'UPS (1Z + 16)', example: UPS_NUMBER })
+    // Then every carrier served through 17TRACK, forty numbers a request, its formats left to 17TRACK.
+    const routed = all.slice(carriers.length)
+    expect(routed.map((c) => c.carrierCode)).toEqual(SEVENTEENTRACK.carriers.map((c) => c.code))
+    for (const carrier of routed)
+      expect(carrier).toMatchObject({ route: '17track', available: true, numbersPerRequest: 40, formats: [], requestBudget: '1/second' })
   })
 
   it('needs a token', async () => {
@@ -185,5 +193,15 @@ describe('a carrier that is not available here', () => {
       payload: { carrierCode: 'ACME', trackingNumber: UPS_NUMBER, callbackUrl: hook },
     })
     expect(unknown.json().data.details[0].message).toBe('is not a supported carrier (supported: FEDEX, UPARCEL)')
+    // A carrier served through 17TRACK without its key: unavailable, and the message names the key.
+    expect(carriers.find((c) => c.carrierCode === 'ROYALMAIL')!.available).toBe(false)
+    const routed = await prod.as(prodToken, {
+      method: 'POST',
+      url: '/openapi/tracking-subscriptions',
+      payload: { carrierCode: 'ROYALMAIL', trackingNumber: 'AB123456789GB', callbackUrl: hook },
+    })
+    expect(routed.json().data.details[0].message).toBe(
+      'is not available on this service: Royal Mail is served through 17TRACK, which has no key configured (SEVENTEENTRACK_API_KEY) (available: FEDEX, UPARCEL)',
+    )
   })
 })

@@ -115,7 +115,7 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/stop', () => {
     const refresh = new RefreshRepository(t.db)
     // A worker has claimed it and is fetching.
     await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id <> $1', [taskId])
-    const [claim] = await t.db.transaction((tx) => refresh.claimDue(tx, 'FEDEX', 10, 60_000))
+    const [claim] = await t.db.transaction((tx) => refresh.claimDue(tx, 'FEDEX', ['FEDEX'], 10, 60_000))
     expect(claim!.id).toBe(taskId)
 
     const first = await post(`${PATH}/${taskId}/stop`)
@@ -130,7 +130,7 @@ describe('POST /openapi/tracking-subscriptions/{taskId}/stop', () => {
     const [outcome] = await new RefreshApply(t.db, 86_400_000).apply([{ task: claim!, snapshot: undefined, fetchedAt: new Date(), nextRefreshInMs: 1000 }])
     expect(outcome).toEqual({ applied: false })
     await t.db.query(`UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id <> $1`, [taskId])
-    expect(await t.db.transaction((tx) => refresh.claimDue(tx, 'FEDEX', 10, 60_000))).toEqual([])
+    expect(await t.db.transaction((tx) => refresh.claimDue(tx, 'FEDEX', ['FEDEX'], 10, 60_000))).toEqual([])
   })
 
   it("is 404 for another user's task, which stays active", async () => {

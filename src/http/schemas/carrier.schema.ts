@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { ROUTE_LABELS } from '../../carriers/carrier-route'
 import { TRACKING_NUMBER_MAX } from '../../domain/subscription-input'
 import { CarrierCandidate, component, envelope, ref } from './common.schema'
 
@@ -16,6 +17,15 @@ const Carrier = component(
       examples: ['50/second', '60/hour'],
       description: "the requests a worker process may send the carrier, per second, minute, hour or day (its quota's share)",
     }),
+    route: Type.Optional(
+      Type.Union(
+        ROUTE_LABELS.map((label) => Type.Literal(label)),
+        {
+          description:
+            'the aggregator the carrier is served through (its numbers are registered there, read at a slow pace and updated by its pushes); absent for a carrier with a plugin of its own',
+        },
+      ),
+    ),
     effectiveIntervalSeconds: Type.Integer({
       minimum: 1,
       description:

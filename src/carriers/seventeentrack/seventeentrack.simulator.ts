@@ -1,0 +1,191 @@
+import { parseJson } from '../../simulator/simulator'
+import type { Place, StageKind } from '../../simulator/stories'
+import type { SimulatedCarrier, SimulationContext, SimulatorAnswer, ShipmentView } from '../../simulator/simulated-carrier'
+import { withOffset } from '../../simulator/times'
+import { obj, str } from '../json'
+import { recordKey } from './seventeentrack.mapper'
+
+/**
+ * 17TRACK's half of the simulator: POST /track/v2.2/{register,gettrackinfo,stoptrack} with the key
+ * in `17token`, a JSON array of at most 40 numbers, answered in the envelope
+ * `{code, data: {accepted, rejected}}` of test/fixtures/carriers/17track. It keeps its own
+ * registrations, as 17TRACK does: reading an unregistered number is rejected (-18019902), a number
+ * registered again is "already registered" (-18019901, no quota), each registration counts against
+ * the quota given (-18019908 past it). `track_info` is shaped like the official push example.
+ */
+
+/** What 17TRACK says at each stage: [sub_status, event stage, description]. */
+const STAGES: Record<StageKind, [string, string | null, string]> = {
+  label: ['InfoReceived', 'InfoReceived', 'Shipment information received'],
+  picked_up: ['InTransit_PickedUp', 'PickedUp', 'Item collected from the sender'],
+  in_transit: ['InTransit_Other', null, 'Item arrived at the sorting centre'],
+  out_for_delivery: ['OutForDelivery_Other', 'OutForDelivery', 'Out for delivery'],
+  delivered: ['Delivered_Other', 'Delivered', 'Delivered'],
+  exception: ['Exception_Damage', null, 'Item damaged in transit'],
+  failed_attempt: ['DeliveryFailure_NoBody', null, 'We tried to deliver your item but nobody was in'],
+  out_again: ['OutForDelivery_Other', 'OutForDelivery', 'Out for delivery again'],
+  held_for_pickup: ['AvailableForPickup_Other', 'AvailableForPickup', 'Item ready for collection at the pick-up point'],
+  picked_up_by_recipient: ['Delivered_Other', 'Delivered', 'Item collected by the recipient'],
+  returned: ['Exception_Returned', 'Returned', 'Item returned to the sender'],
+  cancelled: ['Exception_Cancel', null, 'Shipment cancelled by the sender'],
+}
+
+const MAIN = (subStatus: string) => subStatus.split('_')[0]!
+
+const address = (place: Place) => ({
+  country: place.country,
+  state: place.state || null,
+  city: place.city,
+  street: null,
+  postal_code: place.postalCode || null,
+  coordinates: { longitude: null, latitude: null },
+})
+
+/** A record's `track_info` as the story shows it now. */
+export function trackInfoOf(view: ShipmentView, providerKey: number) {
+  const events = view.stages
+    .map((stage, i) => {
+      const time = view.times[i]!
+      const [subStatus, eventStage, description] = STAGES[stage.kind]
+      return {
+        time_iso: withOffset(time, stage.place.offsetMinutes),
+        time_utc: `${time.toISOString().slice(0, 19)}Z`,
+        time_raw: { date: null, time: null, timezone: null },
+        description: stage.exception || description,
+        location: [stage.place.city, stage.place.state, stage.place.country].filter(Boolean).join(', '),
+        stage: eventStage,
+        sub_status: subStatus,
+        address: address(stage.place),
+      }
+    })
+    .reverse()
+  const [subStatus] = STAGES[view.stages.at(-1)!.kind]
+  const ended = view.final
+  return {
+    shipping_info: { shipper_address: address(view.origin), recipient_address: address(view.destination) },
+    latest_status: { status: MAIN(subStatus), sub_status: subStatus, sub_status_descr: null },
+    latest_event: events[0] ?? null,
+    time_metrics: {
+      estimated_delivery_date: ended
+        ? { source: null, from: null, to: null }
+        : { source: 'Official', from: null, to: withOffset(view.estimatedDelivery, view.destination.offsetMinutes) },
+    },
+    tracking: {
+      providers_hash: 0,
+      providers: [{ provider: { key: providerKey, name: 'Simulated carrier', alias: 'Simulated', homepage: '', country: '' }, events_hash: 0, events }],
+    },
+  }
+}
+
+export interface SeventeenTrackSimulatorOptions {
+  /** Registrations the key may make (17TRACK's quota); unlimited when absent. */
+  quota?: number
+}
+
+const envelope = (accepted: unknown[], rejected: unknown[]) => ({ status: 200, body: { code: 0, data: { accepted, rejected } } })
+const rejection = (number: string, code: number, message: string) => ({ number, error: { code, message } })
+
+export function seventeenTrackSimulator(
+  options: SeventeenTrackSimulatorOptions = {},
+): SimulatedCarrier & { registrations(): Map<string, 'tracking' | 'stopped'> } {
+  const registered = new Map<string, 'tracking' | 'stopped'>()
+  let quotaUsed = 0
+
+  function register(items: { number: string; carrier: number }[]): SimulatorAnswer {
+    const accepted: unknown[] = []
+    const rejected: unknown[] = []
+    for (const { number, carrier } of items) {
+      const record = recordKey(carrier, number)
+      if (number.length < 5 || number.length > 50) rejected.push(rejection(number, -18010012, `The format of '${number}' is invalid.`))
+      else if (registered.has(record))
+        rejected.push(rejection(number, -18019901, `The tracking number '${number}' has been registered, don't need to repeat registration.`))
+      else if (options.quota !== undefined && quotaUsed >= options.quota) rejected.push(rejection(number, -18019908, 'Your quotas have run out.'))
+      else {
+        quotaUsed++
+        registered.set(record, 'tracking')
+        accepted.push({ origin: 2, number, carrier })
+      }
+    }
+    return envelope(accepted, rejected)
+  }
+
+  function read(items: { number: string; carrier: number }[], context: SimulationContext): SimulatorAnswer {
+    const accepted: unknown[] = []
+    const rejected: unknown[] = []
+    for (const { number, carrier } of items) {
+      if (!registered.has(recordKey(carrier, number))) {
+        rejected.push(rejection(number, -18019902, `Tracking number ${number} is not registered yet. Please register first.`))
+        continue
+      }
+      const shipment = context.shipment(number)
+      if (!shipment.found) rejected.push(rejection(number, -18019909, 'No tracking info at the moment.'))
+      else accepted.push({ number, carrier, param: null, tag: '', track_info: trackInfoOf(shipment.view, carrier) })
+    }
+    return envelope(accepted, rejected)
+  }
+
+  const restarted = new Set<string>()
+  function retrack(items: { number: string; carrier: number }[]): SimulatorAnswer {
+    const accepted: unknown[] = []
+    const rejected: unknown[] = []
+    for (const { number, carrier } of items) {
+      const record = recordKey(carrier, number)
+      const state = registered.get(record)
+      if (state === undefined) rejected.push(rejection(number, -18019902, `Tracking number ${number} is not registered yet. Please register first.`))
+      else if (state === 'tracking') rejected.push(rejection(number, -18019904, 'Only stopped numbers can be re-tracked.'))
+      else if (restarted.has(record)) rejected.push(rejection(number, -18019905, 'Each tracking number can only be re-tracked once.'))
+      else {
+        restarted.add(record)
+        registered.set(record, 'tracking')
+        accepted.push({ number, carrier })
+      }
+    }
+    return envelope(accepted, rejected)
+  }
+
+  function stop(items: { number: string; carrier: number }[]): SimulatorAnswer {
+    const accepted: unknown[] = []
+    const rejected: unknown[] = []
+    for (const { number, carrier } of items) {
+      const record = recordKey(carrier, number)
+      const state = registered.get(record)
+      if (state === undefined) rejected.push(rejection(number, -18019902, `Tracking number ${number} is not registered yet. Please register first.`))
+      else if (state === 'stopped') rejected.push(rejection(number, -18019906, 'Only numbers being tracked can be stopped.'))
+      else {
+        registered.set(record, 'stopped')
+        accepted.push({ number, carrier })
+      }
+    }
+    return envelope(accepted, rejected)
+  }
+
+  return {
+    path: '17track',
+    // Numbers of any shape: the routed carriers' own (Royal Mail's AB123456789GB).
+    storyNumber: (prefix, serial) => `${prefix}${String(serial).padStart(9, '0')}GB`,
+    emittedCodes: Object.fromEntries(Object.entries(STAGES).map(([kind, [code]]) => [kind, code])) as Record<StageKind, string>,
+    errorBody: (status, message) => ({ code: status, data: { errors: [{ code: status, message }] } }),
+    registrations: () => registered,
+    async handle(request, context) {
+      const match = /^\/track\/v2\.[24]\/(register|gettrackinfo|retrack|stoptrack)$/.exec(request.path)
+      if (request.method !== 'POST' || !match) return { status: 404, body: { code: 404, data: { errors: [{ code: 404, message: 'Not Found' }] } } }
+      const key = request.headers['17token']
+      const expected = context.credentials?.apiKey
+      if (!key || (expected !== undefined && key !== expected))
+        return { status: 401, body: { code: -18010002, data: { errors: [{ code: -18010002, message: 'Invalid security key.' }] } } }
+      const body = parseJson<unknown>(request.body)
+      if (!Array.isArray(body)) return { status: 200, body: { code: -18010013, data: { errors: [{ code: -18010013, message: 'Invalid submitted data.' }] } } }
+      if (body.length > 40)
+        return { status: 200, body: { code: -18010014, data: { errors: [{ code: -18010014, message: 'Tracking numbers exceed 40 limit.' }] } } }
+      const items = body.map(obj).map((item) => ({ number: str(item.number).toUpperCase(), carrier: Number(item.carrier) }))
+      if (match[1] === 'gettrackinfo') {
+        context.countTrack()
+        const fault = await context.fault(items.map((i) => i.number))
+        if (fault && fault !== 'expired_token') return fault
+        return read(items, context)
+      }
+      context.countToken()
+      return match[1] === 'register' ? register(items) : match[1] === 'retrack' ? retrack(items) : stop(items)
+    },
+  }
+}
