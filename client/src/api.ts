@@ -572,6 +572,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inbound/{source}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a push from a carrier or an aggregator
+         * @description Verified over the raw body before it is read; stored before it is answered (the same body twice is stored once); applied afterwards through the same path as a fetch. A push for a number no task has is answered 200 (so that the sender does not retry it) and counted.
+         */
+        post: operations["receivePush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api-users": {
         parameters: {
             query?: never;
@@ -7541,6 +7561,110 @@ export interface operations {
             };
             /** @description unsupported_media_type: the body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: an unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database cannot serve the request now (unreachable, restarting, out of disk space, or no answer within its deadline); Retry-After says when to try again */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receivePush: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 17TRACK: lowercase hex SHA-256 of the raw body, "/" and the API key */
+                sign?: string;
+            };
+            path: {
+                /**
+                 * @description who pushes: 17track (17track: 17TRACK’s webhook, signed by its `sign` header); a source this service does not run is not found
+                 * @example 17track
+                 */
+                source: string;
+            };
+            cookie?: never;
+        };
+        /** @description the push exactly as its sender wrote it (17TRACK: {event, data}); verified over its raw bytes before it is read, at most 1 MiB */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description stored: the push is applied by the workers in the order pushes arrived */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the HTTP status
+                         * @enum {number}
+                         */
+                        code: 200;
+                        data: {
+                            /** @enum {boolean} */
+                            received: true;
+                            /** @description the same body was received before: it is applied once */
+                            duplicate: boolean;
+                        };
+                        /** @enum {string} */
+                        msg: "success";
+                    };
+                };
+            };
+            /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for this caller (another user’s is answered the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 1 MiB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,4 +1,5 @@
-import type { CarrierAdapter } from './carrier'
+import type { IncomingHttpHeaders } from 'node:http'
+import type { CarrierAdapter, CarrierLookup } from './carrier'
 import type { CarrierConnection, CarrierEnvironment } from './carrier-plugin'
 import type { SimulatedCarrier } from '../simulator/simulated-carrier'
 
@@ -26,6 +27,10 @@ export interface CarrierRoute {
   /** The carrier code and number of a record; undefined for a record of a carrier not routed here. */
   taskOf(record: string): { carrierCode: string; trackingNumber: string } | undefined
   trackingPageUrl(trackingNumber: string): string
+  /** Whether a push's signature holds over its raw bytes, for the route's credentials (constant time). */
+  verifyPush(rawBody: Buffer, headers: IncomingHttpHeaders, credentials: Readonly<Record<string, string>>): boolean
+  /** What a push says: its record and, for an update, the record's lookup; null when it names no record. */
+  readPush(body: unknown): PushedRecord | null
   createClient(connection: CarrierConnection): RouteClient
   readonly simulator: SimulatedCarrier
 }
@@ -41,4 +46,13 @@ export interface RouteClient extends CarrierAdapter {
   restart(records: readonly string[]): Promise<Map<string, RegistrationOutcome>>
   /** The records stopped (or already so). */
   stop(records: readonly string[]): Promise<Set<string>>
+}
+
+/** A push's news of one record. */
+export interface PushedRecord {
+  /** The aggregator's event name (17TRACK: TRACKING_UPDATED, TRACKING_STOPPED). */
+  event: string
+  record: string
+  /** An update: what the record says now. Absent for other events. */
+  lookup?: CarrierLookup
 }

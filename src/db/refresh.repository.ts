@@ -29,6 +29,27 @@ export interface ClaimedTask {
   quietSince: Date
 }
 
+interface ClaimRow {
+  id: number
+  carrier_code: string
+  tracking_number: string
+  refresh_failures: number
+  due_at: string
+  answer_fingerprint: string | null
+  quiet_since: Date
+}
+
+const claimedTask = (r: ClaimRow, leaseToken: string): ClaimedTask => ({
+  id: r.id,
+  carrierCode: r.carrier_code,
+  trackingNumber: r.tracking_number,
+  failures: r.refresh_failures,
+  dueAt: r.due_at,
+  leaseToken,
+  fingerprint: r.answer_fingerprint,
+  quietSince: r.quiet_since,
+})
+
 /**
  * Claims up to `limit` due tasks of a channel (a carrier, or the carriers of a route), oldest due
  * first, for `leaseMs`. Two statements of one transaction: the second must see the claims committed
@@ -43,25 +64,15 @@ async function claimDue(
   leaseToken: string,
 ): Promise<ClaimedTask[]> {
   await tx.query(REFRESH_CLAIM_LOCK, [channel], 'refresh_claim_lock')
-  const { rows } = await tx.query<{
-    id: number
-    carrier_code: string
-    tracking_number: string
-    refresh_failures: number
-    due_at: string
-    answer_fingerprint: string | null
-    quiet_since: Date
-  }>(REFRESH_CLAIM, [channel, limit, leaseMs, leaseToken, carrierCodes])
-  return rows.map((r) => ({
-    id: r.id,
-    carrierCode: r.carrier_code,
-    trackingNumber: r.tracking_number,
-    failures: r.refresh_failures,
-    dueAt: r.due_at,
-    leaseToken,
-    fingerprint: r.answer_fingerprint,
-    quietSince: r.quiet_since,
-  }))
+  const { rows } = await tx.query<ClaimRow>(REFRESH_CLAIM, [channel, limit, leaseMs, leaseToken, carrierCodes])
+  return rows.map((r) => claimedTask(r, leaseToken))
+}
+
+/** Claims the active tasks among `taskIds` that no live claim holds, for `leaseMs` (a push's tasks). */
+async function claimTasks(tx: Queryable, channel: string, taskIds: readonly number[], leaseMs: number, leaseToken: string): Promise<ClaimedTask[]> {
+  await tx.query(REFRESH_CLAIM_LOCK, [channel], 'refresh_claim_lock')
+  const { rows } = await tx.query<ClaimRow>(REFRESH_CLAIM_TASKS, [channel, taskIds, leaseMs, leaseToken])
+  return rows.map((r) => claimedTask(r, leaseToken))
 }
 
 export class RefreshRepository {
@@ -77,6 +88,15 @@ export class RefreshRepository {
    */
   claimDue(tx: Queryable, channel: string, carrierCodes: readonly string[], limit: number, leaseMs: number): Promise<ClaimedTask[]> {
     return claimDue(tx, channel, carrierCodes, limit, leaseMs, `${this.workerId}:${++this.claims}`)
+  }
+
+  /**
+   * Claims the active tasks among `taskIds` that no live claim of `channel` holds, due or not,
+   * under one new lease token (a push's tasks: applied through the refresh's own path). A task a
+   * poll holds is left out: the push is applied once that claim ends.
+   */
+  claimTasks(tx: Queryable, channel: string, taskIds: readonly number[], leaseMs: number): Promise<ClaimedTask[]> {
+    return claimTasks(tx, channel, taskIds, leaseMs, `${this.workerId}:${++this.claims}`)
   }
 
   /**
@@ -131,29 +151,18 @@ const sql = statementsOf(import.meta.url)
 // Claims of one carrier are made one at a time (a few milliseconds each); an advisory lock writes
 // nothing, where a row lock on each claimed task would.
 const REFRESH_CLAIM_LOCK = sql('refresh_claim_lock', `SELECT pg_advisory_xact_lock(hashtextextended('refresh_claim ' || $1::text, 0))`)
-const REFRESH_CLAIM = sql(
-  'refresh_claim',
-  `WITH lapsed AS (
+/**
+ * A claim's statement: drop the channel's lapsed claims, pick tasks no live claim holds (`picked`:
+ * their ids with their carrier, due time and failures), record them under the lease token ($4,
+ * for $3 ms), and read what the apply needs of each.
+ */
+const claimStatement = (picked: string) => `WITH lapsed AS (
      DELETE FROM refresh_claims WHERE carrier_code = $1 AND lease_until <= now()
    ),
    held AS (
      ${heldTaskIds('$1')}
    ),
-   picked AS (
-     -- Each carrier's oldest due tasks from its own part of the due index (a route's channel
-     -- fetches several carriers), then the oldest of them all.
-     SELECT s.task_id, s.carrier_code, s.next_refresh_at, s.refresh_failures
-       FROM unnest($5::text[]) AS c (carrier_code)
-      CROSS JOIN LATERAL (
-        SELECT d.task_id, d.carrier_code, d.next_refresh_at, d.refresh_failures
-          FROM task_schedule d
-         WHERE d.carrier_code = c.carrier_code
-           AND d.next_refresh_at <= now()
-           AND d.task_id NOT IN (SELECT task_id FROM held)
-         ORDER BY d.next_refresh_at
-         LIMIT $2) s
-      ORDER BY s.next_refresh_at
-      LIMIT $2
+   picked AS (${picked}
    ),
    claimed AS (
      INSERT INTO refresh_claims (lease_token, carrier_code, task_ids, lease_until)
@@ -166,7 +175,34 @@ const REFRESH_CLAIM = sql(
      CROSS JOIN LATERAL (
        SELECT tracking_number, answer_fingerprint, COALESCE(last_new_event_at, created_at) AS quiet_since
          FROM tracking_tasks WHERE id = p.task_id OFFSET 0) t
-    ORDER BY p.next_refresh_at`,
+    ORDER BY p.next_refresh_at`
+const REFRESH_CLAIM = sql(
+  'refresh_claim',
+  claimStatement(`
+     -- Each carrier's oldest due tasks from its own part of the due index (a route's channel
+     -- fetches several carriers, $5), then the oldest $2 of them all.
+     SELECT s.task_id, s.carrier_code, s.next_refresh_at, s.refresh_failures
+       FROM unnest($5::text[]) AS c (carrier_code)
+      CROSS JOIN LATERAL (
+        SELECT d.task_id, d.carrier_code, d.next_refresh_at, d.refresh_failures
+          FROM task_schedule d
+         WHERE d.carrier_code = c.carrier_code
+           AND d.next_refresh_at <= now()
+           AND d.task_id NOT IN (SELECT task_id FROM held)
+         ORDER BY d.next_refresh_at
+         LIMIT $2) s
+      ORDER BY s.next_refresh_at
+      LIMIT $2`),
+)
+// A push's tasks ($2), due or not, as long as they are active and no live claim holds them.
+const REFRESH_CLAIM_TASKS = sql(
+  'refresh_claim_tasks',
+  claimStatement(`
+     SELECT s.task_id, s.carrier_code, s.next_refresh_at, s.refresh_failures
+       FROM task_schedule s
+      WHERE s.task_id = ANY($2::bigint[])
+        AND s.next_refresh_at IS NOT NULL
+        AND s.task_id NOT IN (SELECT task_id FROM held)`),
 )
 const REFRESH_RELEASE_CLAIM = sql('refresh_release_claim', `DELETE FROM refresh_claims WHERE lease_token = $1`)
 const REFRESH_KEEP_CLAIM = sql('refresh_keep_claim', `UPDATE refresh_claims SET task_ids = $2::bigint[] WHERE lease_token = $1`)

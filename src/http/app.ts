@@ -23,6 +23,8 @@ import type { TrackingPageService } from '../services/tracking-page.service'
 import type { NotificationService } from '../services/notification.service'
 import type { SmsCallbackService } from '../services/sms-callback.service'
 import { twilioRoutes } from './routes/twilio.routes'
+import { inboundRoutes } from './routes/inbound.routes'
+import type { InboundService } from '../services/inbound.service'
 import { trackingPageRoutes } from './routes/tracking-page.routes'
 import { unsubscribeRoutes } from './routes/unsubscribe.routes'
 import type { ConsoleSessionService } from '../services/console-session.service'
@@ -48,6 +50,7 @@ import { registerComponents } from './schemas/components'
 
 export interface AppServices {
   auth: AuthService
+  inbound: InboundService
   subscriptions: SubscriptionService
   imports: SubscriptionImportService
   tasks: TaskService
@@ -214,6 +217,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(trackingPageRoutes, { pages: services.pages })
   await app.register(unsubscribeRoutes, { notifications: services.notifications })
   await app.register(twilioRoutes, { sms: services.sms, publicBaseUrl: options.publicBaseUrl ?? '' })
+  await app.register(inboundRoutes, { inbound: services.inbound })
   if (options.adminToken) {
     await app.register(adminRoutes, {
       adminToken: options.adminToken,

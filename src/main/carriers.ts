@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { simulatorCredentials } from '../carriers/carrier-plugin'
 import type { CarrierRoute, RouteClient } from '../carriers/carrier-route'
 import { CARRIERS, createCarrierSimulator, ROUTES } from '../carriers/registry'
 import { CircuitBreaker } from '../domain/circuit-breaker'
@@ -49,7 +50,12 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
   const modes = carrierModes(config)
   let simulator: CarrierSimulator | undefined
   if (Object.values(modes).includes('simulator')) {
-    simulator = createCarrierSimulator({ stepMs: config.simulatorStepMs })
+    // Simulated aggregators push to this process's own gateway, as the real ones push to PUBLIC_BASE_URL.
+    const loopback = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
+    simulator = createCarrierSimulator({
+      stepMs: config.simulatorStepMs,
+      pushTo: `http://${loopback.includes(':') ? `[${loopback}]` : loopback}:${config.port}`,
+    })
     await simulator.start()
     log.warn(
       { simulator: simulator.url, carriers: modes, stepSeconds: config.simulatorStepMs / 1000, pollSeconds: config.simulatorPollIntervalMs / 1000 },
@@ -70,7 +76,7 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
     const live = mode === 'live'
     const adapter = carrier.createAdapter({
       baseUrl: live ? settings.apiUrl : simulator!.urlOf(carrier.simulator),
-      credentials: settings.credentials ?? Object.fromEntries(Object.keys(carrier.env.credentials).map((field) => [field, 'simulator'])),
+      credentials: settings.credentials ?? simulatorCredentials(carrier.env),
       timeoutMs: config.carrierTimeoutMs,
     })
     channels.set(carrier.code, {
@@ -94,7 +100,7 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
     const live = mode === 'live'
     const client = route.createClient({
       baseUrl: live ? settings.apiUrl : simulator!.urlOf(route.simulator),
-      credentials: settings.credentials ?? Object.fromEntries(Object.keys(route.env.credentials).map((field) => [field, 'simulator'])),
+      credentials: settings.credentials ?? simulatorCredentials(route.env),
       timeoutMs: config.carrierTimeoutMs,
     })
     const circuit = new CircuitBreaker()

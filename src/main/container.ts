@@ -12,7 +12,10 @@ import type { AppServices } from '../http/app'
 import { checkBatchEnvelope, checkSubscription } from '../http/schemas/subscription.schema'
 import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
-import { CHANNEL_CODES } from '../carriers/registry'
+import { CHANNEL_CODES, ROUTES } from '../carriers/registry'
+import { simulatorCredentials } from '../carriers/carrier-plugin'
+import { InboundRepository } from '../db/inbound.repository'
+import { InboundService, type InboundCounts, type InboundSource } from '../services/inbound.service'
 import type { CircuitView } from '../domain/circuit-breaker'
 import { CarrierCatalogService, type CarrierPace } from '../services/carrier-catalog.service'
 import { CarrierLoad } from '../services/carrier-load'
@@ -70,6 +73,8 @@ export interface ServiceDeps {
   webhookHttp?: WebhookHttp
   /** The token cache's clock (tests move it past the cache's lifetime). */
   tokenCacheClock?: () => number
+  /** Counts the gateway's pushes (the metrics of the process). */
+  inboundCounts?: InboundCounts
 }
 
 /** What the services take from the configuration. */
@@ -84,6 +89,17 @@ export function carrierPaces(config: ServiceConfig, modes: CarrierModes): Record
       { budget: settings.requestBudget, pollIntervalMs: modes[code] === 'simulator' ? config.simulatorPollIntervalMs : config.pollIntervalMs },
     ]),
   )
+}
+
+/**
+ * The sources of pushes this service takes: each route that runs here, its pushes verified with its
+ * key (the simulator's when it runs on the simulator, which signs its pushes with it).
+ */
+function inboundSources(config: ServiceConfig, modes: CarrierModes): InboundSource[] {
+  return ROUTES.filter((route) => (modes[route.code] ?? 'unavailable') !== 'unavailable').map((route) => {
+    const credentials = config.carriers[route.code]?.credentials ?? simulatorCredentials(route.env)
+    return { label: route.label, verify: (raw, headers) => route.verifyPush(raw, headers, credentials) }
+  })
 }
 
 /** Wires repositories into services: the one place that knows every concrete class. */
@@ -127,6 +143,7 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
     () => wakeups.tasksDue(),
   )
   return {
+    inbound: new InboundService(new InboundRepository(db), inboundSources(config, carrierModes), () => wakeups.tasksDue(), deps.inboundCounts),
     sms: new SmsCallbackService(new OutboxRepository(db), notifications, smsToken),
     auth: new AuthService(users, config.tokenCacheTtlMs, deps.tokenCacheClock),
     subscriptions,

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runEntry } from '../../test/support/service-process'
@@ -13,7 +13,8 @@ const CACHE = join(ROOT, 'node_modules/.cache/tracking-subscriptions')
 
 /** The bundles this test made, removed after it with their manifest. */
 const made: string[] = []
-const bundles = () => new Set(readdirSync(CACHE).filter((name) => !name.endsWith('.json')))
+// No cache yet on a fresh clone until the first bundle is made.
+const bundles = () => new Set(existsSync(CACHE) ? readdirSync(CACHE).filter((name) => !name.endsWith('.json')) : [])
 const run = async () => {
   const before = bundles()
   const result = await runEntry(ENTRY, ['an', 'argument'], {})

@@ -48,6 +48,7 @@ export async function startService(config: Config, log: Logger, db: Database): P
     carrierCircuits: workers ? () => workers.carrierCircuits() : undefined,
     webhookHosts: workers ? () => workers.webhookHosts() : undefined,
     webhookHttp,
+    inboundCounts: { counted: (source, outcome) => metrics.inboundPushes.inc({ source, outcome }) },
     wakeups: {
       tasksDue() {
         workers?.wakeRefresh()

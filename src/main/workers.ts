@@ -32,6 +32,8 @@ import type { Carriers } from './carriers'
 import { CarrierCorrectionService } from '../services/carrier-correction.service'
 import { RouteRegistrationRepository } from '../db/route-registration.repository'
 import { RouteRegistrationService } from '../services/route-registration.service'
+import { InboundRepository } from '../db/inbound.repository'
+import { InboundApplyService } from '../services/inbound-apply.service'
 import type { ApiPressure } from '../services/api-pressure'
 import type { MessageChannel } from '../domain/notifications'
 import type { Language, TrackingPage } from '../domain/tracking-page'
@@ -39,6 +41,8 @@ import type { Language, TrackingPage } from '../domain/tracking-page'
 const RETENTION_POLL_MS = 60_000
 /** Registrations at a route: a new task's number is registered within seconds (a NOTIFY of due tasks wakes it sooner). */
 const REGISTRATION_POLL_MS = 5_000
+/** Stored pushes: a gateway in this process wakes the loop at once, another process's by a NOTIFY of due tasks. */
+const INBOUND_POLL_MS = 2_000
 /** The built-in relay's sender: a domain that is never anyone's (RFC 2606). */
 const BUILT_IN_FROM = 'parcels@mail-relay.invalid'
 // Messages in flight per connection to the relay, and claimed once half of them are free: one
@@ -193,11 +197,23 @@ export function createWorkers(
   const refreshLoops = [...carriers.channels.keys()].map(
     (code) => new WorkLoop(`refresh ${code}`, () => refresh.runRound(code), { pollMs: config.refreshPollMs }, log),
   )
+  // Pushes stored by the gateway (any process's) are applied through the refresh's apply.
+  const routesBySource = new Map(carriers.routes.map(({ route }) => [route.label, route]))
+  const inbound = new InboundApplyService(db, new InboundRepository(db), new RefreshRepository(db), new RefreshApply(db, config.expireAfterMs), {
+    routes: routesBySource,
+    reconcileMs: new Map(carriers.routes.map(({ route }) => [route.code, carriers.channels.get(route.code)?.pollIntervalMs ?? config.routePollIntervalMs])),
+    onNotification: () => {
+      wakeDeliveries()
+      notifyDeliveriesDue()
+    },
+    counted: (source, outcome) => metrics.inboundPushes.inc({ source, outcome }),
+  })
+  const inboundLoops = carriers.routes.length > 0 ? [new WorkLoop('inbound pushes', () => inbound.runRound(), { pollMs: INBOUND_POLL_MS }, log)] : []
   // Each route's registrations follow its tasks: registered when one is active, stopped when none is.
   const registrations = new RouteRegistrationService(new RouteRegistrationRepository(db), carriers.routes)
   const registrationLoops =
     carriers.routes.length > 0 ? [new WorkLoop('route registrations', () => registrations.runRound(), { pollMs: REGISTRATION_POLL_MS }, log)] : []
-  const wakeRefresh = () => [...refreshLoops, ...registrationLoops].forEach((loop) => loop.wake())
+  const wakeRefresh = () => [...refreshLoops, ...registrationLoops, ...inboundLoops].forEach((loop) => loop.wake())
   let unlistenTasks: () => Promise<void> = async () => {}
 
   // Retention: a full batch means more may be waiting (the loop goes on at once); otherwise a look
@@ -225,14 +241,14 @@ export function createWorkers(
       await startEmail()
       await startSms()
       unlistenTasks = await db.listen(TASKS_DUE, wakeRefresh)
-      for (const loop of [...refreshLoops, ...registrationLoops]) await loop.start()
+      for (const loop of [...refreshLoops, ...registrationLoops, ...inboundLoops]) await loop.start()
       await retentionLoop.start()
       await correctionLoop.start()
     },
     async stop() {
       await unlistenTasks()
       await Promise.all([
-        ...[...refreshLoops, ...registrationLoops].map((loop) => loop.stop()),
+        ...[...refreshLoops, ...registrationLoops, ...inboundLoops].map((loop) => loop.stop()),
         webhookLoop.stop(),
         ...messages.map(({ loop }) => loop.stop()),
         retentionLoop.stop(),

@@ -15,6 +15,7 @@ export class ServiceMetrics {
   readonly webhookHostLimit: Gauge<'host'>
   readonly carrierCircuitOpen: Gauge<'carrier'>
   readonly refreshRoundsYielded: Counter<'carrier'>
+  readonly inboundPushes: Counter<'source' | 'outcome'>
 
   constructor(
     readonly registry: Registry,
@@ -38,6 +39,12 @@ export class ServiceMetrics {
       name: 'tracking_numbers_fetched_total',
       help: 'Tracking numbers fetched, by result (found, not_found, missing, failed)',
       labelNames: ['carrier', 'result'],
+      registers,
+    })
+    this.inboundPushes = new Counter({
+      name: 'inbound_pushes_total',
+      help: 'Pushes received at /inbound/{source}, by what they did: applied, unknown_number (no task has it), duplicate, refused (bad signature), malformed, ignored',
+      labelNames: ['source', 'outcome'],
       registers,
     })
     this.notificationsCreated = new Counter({

@@ -17,6 +17,17 @@ export interface SimulatedCarrier {
   /** The carrier's error body for an HTTP status, as its API shapes it. */
   errorBody(status: number, message: string): unknown
   handle(request: SimulatorRequest, context: SimulationContext): Promise<SimulatorAnswer>
+  /** A carrier that pushes: what it would push now (each once it was taken), to the service's gateway. */
+  pushes?(context: SimulationContext): SimulatedPush[]
+}
+
+/** A push the simulator sends to the service: a path under the service's origin, the exact body and its headers. */
+export interface SimulatedPush {
+  path: string
+  body: string
+  headers: Record<string, string>
+  /** The service answered 2xx: not pushed again. */
+  taken(): void
 }
 
 export interface SimulatorRequest {

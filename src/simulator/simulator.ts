@@ -33,6 +33,9 @@ export interface SimulatorOptions {
    * serve.
    */
   histories?: (trackingNumber: string) => ShipmentView | undefined
+  /** The service's origin: carriers that push send their pushes there, every `pushEveryMs` (default 1 s). */
+  pushTo?: string
+  pushEveryMs?: number
 }
 
 export interface SimulatorStats {
@@ -51,6 +54,7 @@ export class CarrierSimulator {
   private readonly down: Set<string>
   private counters: SimulatorStats
   private readonly now: () => number
+  private pushTimer: NodeJS.Timeout | undefined
   url = ''
 
   constructor(private readonly options: SimulatorOptions) {
@@ -86,10 +90,40 @@ export class CarrierSimulator {
     const address = this.server.address()
     if (!address || typeof address === 'string') throw new Error('simulator has no TCP address')
     this.url = `http://${this.options.host ?? '127.0.0.1'}:${address.port}`
+    if (this.options.pushTo) {
+      this.pushTimer = setInterval(() => void this.pushNow().catch(() => {}), this.options.pushEveryMs ?? 1000)
+      this.pushTimer.unref()
+    }
     return this.url
   }
 
+  /**
+   * Sends what the carriers that push have to push now to `origin` (the service's, by default
+   * `pushTo`); a push the service did not take with a 2xx is sent again next time. The pushes taken.
+   */
+  async pushNow(origin = this.options.pushTo): Promise<number> {
+    if (!origin) return 0
+    let taken = 0
+    for (const carrier of this.byPath.values()) {
+      for (const push of carrier.pushes?.(this.contextFor(carrier)) ?? []) {
+        const answer = await fetch(`${origin}${push.path}`, {
+          method: 'POST',
+          headers: push.headers,
+          body: push.body,
+          signal: AbortSignal.timeout(5000),
+        }).catch(() => undefined)
+        if (answer) await answer.arrayBuffer()
+        if (answer?.ok) {
+          push.taken()
+          taken++
+        }
+      }
+    }
+    return taken
+  }
+
   async stop(): Promise<void> {
+    clearInterval(this.pushTimer)
     for (const socket of this.sockets) socket.destroy()
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()))
   }

@@ -55,6 +55,7 @@ describe('a client generated from /openapi.json', () => {
       unsubscribe: 404,
       twilioInboundMessage: 401,
       twilioStatusCallback: 401,
+      receivePush: 401,
       listTaskWebhooks: 200,
       redeliverTaskWebhook: 404,
       deleteTask: 200,

@@ -180,6 +180,12 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
     (await open.POST('/sms/twilio/status/{messageId}', { ...form, params: { path: { messageId: 'msg_00000000' } }, body: 'MessageStatus=delivered' })).response,
   )
 
+  // A push, unsigned: refused before it is read.
+  note(
+    'receivePush',
+    (await open.POST('/inbound/{source}', { params: { path: { source: '17track' } }, body: { event: 'TRACKING_UPDATED', data: {} } })).response,
+  )
+
   const history = await api.GET('/openapi/tracking-subscriptions/{taskId}/webhooks', { params: { path: { taskId } } })
   note('listTaskWebhooks', history.response)
   note(

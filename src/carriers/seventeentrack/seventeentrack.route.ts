@@ -1,7 +1,8 @@
 import type { CarrierRoute } from '../carrier-route'
 import { routedCarrierByKey, routedCarrierOf, SEVENTEENTRACK_CARRIERS, seventeenTrackPageUrl } from './seventeentrack.carriers'
 import { SeventeenTrackClient } from './seventeentrack.client'
-import { parseRecordKey, recordKey } from './seventeentrack.mapper'
+import { parseRecordKey, readPush, recordKey } from './seventeentrack.mapper'
+import { verifyPushSignature } from './seventeentrack.signature'
 import { seventeenTrackSimulator } from './seventeentrack.simulator'
 
 /** 17TRACK as a route (docs/carriers.md, "Carriers through 17TRACK"): fifty carriers, one key. */
@@ -25,6 +26,12 @@ export const SEVENTEENTRACK: CarrierRoute = {
     return carrier ? { carrierCode: carrier.code, trackingNumber } : undefined
   },
   trackingPageUrl: seventeenTrackPageUrl,
+  // Without a key nothing verifies (a hash of the body and "/" alone is anyone's to compute).
+  verifyPush: (rawBody, headers, credentials) => Boolean(credentials.apiKey) && verifyPushSignature(rawBody, headers.sign, credentials.apiKey!),
+  readPush(body) {
+    const push = readPush(body)
+    return push && { event: push.event, record: recordKey(push.carrierKey, push.trackingNumber), ...(push.lookup ? { lookup: push.lookup } : {}) }
+  },
   createClient: ({ baseUrl, credentials, timeoutMs }) => new SeventeenTrackClient({ baseUrl, apiKey: credentials.apiKey!, timeoutMs }),
   simulator: seventeenTrackSimulator(),
 }

@@ -1,9 +1,10 @@
 import { parseJson } from '../../simulator/simulator'
 import type { Place, StageKind } from '../../simulator/stories'
-import type { SimulatedCarrier, SimulationContext, SimulatorAnswer, ShipmentView } from '../../simulator/simulated-carrier'
+import type { SimulatedCarrier, SimulatedPush, SimulationContext, SimulatorAnswer, ShipmentView } from '../../simulator/simulated-carrier'
 import { withOffset } from '../../simulator/times'
 import { obj, str } from '../json'
-import { recordKey } from './seventeentrack.mapper'
+import { parseRecordKey, recordKey } from './seventeentrack.mapper'
+import { pushSignature } from './seventeentrack.signature'
 
 /**
  * 17TRACK's half of the simulator: POST /track/v2.2/{register,gettrackinfo,stoptrack} with the key
@@ -89,6 +90,8 @@ export function seventeenTrackSimulator(
   options: SeventeenTrackSimulatorOptions = {},
 ): SimulatedCarrier & { registrations(): Map<string, 'tracking' | 'stopped'> } {
   const registered = new Map<string, 'tracking' | 'stopped'>()
+  /** Each record's stages as last pushed. */
+  const pushed = new Map<string, number>()
   let quotaUsed = 0
 
   function register(items: { number: string; carrier: number }[]): SimulatorAnswer {
@@ -166,6 +169,24 @@ export function seventeenTrackSimulator(
     emittedCodes: Object.fromEntries(Object.entries(STAGES).map(([kind, [code]]) => [kind, code])) as Record<StageKind, string>,
     errorBody: (status, message) => ({ code: status, data: { errors: [{ code: status, message }] } }),
     registrations: () => registered,
+    // 17TRACK pushes a registered number's track_info whenever its story moved, signed with the key.
+    pushes(context) {
+      const due: SimulatedPush[] = []
+      for (const [record, state] of registered) {
+        if (state !== 'tracking') continue
+        const { carrierKey, trackingNumber } = parseRecordKey(record)
+        const shipment = context.shipment(trackingNumber)
+        if (!shipment.found || pushed.get(record) === shipment.view.stages.length) continue
+        const stages = shipment.view.stages.length
+        const body = JSON.stringify({
+          event: 'TRACKING_UPDATED',
+          data: { number: trackingNumber, carrier: carrierKey, param: null, tag: '', track_info: trackInfoOf(shipment.view, carrierKey) },
+        })
+        const sign = pushSignature(Buffer.from(body, 'utf8'), context.credentials?.apiKey ?? 'simulator')
+        due.push({ path: '/inbound/17track', body, headers: { 'content-type': 'application/json', sign }, taken: () => pushed.set(record, stages) })
+      }
+      return due
+    },
     async handle(request, context) {
       const match = /^\/track\/v2\.[24]\/(register|gettrackinfo|retrack|stoptrack)$/.exec(request.path)
       if (request.method !== 'POST' || !match) return { status: 404, body: { code: 404, data: { errors: [{ code: 404, message: 'Not Found' }] } } }

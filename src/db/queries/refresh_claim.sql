@@ -18,7 +18,7 @@ WITH
   ),
   picked AS (
     -- Each carrier's oldest due tasks from its own part of the due index (a route's channel
-    -- fetches several carriers), then the oldest of them all.
+    -- fetches several carriers, $5), then the oldest $2 of them all.
     SELECT
       s.task_id,
       s.carrier_code,

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto'
+import type { Database } from './database'
+import { statementsOf } from './statements'
+
+export interface WaitingPush {
+  id: number
+  source: string
+  body: Buffer
+}
+
+/** A task a push names, with the newest event it has (a push older than that moves no status). */
+export interface PushedTask {
+  taskId: number
+  newestEventAt: Date | null
+}
+
+/**
+ * The inbound gateway's storage (docs/carriers.md, "Pushes"): a push is written before it is
+ * answered (the same bytes twice are one row), then claimed under a lease by a worker, in the order
+ * the pushes arrived, applied, and marked with what it did. Applied pushes are kept a week.
+ */
+export class InboundRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Stores a push; false when the same body of the same source was stored already. */
+  async store(source: string, body: Buffer): Promise<boolean> {
+    const digest = createHash('sha256').update(body).digest('hex')
+    const rows = await this.db.query<{ id: number }>(INBOUND_STORE, [source, digest, body], 'inbound_store')
+    return rows.length > 0
+  }
+
+  /** Claims up to `limit` pushes waiting (or whose worker died), oldest first, for `leaseMs`. */
+  async claim(limit: number, leaseMs: number): Promise<WaitingPush[]> {
+    const rows = await this.db.query<{ id: number; source: string; body: Buffer }>(INBOUND_CLAIM, [limit, leaseMs], 'inbound_claim')
+    return rows.map((r) => ({ id: r.id, source: r.source, body: r.body }))
+  }
+
+  /** Marks pushes applied with what each did. */
+  async settle(outcomes: readonly { id: number; outcome: string }[]): Promise<void> {
+    if (outcomes.length === 0) return
+    await this.db.query(INBOUND_SETTLE, [outcomes.map((o) => o.id), outcomes.map((o) => o.outcome)], 'inbound_settle')
+  }
+
+  /** The active tasks of a routed carrier's number, with the newest event each has. */
+  async tasksOf(carrierCode: string, trackingNumber: string): Promise<PushedTask[]> {
+    const rows = await this.db.query<{ task_id: number; newest_event_at: Date | null }>(INBOUND_TASKS_OF, [carrierCode, trackingNumber], 'inbound_tasks_of')
+    return rows.map((r) => ({ taskId: r.task_id, newestEventAt: r.newest_event_at }))
+  }
+
+  /** Deletes pushes applied over a week ago. */
+  async prune(): Promise<void> {
+    await this.db.query(INBOUND_PRUNE, [], 'inbound_prune')
+  }
+}
+
+const sql = statementsOf(import.meta.url)
+const INBOUND_STORE = sql(
+  'inbound_store',
+  `INSERT INTO inbound_pushes (source, digest, body) VALUES ($1, $2, $3)
+   ON CONFLICT ON CONSTRAINT inbound_pushes_once DO NOTHING
+   RETURNING id`,
+)
+const INBOUND_CLAIM = sql(
+  'inbound_claim',
+  `UPDATE inbound_pushes p
+      SET lease_until = now() + make_interval(secs => $2::float8 / 1000), attempts = p.attempts + 1
+     FROM (SELECT id FROM inbound_pushes
+            WHERE applied_at IS NULL AND (lease_until IS NULL OR lease_until <= now())
+            ORDER BY id
+            LIMIT $1
+              FOR UPDATE SKIP LOCKED) AS waiting
+    WHERE p.id = waiting.id
+   RETURNING p.id, p.source, p.body`,
+)
+const INBOUND_SETTLE = sql(
+  'inbound_settle',
+  `UPDATE inbound_pushes p SET applied_at = now(), outcome = o.outcome, lease_until = NULL
+     FROM unnest($1::bigint[], $2::text[]) AS o (id, outcome)
+    WHERE p.id = o.id`,
+)
+const INBOUND_TASKS_OF = sql(
+  'inbound_tasks_of',
+  `SELECT rt.task_id,
+          (SELECT e.event_time FROM tracking_events e WHERE e.task_id = rt.task_id ORDER BY e.event_time DESC LIMIT 1) AS newest_event_at
+     FROM route_tasks rt
+     JOIN task_schedule s ON s.task_id = rt.task_id AND s.carrier_code = rt.carrier_code AND s.next_refresh_at IS NOT NULL
+    WHERE rt.carrier_code = $1 AND rt.tracking_number = $2`,
+)
+const INBOUND_PRUNE = sql('inbound_prune', `DELETE FROM inbound_pushes WHERE applied_at < now() - interval '7 days'`)

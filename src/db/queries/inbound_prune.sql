@@ -1,0 +1,5 @@
+-- inbound_prune: run by src/db/inbound.repository.ts
+
+DELETE FROM inbound_pushes
+WHERE
+  applied_at < now() - interval '7 days';

@@ -1,0 +1,11 @@
+-- inbound_settle: run by src/db/inbound.repository.ts
+
+UPDATE inbound_pushes p
+SET
+  applied_at = now(),
+  outcome = o.outcome,
+  lease_until = NULL
+FROM
+  unnest($1::bigint[], $2::text[]) AS o (id, outcome)
+WHERE
+  p.id = o.id;
