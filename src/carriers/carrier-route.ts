@@ -44,6 +44,12 @@ export interface RouteClient extends CarrierAdapter {
   register(records: readonly string[]): Promise<Map<string, RegistrationOutcome>>
   /** Starts stopped records again (17TRACK allows it once a number, free). */
   restart(records: readonly string[]): Promise<Map<string, RegistrationOutcome>>
+  /**
+   * Moves registered records to another carrier of the same number (a task's carrier changed):
+   * free at 17TRACK, a few times a number, where registering the new record costs quota. The
+   * outcome by new record.
+   */
+  move(moves: readonly { from: string; to: string }[]): Promise<Map<string, RegistrationOutcome>>
   /** The records stopped (or already so). */
   stop(records: readonly string[]): Promise<Set<string>>
 }

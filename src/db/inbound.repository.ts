@@ -11,6 +11,8 @@ export interface WaitingPush {
 /** A task a push names, with the newest event it has (a push older than that moves no status). */
 export interface PushedTask {
   taskId: number
+  carrierCode: string
+  trackingNumber: string
   newestEventAt: Date | null
 }
 
@@ -41,10 +43,15 @@ export class InboundRepository {
     await this.db.query(INBOUND_SETTLE, [outcomes.map((o) => o.id), outcomes.map((o) => o.outcome)], 'inbound_settle')
   }
 
-  /** The active tasks of a routed carrier's number, with the newest event each has. */
-  async tasksOf(carrierCode: string, trackingNumber: string): Promise<PushedTask[]> {
-    const rows = await this.db.query<{ task_id: number; newest_event_at: Date | null }>(INBOUND_TASKS_OF, [carrierCode, trackingNumber], 'inbound_tasks_of')
-    return rows.map((r) => ({ taskId: r.task_id, newestEventAt: r.newest_event_at }))
+  /** The active tasks of routed carriers' numbers, with the newest event each has. */
+  async tasksOf(numbers: readonly { carrierCode: string; trackingNumber: string }[]): Promise<PushedTask[]> {
+    if (numbers.length === 0) return []
+    const rows = await this.db.query<{ task_id: number; carrier_code: string; tracking_number: string; newest_event_at: Date | null }>(
+      INBOUND_TASKS_OF,
+      [numbers.map((n) => n.carrierCode), numbers.map((n) => n.trackingNumber)],
+      'inbound_tasks_of',
+    )
+    return rows.map((r) => ({ taskId: r.task_id, carrierCode: r.carrier_code, trackingNumber: r.tracking_number, newestEventAt: r.newest_event_at }))
   }
 
   /** Deletes pushes applied over a week ago. */
@@ -80,10 +87,10 @@ const INBOUND_SETTLE = sql(
 )
 const INBOUND_TASKS_OF = sql(
   'inbound_tasks_of',
-  `SELECT rt.task_id,
+  `SELECT rt.task_id, rt.carrier_code, rt.tracking_number,
           (SELECT e.event_time FROM tracking_events e WHERE e.task_id = rt.task_id ORDER BY e.event_time DESC LIMIT 1) AS newest_event_at
-     FROM route_tasks rt
-     JOIN task_schedule s ON s.task_id = rt.task_id AND s.carrier_code = rt.carrier_code AND s.next_refresh_at IS NOT NULL
-    WHERE rt.carrier_code = $1 AND rt.tracking_number = $2`,
+     FROM unnest($1::text[], $2::text[]) AS n (carrier_code, tracking_number)
+     JOIN route_tasks rt ON rt.carrier_code = n.carrier_code AND rt.tracking_number = n.tracking_number
+     JOIN task_schedule s ON s.task_id = rt.task_id AND s.carrier_code = rt.carrier_code AND s.next_refresh_at IS NOT NULL`,
 )
 const INBOUND_PRUNE = sql('inbound_prune', `DELETE FROM inbound_pushes WHERE applied_at < now() - interval '7 days'`)

@@ -6,6 +6,8 @@ export interface RegistrationClaim {
   carrierCode: string
   trackingNumber: string
   restart: boolean
+  /** The carrier the number is registered under with no active task left: its tasks' carrier changed (moved, not registered again). */
+  movedFrom?: string
 }
 
 export type RegistrationState = 'registered' | 'refused' | 'stopped'
@@ -34,12 +36,17 @@ export class RouteRegistrationRepository {
     return this.db.transaction(async (tx) => {
       // One claim at a time per route: the candidates are read before they have rows to lock.
       await tx.query(ROUTE_REGISTRATION_LOCK, [carrierCodes.join(',')], 'route_registration_lock')
-      const { rows } = await tx.query<{ carrier_code: string; tracking_number: string; restart: boolean }>(
+      const { rows } = await tx.query<{ carrier_code: string; tracking_number: string; restart: boolean; moved_from: string | null }>(
         ROUTE_REGISTRATION_CLAIM,
         [carrierCodes, limit, leaseMs],
         'route_registration_claim',
       )
-      return rows.map((r) => ({ carrierCode: r.carrier_code, trackingNumber: r.tracking_number, restart: r.restart }))
+      return rows.map((r) => ({
+        carrierCode: r.carrier_code,
+        trackingNumber: r.tracking_number,
+        restart: r.restart,
+        ...(r.moved_from ? { movedFrom: r.moved_from } : {}),
+      }))
     })
   }
 
@@ -63,6 +70,12 @@ export class RouteRegistrationRepository {
       ],
       'route_registration_settle',
     )
+  }
+
+  /** Forgets registrations that are no more (moved to another carrier of the number). */
+  async forget(rows: readonly { carrierCode: string; trackingNumber: string }[]): Promise<void> {
+    if (rows.length === 0) return
+    await this.db.query(ROUTE_REGISTRATION_FORGET, [rows.map((r) => r.carrierCode), rows.map((r) => r.trackingNumber)], 'route_registration_forget')
   }
 
   /** Forgets the links of deleted tasks. */
@@ -107,7 +120,20 @@ const ROUTE_REGISTRATION_CLAIM = sql(
    INSERT INTO route_registrations AS r (carrier_code, tracking_number, state, lease_until)
    SELECT carrier_code, tracking_number, 'registering', now() + make_interval(secs => $3::float8 / 1000) FROM wanted
    ON CONFLICT (carrier_code, tracking_number) DO UPDATE SET state = 'registering', lease_until = EXCLUDED.lease_until, updated_at = now()
-   RETURNING r.carrier_code, r.tracking_number, r.registered_at IS NOT NULL AS restart`,
+   RETURNING r.carrier_code, r.tracking_number, r.registered_at IS NOT NULL AS restart,
+             -- The same number registered under another of the route's carriers, none of whose
+             -- tasks is active: the tasks' carrier changed, and the record is moved there.
+             (SELECT o.carrier_code FROM route_registrations o
+               WHERE o.carrier_code = ANY($1::text[]) AND o.tracking_number = r.tracking_number
+                 AND o.carrier_code <> r.carrier_code AND o.state = 'registered'
+                 AND NOT EXISTS (SELECT 1 FROM route_tasks rt WHERE rt.carrier_code = o.carrier_code AND rt.tracking_number = o.tracking_number AND ${ACTIVE_LINK})
+               LIMIT 1) AS moved_from`,
+)
+const ROUTE_REGISTRATION_FORGET = sql(
+  'route_registration_forget',
+  `DELETE FROM route_registrations r
+    USING unnest($1::text[], $2::text[]) AS f (carrier_code, tracking_number)
+    WHERE r.carrier_code = f.carrier_code AND r.tracking_number = f.tracking_number`,
 )
 const ROUTE_STOP_CLAIM = sql(
   'route_stop_claim',

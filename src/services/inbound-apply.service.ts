@@ -7,7 +7,7 @@ import type { CarrierSnapshot } from '../domain/tracking-update'
 import type { RefreshApply } from './refresh-apply'
 
 /** Pushes applied a round. */
-const BATCH = 100
+const BATCH = 200
 /** How long a worker holds the pushes and tasks it applies. */
 const LEASE_MS = 60_000
 
@@ -22,13 +22,19 @@ export interface InboundApplyOptions {
   counted?: (source: string, outcome: string) => void
 }
 
+/** A push read: what it says of one number, or why it says nothing to apply. */
+type Read =
+  { push: WaitingPush; outcome: string } | { push: WaitingPush; route: CarrierRoute; carrierCode: string; trackingNumber: string; lookup: CarrierLookup }
+
 /**
- * Applies stored pushes in the order they arrived (docs/carriers.md, "Pushes"), each through the
- * refresh's own apply: the push's tasks are claimed as a poll claims them (a task a poll is
- * fetching is left to it, and the push applied once that claim ends), and what the push says is
- * applied as a fetch's answer would be: the answer fingerprint writes nothing for a push that
- * changes nothing, events merge by their identity, and a push older than the task's newest event
- * brings its events but moves no status (pushes out of order are merged by event time).
+ * Applies stored pushes (docs/carriers.md, "Pushes"), a batch at a time, through the refresh's
+ * own apply: the pushes' tasks are claimed together as a poll claims them (a task a poll is
+ * fetching is left to it, and its push applied once that claim ends), and what each number's
+ * pushes say is applied as a fetch's answer would be, all in the apply's shared transactions: the
+ * answer fingerprint writes nothing for a push that changes nothing, events merge by their
+ * identity. Pushes out of order are merged by event time: of a number's pushes in a batch, the
+ * one with the newest event gives the status and all give their events; a push older than the
+ * task's newest event brings its events but moves no status.
  */
 export class InboundApplyService {
   private readonly now: () => Date
@@ -46,37 +52,67 @@ export class InboundApplyService {
   /** One batch; true when it was full (more may be waiting). */
   async runRound(): Promise<boolean> {
     const pushes = await this.repository.claim(BATCH, LEASE_MS)
-    const settled: { id: number; outcome: string }[] = []
-    // In arrival order, one after another: two pushes of one number apply in the order sent.
-    for (const push of pushes) {
-      const outcome = await this.applyOne(push)
-      if (outcome === 'held') continue
-      settled.push({ id: push.id, outcome })
-      this.options.counted?.(push.source, outcome)
+    const reads = pushes.map((push) => this.read(push))
+    const settled = new Map<WaitingPush, string>()
+    const updates: Extract<Read, { lookup: CarrierLookup }>[] = []
+    for (const read of reads) {
+      if ('outcome' in read) settled.set(read.push, read.outcome)
+      else updates.push(read)
     }
-    await this.repository.settle(settled)
+    // Each number's news: the status of its push with the newest event (the later push on a tie),
+    // with the events of all its pushes.
+    const newest = new Map<string, Extract<Read, { lookup: CarrierLookup }>>()
+    for (const update of updates) {
+      const key = `${update.route.code} ${update.carrierCode} ${update.trackingNumber}`
+      const kept = newest.get(key)
+      if (!kept) newest.set(key, update)
+      else {
+        const [older, newer] = newestEvent(update.lookup) >= newestEvent(kept.lookup) ? [kept, update] : [update, kept]
+        newest.set(key, { ...newer, lookup: mergedEvents(newer.lookup, older.lookup) })
+      }
+    }
+    const tasks = await this.repository.tasksOf([...newest.values()])
+    const byNumber = new Map<string, PushedTask[]>()
+    for (const task of tasks)
+      byNumber.set(`${task.carrierCode} ${task.trackingNumber}`, [...(byNumber.get(`${task.carrierCode} ${task.trackingNumber}`) ?? []), task])
+    const held = new Set<string>()
+    for (const route of new Set([...newest.values()].map((u) => u.route))) {
+      const mine = [...newest.values()].filter((u) => u.route === route)
+      for (const number of await this.applyRoute(route, mine, byNumber)) held.add(number)
+    }
+    for (const update of updates) {
+      const number = `${update.carrierCode} ${update.trackingNumber}`
+      if (held.has(number)) continue
+      settled.set(update.push, byNumber.has(number) ? 'applied' : 'unknown_number')
+    }
+    await this.repository.settle([...settled].map(([push, outcome]) => ({ id: push.id, outcome })))
+    for (const [push, outcome] of settled) this.options.counted?.(push.source, outcome)
     if (pushes.length < BATCH) await this.repository.prune()
     return pushes.length === BATCH
   }
 
-  /** What a push did; `held` when a poll holds its tasks (applied again when the lease lapses). */
-  private async applyOne(push: WaitingPush): Promise<string> {
+  private read(push: WaitingPush): Read {
     const route = this.options.routes.get(push.source)
-    if (!route) return 'unknown_source'
+    if (!route) return { push, outcome: 'unknown_source' }
     let body: unknown
     try {
       body = JSON.parse(push.body.toString('utf8'))
     } catch {
-      return 'malformed'
+      return { push, outcome: 'malformed' }
     }
     const pushed = route.readPush(body)
-    if (!pushed) return 'ignored'
+    if (!pushed) return { push, outcome: 'ignored' }
     // TRACKING_STOPPED and the like: the registrations follow the tasks, not the aggregator.
-    if (!pushed.lookup) return `noted_${pushed.event.toLowerCase() || 'event'}`
+    if (!pushed.lookup) return { push, outcome: `noted_${pushed.event.toLowerCase() || 'event'}` }
     const named = route.taskOf(pushed.record)
-    if (!named) return 'unknown_carrier'
-    const tasks = await this.repository.tasksOf(named.carrierCode, named.trackingNumber)
-    if (tasks.length === 0) return 'unknown_number'
+    if (!named) return { push, outcome: 'unknown_carrier' }
+    return { push, route, ...named, lookup: pushed.lookup }
+  }
+
+  /** Applies a route's news to the tasks of its numbers; the numbers with a task a poll holds (their pushes wait). */
+  private async applyRoute(route: CarrierRoute, updates: Extract<Read, { lookup: CarrierLookup }>[], byNumber: Map<string, PushedTask[]>): Promise<string[]> {
+    const tasks = updates.flatMap((u) => byNumber.get(`${u.carrierCode} ${u.trackingNumber}`) ?? [])
+    if (tasks.length === 0) return []
     const claimed = await this.db.transaction((tx) =>
       this.refresh.claimTasks(
         tx,
@@ -85,21 +121,42 @@ export class InboundApplyService {
         LEASE_MS,
       ),
     )
-    if (claimed.length === 0) return 'held'
+    const claimedIds = new Set(claimed.map((c) => c.id))
+    const held = [...new Set(tasks.filter((t) => !claimedIds.has(t.taskId)).map((t) => `${t.carrierCode} ${t.trackingNumber}`))]
+    if (claimed.length === 0) return held
+    const news = new Map(updates.map((u) => [`${u.carrierCode} ${u.trackingNumber}`, u.lookup]))
+    const known = new Map(tasks.map((t) => [t.taskId, t]))
     const fetchedAt = this.now()
     const nextRefreshInMs = this.options.reconcileMs.get(route.code) ?? 86_400_000
-    const newest = new Map(tasks.map((t) => [t.taskId, t]))
     try {
       const outcomes = await this.applier.apply(
-        claimed.map((task) => ({ task, snapshot: snapshotFor(pushed.lookup!, newest.get(task.id)), fetchedAt, nextRefreshInMs })),
+        claimed.map((task) => ({
+          task,
+          snapshot: snapshotFor(news.get(`${task.carrierCode} ${task.trackingNumber}`)!, known.get(task.id)),
+          fetchedAt,
+          nextRefreshInMs,
+        })),
       )
       if (outcomes.some((o) => o.applied && o.notified > 0)) this.options.onNotification?.()
     } finally {
       await this.refresh.releaseClaim(claimed[0]!.leaseToken, [])
     }
-    // Some of its tasks were being fetched: applied to the others now, to those once their claim ends.
-    return claimed.length < tasks.length ? 'held' : 'applied'
+    // Applied to the tasks claimed; a number with a task held is applied again to all once that claim ends.
+    return held
   }
+}
+
+/** The time of a lookup's newest event (-Infinity without one). */
+function newestEvent(lookup: CarrierLookup): number {
+  return lookup.found ? Math.max(-Infinity, ...lookup.snapshot.events.map((e) => e.eventTime.getTime())) : -Infinity
+}
+
+/** `newer` with the events of `older` it lacks, in time order. */
+function mergedEvents(newer: CarrierLookup, older: CarrierLookup): CarrierLookup {
+  if (!older.found) return newer
+  if (!newer.found) return older
+  const events = new Map([...older.snapshot.events, ...newer.snapshot.events].map((e) => [e.key, e]))
+  return { found: true, snapshot: { ...newer.snapshot, events: [...events.values()].sort((a, b) => a.eventTime.getTime() - b.eventTime.getTime()) } }
 }
 
 /**
@@ -109,7 +166,6 @@ export class InboundApplyService {
 function snapshotFor(lookup: CarrierLookup, task: PushedTask | undefined): CarrierSnapshot | undefined {
   if (!lookup.found) return undefined
   const snapshot = lookup.snapshot
-  const pushedNewest = Math.max(-Infinity, ...snapshot.events.map((e) => e.eventTime.getTime()))
-  if (!task?.newestEventAt || task.newestEventAt.getTime() <= pushedNewest) return snapshot
+  if (!task?.newestEventAt || task.newestEventAt.getTime() <= newestEvent(lookup)) return snapshot
   return { ...snapshot, standardStatus: null, milestone: null, carrierStatus: '', estimatedDeliveryAt: null, originAddress: null, destinationAddress: null }
 }

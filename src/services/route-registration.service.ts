@@ -28,7 +28,8 @@ export interface RegistrationRound {
  * Keeps each route's registrations in step with its tasks (docs/carriers.md, "Carriers through
  * 17TRACK"): a number with an active task is registered once (it costs the key's quota; a stopped
  * one is restarted, which is free), and stopped there when none of its tasks is active any more
- * (stopped, finished, deleted, moved to another carrier). No transaction is open while the
+ * (stopped, finished, deleted). A number whose tasks moved to another of the route's carriers is
+ * moved there (free) rather than registered again. No transaction is open while the
  * aggregator is called: numbers are claimed under a lease, then settled.
  */
 export class RouteRegistrationService {
@@ -52,7 +53,9 @@ export class RouteRegistrationService {
     await this.repository.linkTasks(codes)
     const claims = await this.repository.claimRegistrations(codes, batch, CLAIM_LEASE_MS)
     if (claims.length === batch) round.more = true
-    const fresh = claims.filter((c) => !c.restart)
+    const moved = claims.filter((c) => !c.restart && c.movedFrom)
+    const refusedMoves = moved.length > 0 ? await this.move(runner, moved, round) : []
+    const fresh = [...claims.filter((c) => !c.restart && !c.movedFrom), ...refusedMoves]
     const stopped = claims.filter((c) => c.restart)
     if (fresh.length > 0) await this.start(runner, fresh, (records) => runner.client.register(records), round)
     if (stopped.length > 0) await this.start(runner, stopped, (records) => runner.client.restart(records), round)
@@ -102,6 +105,28 @@ export class RouteRegistrationService {
         true,
       )
     }
+  }
+
+  /**
+   * Moves the records of numbers whose tasks changed carrier (free at 17TRACK, five times a
+   * number); the claims it could not move are returned, to be registered instead.
+   */
+  private async move(runner: RouteRegistrationRunner, claims: RegistrationClaim[], round: RegistrationRound): Promise<RegistrationClaim[]> {
+    const recordOf = (code: string, number: string) => runner.route.recordOf(code, number)
+    let outcomes: Map<string, RegistrationOutcome>
+    try {
+      outcomes = await runner.client.move(
+        claims.map((c) => ({ from: recordOf(c.movedFrom!, c.trackingNumber), to: recordOf(c.carrierCode, c.trackingNumber) })),
+      )
+    } catch (error) {
+      await this.failed(runner, claims, error)
+      return []
+    }
+    const moved = claims.filter((c) => outcomes.get(recordOf(c.carrierCode, c.trackingNumber))?.registered)
+    round.registered += moved.length
+    await this.repository.settle(moved.map((c) => ({ carrierCode: c.carrierCode, trackingNumber: c.trackingNumber, state: 'registered' as const })))
+    await this.repository.forget(moved.map((c) => ({ carrierCode: c.movedFrom!, trackingNumber: c.trackingNumber })))
+    return claims.filter((c) => !moved.includes(c))
   }
 
   private async stop(runner: RouteRegistrationRunner, claims: RegistrationClaim[], round: RegistrationRound): Promise<void> {

@@ -131,15 +131,30 @@ describe('a carrier served through 17TRACK', () => {
     expect(sim.stats().carriers['17track']!.tokenRequests - before).toBe(1)
   })
 
-  it('registers a number anew under its new carrier after a carrier change, and stops the old record', async () => {
+  it('moves the record to the new carrier after a carrier change (free), rather than registering it again', async () => {
     const number = numberOf('RM')
     const taskId = await subscribe(number, 'JAPANPOST')
     await registrations.runRound()
     await t.db.query(`UPDATE tracking_tasks SET carrier_code = 'CHINAPOST' WHERE id = $1`, [taskId])
     await t.db.query(`UPDATE task_schedule SET carrier_code = 'CHINAPOST' WHERE task_id = $1`, [taskId])
-    await registrations.runRound()
+    expect(await registrations.runRound()).toMatchObject({ registered: 1, stopped: 0 })
     expect(await stateOf('CHINAPOST', number)).toBe('registered')
-    expect(await stateOf('JAPANPOST', number)).toBe('stopped')
+    expect(await stateOf('JAPANPOST', number)).toBeUndefined()
+    expect(simulated('CHINAPOST', number)).toBe('tracking')
+    expect(simulated('JAPANPOST', number)).toBeUndefined()
+  })
+
+  it('registers the new record when 17TRACK will not move it (another task still has the old carrier)', async () => {
+    const number = numberOf('RM')
+    const moved = await subscribe(number, 'KOREAPOST')
+    await subscribe(number, 'KOREAPOST', (await t.createUser()).userId)
+    await registrations.runRound()
+    await t.db.query(`UPDATE tracking_tasks SET carrier_code = 'SINGPOST' WHERE id = $1`, [moved])
+    await t.db.query(`UPDATE task_schedule SET carrier_code = 'SINGPOST' WHERE task_id = $1`, [moved])
+    await registrations.runRound()
+    expect(await stateOf('SINGPOST', number)).toBe('registered')
+    expect(await stateOf('KOREAPOST', number)).toBe('registered')
+    expect(simulated('KOREAPOST', number)).toBe('tracking')
   })
 
   it('marks a number 17TRACK refuses as refused, never asking again, and leaves its task pending', async () => {

@@ -106,6 +106,7 @@ describe('the service on its embedded PostgreSQL server', () => {
         LAPOSTE: 'simulator',
         GLS: 'simulator',
         CANADAPOST: 'simulator',
+        SEVENTEENTRACK: 'simulator',
       })
       const subscribedAt = Date.now()
       const carrierStatus = await waitFor(

@@ -86,6 +86,32 @@ export class SeventeenTrackClient implements RouteClient {
     return outcomes
   }
 
+  /** Moves records to another carrier key of the same number (`changecarrier`, five free changes a number). */
+  async move(moves: readonly { from: string; to: string }[]): Promise<Map<string, RegistrationOutcome>> {
+    const data = await this.call(
+      'changecarrier',
+      moves.map(({ from, to }) => {
+        const old = parseRecordKey(from)
+        return { number: old.trackingNumber, carrier_old: old.carrierKey, carrier_new: parseRecordKey(to).carrierKey }
+      }),
+    )
+    const outcomes = new Map<string, RegistrationOutcome>()
+    const movedTo = (number: unknown) => moves.filter((m) => parseRecordKey(m.to).trackingNumber === str(number).toUpperCase() && !outcomes.has(m.to))
+    for (const element of arr(data.accepted).map(obj)) {
+      const [move] = movedTo(element.number)
+      if (move) outcomes.set(move.to, { registered: true })
+    }
+    for (const element of arr(data.rejected).map(obj)) {
+      const error = obj(element.error)
+      const code = Number(error.code)
+      // -18019803: already under that carrier.
+      for (const move of movedTo(element.number)) {
+        outcomes.set(move.to, code === -18019803 ? { registered: true } : { registered: false, code, message: str(error.message), quota: false })
+      }
+    }
+    return outcomes
+  }
+
   /** Stops records (17TRACK keeps their data; stopping an already stopped one is a success). The records stopped. */
   async stop(records: readonly string[]): Promise<Set<string>> {
     const data = await this.call('stoptrack', records.map(itemOf))
@@ -98,7 +124,7 @@ export class SeventeenTrackClient implements RouteClient {
     return stopped
   }
 
-  private async call(endpoint: 'gettrackinfo' | 'register' | 'retrack' | 'stoptrack', body: unknown[]): Promise<Json> {
+  private async call(endpoint: 'gettrackinfo' | 'register' | 'retrack' | 'changecarrier' | 'stoptrack', body: unknown[]): Promise<Json> {
     const response = await this.http.post(`/track/v2.2/${endpoint}`, {
       headers: { '17token': this.config.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify(body),

@@ -146,6 +146,30 @@ export function seventeenTrackSimulator(
     return envelope(accepted, rejected)
   }
 
+  const changes = new Map<string, number>()
+  function changeCarrier(items: { number: string; carrierOld: number; carrierNew: number }[]): SimulatorAnswer {
+    const accepted: unknown[] = []
+    const rejected: unknown[] = []
+    for (const { number, carrierOld, carrierNew } of items) {
+      const from = recordKey(carrierOld, number)
+      const to = recordKey(carrierNew, number)
+      const state = registered.get(from)
+      const changed = changes.get(number) ?? 0
+      if (state === undefined)
+        rejected.push(rejection(number, -18019805, `The tracking number ${number} for the specified carrier ${carrierOld} is not registered.`))
+      else if (state === 'stopped') rejected.push(rejection(number, -18019806, 'Carrier cannot be changed for stopped numbers.'))
+      else if (registered.has(to)) rejected.push(rejection(number, -18019809, 'The registration information of the carrier already exists.'))
+      else if (changed >= 5) rejected.push(rejection(number, -18019807, 'The times for changing carrier exceed limit.'))
+      else {
+        changes.set(number, changed + 1)
+        registered.delete(from)
+        registered.set(to, 'tracking')
+        accepted.push({ number, carrier: carrierNew })
+      }
+    }
+    return envelope(accepted, rejected)
+  }
+
   function stop(items: { number: string; carrier: number }[]): SimulatorAnswer {
     const accepted: unknown[] = []
     const rejected: unknown[] = []
@@ -188,7 +212,7 @@ export function seventeenTrackSimulator(
       return due
     },
     async handle(request, context) {
-      const match = /^\/track\/v2\.[24]\/(register|gettrackinfo|retrack|stoptrack)$/.exec(request.path)
+      const match = /^\/track\/v2\.[24]\/(register|gettrackinfo|retrack|changecarrier|stoptrack)$/.exec(request.path)
       if (request.method !== 'POST' || !match) return { status: 404, body: { code: 404, data: { errors: [{ code: 404, message: 'Not Found' }] } } }
       const key = request.headers['17token']
       const expected = context.credentials?.apiKey
@@ -198,6 +222,12 @@ export function seventeenTrackSimulator(
       if (!Array.isArray(body)) return { status: 200, body: { code: -18010013, data: { errors: [{ code: -18010013, message: 'Invalid submitted data.' }] } } }
       if (body.length > 40)
         return { status: 200, body: { code: -18010014, data: { errors: [{ code: -18010014, message: 'Tracking numbers exceed 40 limit.' }] } } }
+      if (match[1] === 'changecarrier') {
+        context.countToken()
+        return changeCarrier(
+          body.map(obj).map((item) => ({ number: str(item.number).toUpperCase(), carrierOld: Number(item.carrier_old), carrierNew: Number(item.carrier_new) })),
+        )
+      }
       const items = body.map(obj).map((item) => ({ number: str(item.number).toUpperCase(), carrier: Number(item.carrier) }))
       if (match[1] === 'gettrackinfo') {
         context.countTrack()

@@ -53,4 +53,38 @@ SET
 RETURNING
   r.carrier_code,
   r.tracking_number,
-  r.registered_at IS NOT NULL AS restart;
+  r.registered_at IS NOT NULL AS restart,
+  -- The same number registered under another of the route's carriers, none of whose
+  -- tasks is active: the tasks' carrier changed, and the record is moved there.
+  (
+    SELECT
+      o.carrier_code
+    FROM
+      route_registrations o
+    WHERE
+      o.carrier_code = ANY ($1::text[])
+      AND o.tracking_number = r.tracking_number
+      AND o.carrier_code <> r.carrier_code
+      AND o.state = 'registered'
+      AND NOT EXISTS (
+        SELECT
+          1
+        FROM
+          route_tasks rt
+        WHERE
+          rt.carrier_code = o.carrier_code
+          AND rt.tracking_number = o.tracking_number
+          AND EXISTS (
+            SELECT
+              1
+            FROM
+              task_schedule s
+            WHERE
+              s.task_id = rt.task_id
+              AND s.carrier_code = rt.carrier_code
+              AND s.next_refresh_at IS NOT NULL
+          )
+      )
+    LIMIT
+      1
+  ) AS moved_from;

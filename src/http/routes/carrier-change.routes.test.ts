@@ -154,7 +154,7 @@ describe('PATCH /openapi/tracking-subscriptions/{taskId}', () => {
 
   it('refuses an unknown carrier, a bad body and another user’s task, moving nothing', async () => {
     const taskId = await subscribe('FEDEX')
-    const unknown = await patch(taskId, { carrierCode: 'ROYALMAIL' })
+    const unknown = await patch(taskId, { carrierCode: 'ACME' })
     expect(unknown.statusCode).toBe(400)
     expect(unknown.json().data.error).toBe('unsupported_carrier')
     for (const body of [{}, { carrierCode: '' }, { carrierCode: 7 }, { carrierCode: 'UPS', trackingNumber: 'X' }]) {

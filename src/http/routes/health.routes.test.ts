@@ -32,6 +32,7 @@ describe('operations endpoints', () => {
           LAPOSTE: 'simulator',
           GLS: 'simulator',
           CANADAPOST: 'simulator',
+          SEVENTEENTRACK: 'simulator',
         },
       },
       msg: 'success',

@@ -60,7 +60,7 @@ describe('POST /openapi/tracking-subscriptions/batch', () => {
 
   it('answers 200 with every item failed when no item is valid, writing nothing', async () => {
     const before = await taskCount()
-    const res = await batch([1, 'x', { carrierCode: 'TNT', trackingNumber: 'A', callbackUrl: hook }])
+    const res = await batch([1, 'x', { carrierCode: 'ACME', trackingNumber: 'A', callbackUrl: hook }])
     expect(res.statusCode).toBe(200)
     expect(res.json().data.results.map((r: { result: string; taskId: number }) => [r.result, r.taskId])).toEqual([
       ['validation_error', 0],

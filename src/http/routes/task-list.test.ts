@@ -1,3 +1,4 @@
+import { CARRIER_CODES } from '../../carriers/registry'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../../test/support/test-app'
 
@@ -184,12 +185,7 @@ describe('GET /openapi/tracking-subscriptions/list', () => {
       'standardStatus',
       'must be a comma-separated list of pending, in_transit, exception, delivered, returned, cancelled, expired (not "")',
     ],
-    [
-      'an unknown carrier',
-      'carrierCode=ACME',
-      'carrierCode',
-      'is not a supported carrier (supported: FEDEX, UPARCEL, UPS, USPS, DHL, LAPOSTE, GLS, CANADAPOST)',
-    ],
+    ['an unknown carrier', 'carrierCode=ACME', 'carrierCode', `is not a supported carrier (supported: ${CARRIER_CODES.join(', ')})`],
     ['a date without a zone', 'createdFrom=2026-11-01T00:00:00', 'createdFrom', 'must be an ISO 8601 date-time with a time zone (2026-11-24T09:30:00Z)'],
     [
       'a day the month does not have',
