@@ -11,6 +11,7 @@ import { carrierFigures } from './carrier-figures'
 import { consoleFigures } from './console-figures'
 import { listFigures } from './list-figures'
 import { csvFigures } from './csv-figures'
+import { pushFigures } from './push-figures'
 import { pageFigures } from './page-figures'
 import { load, warmLoad } from './load'
 import { startReceiver } from './loopback-receiver'
@@ -31,7 +32,7 @@ import { postgresTicks } from './cpu'
  *
  *   npm run bench -- [--db postgres|embedded|both] [--seconds 8] [--large 1000000]
  *                    [--api-only x | --workers-only x | --burst-only x | --carriers-only x | --wal-only x | --memory-only x
- *                     | --prediction-only x | --notifications-only x]
+ *                     | --prediction-only x | --notifications-only x | --pushes-only x]
  *                    [--only subscribe,batch,query,page,list,console,csv] [--wal-seconds 30]
  *                    [--outage-tasks 500000]
  */
@@ -390,7 +391,7 @@ for (const kind of DBS) {
   if (
     kind === 'embedded' &&
     (args.has('memory-only') ||
-      !['api-only', 'workers-only', 'burst-only', 'carriers-only', 'wal-only', 'prediction-only', 'notifications-only'].some((a) => args.has(a)))
+      !['api-only', 'workers-only', 'burst-only', 'carriers-only', 'wal-only', 'prediction-only', 'notifications-only', 'pushes-only'].some((a) => args.has(a)))
   ) {
     await npmStartMemory(row, SECONDS, ADMIN_TOKEN)
   }
@@ -406,6 +407,8 @@ for (const kind of DBS) {
     if (args.has('prediction-only')) return prediction()
     const notifications = () => notificationFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS })
     if (args.has('notifications-only')) return notifications()
+    const pushes = () => pushFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS })
+    if (args.has('pushes-only')) return pushes()
     // The workers' figures first, on a database that is still small and quiet: after the API
     // figures seed a million tasks and ten million events, autovacuum works through them for
     // minutes and took half of every worker figure (and of the receiver's ceiling) in the same run.
@@ -416,6 +419,7 @@ for (const kind of DBS) {
       await carriers()
       await prediction()
       await notifications()
+      await pushes()
     }
     if (!args.has('workers-only')) {
       if (measures('subscribe')) await subscribeAsNpmStart(kind, env, dbUrl)
