@@ -24,7 +24,7 @@ const KEY = 'simulated-apiKey'
 const CONCURRENCY = 50
 const STEP = 60_000
 
-/** A TRACKING_UPDATED of a Royal Mail number with two events (label, then pickup); `tag` varies the bytes only. */
+/** A TRACKING_UPDATED of a Royal Mail number (numbers of 5 characters at least: 17TRACK refuses shorter ones) with two events (label, then pickup); `tag` varies the bytes only. */
 function pushBody(number: string, tag: string): string {
   const event = (at: string, description: string, stage: string) => ({
     time_iso: at.replace('Z', '+00:00'),
@@ -93,12 +93,12 @@ export async function pushFigures({ kind, env, dbUrl, adminToken, row }: FigureC
   try {
     const { userId } = await createApiUser(service.baseUrl, adminToken, 'pushes')
     const callbackUrl = 'https://shop.example/hook'
-    for (const prefix of ['PF', 'PP']) await insertInactiveTasks(client, { userId, carrierCode: 'ROYALMAIL', prefix, callbackUrl, count: N })
+    for (const prefix of ['RMPF', 'RMPP']) await insertInactiveTasks(client, { userId, carrierCode: 'ROYALMAIL', prefix, callbackUrl, count: N })
     // Registered and read once (their first stage), then left alone: the figures start from there.
     await makeDue(client, `user_id = $1 AND carrier_code = 'ROYALMAIL'`, [userId])
     await done(
       `SELECT count(*) FILTER (WHERE t.answer_fingerprint IS NOT NULL) = $2::int * 2
-          AND (SELECT count(*) FROM route_registrations WHERE state = 'registered' AND tracking_number ~ '^P[FP]') = $2::int * 2 AS done
+          AND (SELECT count(*) FROM route_registrations WHERE state = 'registered' AND tracking_number ~ '^RMP[FP]') = $2::int * 2 AS done
          FROM tracking_tasks t WHERE t.user_id = $1`,
       [userId, N],
     )
@@ -115,14 +115,14 @@ export async function pushFigures({ kind, env, dbUrl, adminToken, row }: FigureC
     // Changes by fetch: the stories move a stage; the PF tasks are made due.
     clock += STEP
     let started = Date.now()
-    await makeDue(client, `user_id = $1 AND tracking_number LIKE 'PF%'`, [userId])
-    const fetchRate = N / ((Math.max(await eventsOf('PF', 2), started) - started) / 1000)
+    await makeDue(client, `user_id = $1 AND tracking_number LIKE 'RMPF%'`, [userId])
+    const fetchRate = N / ((Math.max(await eventsOf('RMPF', 2), started) - started) / 1000)
 
     // The same changes by push.
-    const pushes = Array.from({ length: N }, (_, i) => pushBody(`PP${i + 1}`, ''))
+    const pushes = Array.from({ length: N }, (_, i) => pushBody(`RMPP${i + 1}`, ''))
     started = Date.now()
     await postAll(service.baseUrl, pushes)
-    const pushRate = N / ((Math.max(await eventsOf('PP', 2), started) - started) / 1000)
+    const pushRate = N / ((Math.max(await eventsOf('RMPP', 2), started) - started) / 1000)
     row(
       kind,
       `17TRACK: changes a second by push (${fmt(N)} pushes, 50 at once), beside the same by fetch`,
@@ -137,12 +137,12 @@ export async function pushFigures({ kind, env, dbUrl, adminToken, row }: FigureC
     await client.query('CHECKPOINT')
     let before = await lsn(client)
     await client.query(
-      `UPDATE task_schedule SET next_refresh_at = now() WHERE task_id IN (SELECT id FROM tracking_tasks WHERE user_id = $1 AND tracking_number LIKE 'PF%')`,
+      `UPDATE task_schedule SET next_refresh_at = now() WHERE task_id IN (SELECT id FROM tracking_tasks WHERE user_id = $1 AND tracking_number LIKE 'RMPF%')`,
       [userId],
     )
     await done(
       `SELECT count(*) = 0 AS done FROM task_schedule s JOIN tracking_tasks t ON t.id = s.task_id
-        WHERE t.user_id = $1 AND t.tracking_number LIKE 'PF%' AND s.next_refresh_at <= now()`,
+        WHERE t.user_id = $1 AND t.tracking_number LIKE 'RMPF%' AND s.next_refresh_at <= now()`,
       [userId],
     )
     const fetchWal = (await walBetween(client, before, await lsn(client))) / N
@@ -151,7 +151,7 @@ export async function pushFigures({ kind, env, dbUrl, adminToken, row }: FigureC
     before = await lsn(client)
     await postAll(
       service.baseUrl,
-      pushes.map((_, i) => pushBody(`PP${i + 1}`, 'again')),
+      pushes.map((_, i) => pushBody(`RMPP${i + 1}`, 'again')),
     )
     await done(`SELECT count(*) = 0 AS done FROM inbound_pushes WHERE applied_at IS NULL`)
     const pushWal = (await walBetween(client, before, await lsn(client))) / N
