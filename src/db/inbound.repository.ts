@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { Coalescer } from './coalescer'
 import type { Database } from './database'
 import { statementsOf } from './statements'
 
@@ -21,14 +22,44 @@ export interface PushedTask {
  * answered (the same bytes twice are one row), then claimed under a lease by a worker, in the order
  * the pushes arrived, applied, and marked with what it did. Applied pushes are kept a week.
  */
+interface StoreRequest {
+  source: string
+  digest: string
+  body: Buffer
+}
+
 export class InboundRepository {
-  constructor(private readonly db: Database) {}
+  /**
+   * Pushes arriving together are written in one statement and one commit (a sender pushes in
+   * bursts, 50 at once in the bench): each is still answered only once its own row is committed.
+   */
+  private readonly stores: Coalescer<StoreRequest, boolean>
+
+  constructor(private readonly db: Database) {
+    this.stores = new Coalescer<StoreRequest, boolean>({
+      maxInFlight: 2,
+      maxGroup: 200,
+      deadlineMs: db.timeouts.statementMs,
+      // The same body twice in one group would be one row: kept apart, the second finds the first.
+      keys: (request) => [`${request.source} ${request.digest}`],
+      run: (requests) => this.storeMany(requests),
+      runOne: async (request) => (await this.storeMany([request]))[0]!,
+    })
+  }
 
   /** Stores a push; false when the same body of the same source was stored already. */
-  async store(source: string, body: Buffer): Promise<boolean> {
-    const digest = createHash('sha256').update(body).digest('hex')
-    const rows = await this.db.query<{ id: number }>(INBOUND_STORE, [source, digest, body], 'inbound_store')
-    return rows.length > 0
+  store(source: string, body: Buffer): Promise<boolean> {
+    return this.stores.submit({ source, digest: createHash('sha256').update(body).digest('hex'), body })
+  }
+
+  private async storeMany(requests: StoreRequest[]): Promise<boolean[]> {
+    const rows = await this.db.query<{ source: string; digest: string }>(
+      INBOUND_STORE,
+      [requests.map((r) => r.source), requests.map((r) => r.digest), requests.map((r) => r.body)],
+      'inbound_store',
+    )
+    const stored = new Set(rows.map((r) => `${r.source} ${r.digest}`))
+    return requests.map((r) => stored.has(`${r.source} ${r.digest}`))
   }
 
   /** Claims up to `limit` pushes waiting (or whose worker died), oldest first, for `leaseMs`. */
@@ -63,9 +94,10 @@ export class InboundRepository {
 const sql = statementsOf(import.meta.url)
 const INBOUND_STORE = sql(
   'inbound_store',
-  `INSERT INTO inbound_pushes (source, digest, body) VALUES ($1, $2, $3)
+  `INSERT INTO inbound_pushes (source, digest, body)
+   SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])
    ON CONFLICT ON CONSTRAINT inbound_pushes_once DO NOTHING
-   RETURNING id`,
+   RETURNING source, digest`,
 )
 const INBOUND_CLAIM = sql(
   'inbound_claim',

@@ -2,9 +2,10 @@ import { AsyncResource } from 'node:async_hooks'
 import type { Database } from './database'
 import { statementsOf } from './statements'
 
-/** The NOTIFY channels the workers LISTEN on: tasks created or made due now; deliveries made due. */
+/** The NOTIFY channels the workers LISTEN on: tasks created or made due now; deliveries made due; pushes stored. */
 export const TASKS_DUE = 'tracking_tasks_created'
 export const DELIVERIES_DUE = 'deliveries_due'
+export const PUSHES_DUE = 'inbound_pushes_due'
 
 /**
  * Sends `NOTIFY channel` at most once per `intervalMs`, outside any request's transaction.

@@ -57,6 +57,8 @@ export interface Wakeups {
   tasksDue(): void
   /** Deliveries were made due: send them now. */
   deliveriesDue(): void
+  /** Pushes were stored: apply them now. */
+  pushesDue(): void
 }
 
 export interface ServiceDeps {
@@ -107,7 +109,7 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
   const users = new ApiUserRepository(db)
   const secrets = new SecretsRepository(db)
   const settings = new SettingsRepository(db)
-  const wakeups = deps.wakeups ?? { tasksDue() {}, deliveriesDue() {} }
+  const wakeups = deps.wakeups ?? { tasksDue() {}, deliveriesDue() {}, pushesDue() {} }
   // Without modes (tests), every carrier is served by the simulator.
   const carrierModes = deps.carrierModes ?? Object.fromEntries(CHANNEL_CODES.map((code) => [code, 'simulator' as const]))
   const carriers = new CarrierCatalogService(carrierModes, carrierPaces(config, carrierModes), new CarrierLoad(new RefreshRepository(db)))
@@ -143,7 +145,7 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
     () => wakeups.tasksDue(),
   )
   return {
-    inbound: new InboundService(new InboundRepository(db), inboundSources(config, carrierModes), () => wakeups.tasksDue(), deps.inboundCounts),
+    inbound: new InboundService(new InboundRepository(db), inboundSources(config, carrierModes), () => wakeups.pushesDue(), deps.inboundCounts),
     sms: new SmsCallbackService(new OutboxRepository(db), notifications, smsToken),
     auth: new AuthService(users, config.tokenCacheTtlMs, deps.tokenCacheClock),
     subscriptions,

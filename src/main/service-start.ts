@@ -3,7 +3,7 @@ import type { Database } from '../db/database'
 import { RefreshRepository } from '../db/refresh.repository'
 import { OutboxRepository } from '../db/outbox.repository'
 import { migrate } from '../db/migrator'
-import { DELIVERIES_DUE, Notifier, TASKS_DUE } from '../db/notifier'
+import { DELIVERIES_DUE, PUSHES_DUE, Notifier, TASKS_DUE } from '../db/notifier'
 import { buildApp } from '../http/app'
 import type { Logger } from 'pino'
 import { ServiceMetrics, createRegistry } from '../observability/metrics'
@@ -36,6 +36,7 @@ export async function startService(config: Config, log: Logger, db: Database): P
   // other processes' workers woken with a NOTIFY (at most one per 100 ms a channel).
   const tasksCreated = new Notifier(db, TASKS_DUE)
   const deliveriesDue = new Notifier(db, DELIVERIES_DUE)
+  const pushesStored = new Notifier(db, PUSHES_DUE)
   // ROLE=all: the refresh yields to the API while it is saturated (docs/refresh.md, "API first");
   // turned off, no request is counted.
   const pressure = config.role === 'all' && config.apiFirstInFlight > 0 ? new ApiPressure(config.apiFirstInFlight) : undefined
@@ -57,6 +58,10 @@ export async function startService(config: Config, log: Logger, db: Database): P
       deliveriesDue() {
         workers?.wakeWebhooks()
         deliveriesDue.notify()
+      },
+      pushesDue() {
+        workers?.wakeInbound()
+        pushesStored.notify()
       },
     },
   })

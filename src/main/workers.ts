@@ -2,7 +2,7 @@ import { AuditRepository } from '../db/audit.repository'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config/config'
 import type { Database } from '../db/database'
-import { DELIVERIES_DUE, TASKS_DUE } from '../db/notifier'
+import { DELIVERIES_DUE, PUSHES_DUE, TASKS_DUE } from '../db/notifier'
 import type { OutboxRepository } from '../db/outbox.repository'
 import type { ServiceMetrics } from '../observability/metrics'
 import { SettingsRepository } from '../db/settings.repository'
@@ -41,7 +41,7 @@ import type { Language, TrackingPage } from '../domain/tracking-page'
 const RETENTION_POLL_MS = 60_000
 /** Registrations at a route: a new task's number is registered within seconds (a NOTIFY of due tasks wakes it sooner). */
 const REGISTRATION_POLL_MS = 5_000
-/** Stored pushes: a gateway in this process wakes the loop at once, another process's by a NOTIFY of due tasks. */
+/** Stored pushes: a gateway in this process wakes the loop at once, another process's by its NOTIFY. */
 const INBOUND_POLL_MS = 2_000
 /** The built-in relay's sender: a domain that is never anyone's (RFC 2606). */
 const BUILT_IN_FROM = 'parcels@mail-relay.invalid'
@@ -56,6 +56,8 @@ export interface Workers {
   start(): Promise<void>
   /** New tasks were created in this process: refresh them now. */
   wakeRefresh(): void
+  /** Stored pushes to apply. */
+  wakeInbound(): void
   /** Each carrier's circuit breaker, for /readyz. */
   carrierCircuits(): Record<string, CircuitView>
   /** The webhook receivers' adaptive limits in this process, for the console. */
@@ -208,12 +210,16 @@ export function createWorkers(
     },
     counted: (source, outcome) => metrics.inboundPushes.inc({ source, outcome }),
   })
-  const inboundLoops = carriers.routes.length > 0 ? [new WorkLoop('inbound pushes', () => inbound.runRound(), { pollMs: INBOUND_POLL_MS }, log)] : []
+  // Woken by the gateway of this process directly, by other processes' through their NOTIFY.
+  const inboundLoops =
+    carriers.routes.length > 0
+      ? [new WorkLoop('inbound pushes', () => inbound.runRound(), { pollMs: INBOUND_POLL_MS, listen: (onWake) => db.listen(PUSHES_DUE, onWake) }, log)]
+      : []
   // Each route's registrations follow its tasks: registered when one is active, stopped when none is.
   const registrations = new RouteRegistrationService(new RouteRegistrationRepository(db), carriers.routes)
   const registrationLoops =
     carriers.routes.length > 0 ? [new WorkLoop('route registrations', () => registrations.runRound(), { pollMs: REGISTRATION_POLL_MS }, log)] : []
-  const wakeRefresh = () => [...refreshLoops, ...registrationLoops, ...inboundLoops].forEach((loop) => loop.wake())
+  const wakeRefresh = () => [...refreshLoops, ...registrationLoops].forEach((loop) => loop.wake())
   let unlistenTasks: () => Promise<void> = async () => {}
 
   // Retention: a full batch means more may be waiting (the loop goes on at once); otherwise a look
@@ -233,6 +239,7 @@ export function createWorkers(
 
   return {
     wakeRefresh,
+    wakeInbound: () => inboundLoops.forEach((loop) => loop.wake()),
     carrierCircuits: () => refresh.circuits(),
     webhookHosts: () => delivery.hosts(),
     wakeWebhooks: wakeDeliveries,

@@ -25,6 +25,10 @@ export class RecordingWakeups implements Wakeups {
     this.deliveries++
     this.onDeliveriesDue()
   }
+  pushes = 0
+  pushesDue(): void {
+    this.pushes++
+  }
 }
 
 export interface TestApp {

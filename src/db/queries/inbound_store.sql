@@ -2,8 +2,11 @@
 
 INSERT INTO
   inbound_pushes (source, digest, body)
-VALUES
-  ($1, $2, $3)
+SELECT
+  *
+FROM
+  unnest($1::text[], $2::text[], $3::bytea[])
 ON CONFLICT ON CONSTRAINT inbound_pushes_once DO NOTHING
 RETURNING
-  id;
+  source,
+  digest;
