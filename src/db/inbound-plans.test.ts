@@ -45,6 +45,7 @@ beforeAll(async () => {
   }
   const tx = { query: async (text: string, values?: unknown[]) => ({ rows: await record(text, values) }) } as unknown as Queryable
   explaining = {
+    timeouts: db.timeouts,
     query: record,
     transaction: (work: (t: Queryable) => Promise<unknown>) => work(tx),
   } as unknown as Database
