@@ -8,6 +8,8 @@ import { simulatorEnv } from '../test/support/simulator-env'
 import { createApiUser } from './api-user'
 import { finishedAt, insertInactiveTasks, makeDue } from './finished'
 import { type FigureContext, fmt } from './report'
+import { walBetween } from './write-costs'
+import { royalMailPush } from '../test/support/seventeentrack-push'
 
 /**
  * Pushes against fetches (npm run bench; --pushes-only x alone), for carriers served through
@@ -26,33 +28,17 @@ const KEY = 'simulated-apiKey'
 const CONCURRENCY = 50
 const STEP = 60_000
 
-/** A TRACKING_UPDATED of a Royal Mail number (numbers of 5 characters at least: 17TRACK refuses shorter ones) with two events (label, then pickup); `tag` varies the bytes only. */
-function pushBody(number: string, tag: string): string {
-  const event = (at: string, description: string, stage: string) => ({
-    time_iso: at.replace('Z', '+00:00'),
-    time_utc: at,
-    description,
-    location: 'London, GB',
-    stage,
-    sub_status: null,
-    address: { country: 'GB', city: 'London' },
-  })
-  const events = [event('2026-11-20T09:00:00Z', 'Item collected', 'PickedUp'), event('2026-11-19T18:00:00Z', 'Label created', 'InfoReceived')]
-  return JSON.stringify({
-    event: 'TRACKING_UPDATED',
-    data: {
-      number,
-      carrier: 11031,
-      param: null,
-      tag,
-      track_info: {
-        latest_status: { status: 'InTransit', sub_status: 'InTransit_PickedUp' },
-        latest_event: events[0],
-        tracking: { providers: [{ provider: { key: 11031 }, events }] },
-      },
-    },
-  })
-}
+/** A push of a Royal Mail number (5 characters at least: 17TRACK refuses shorter ones) with two scans, label then pickup; `tag` varies the bytes only. */
+const pushBody = (number: string, tag: string) =>
+  royalMailPush(
+    number,
+    'InTransit_PickedUp',
+    [
+      { at: '2026-11-20T09:00:00Z', description: 'Item collected', stage: 'PickedUp' },
+      { at: '2026-11-19T18:00:00Z', description: 'Label created', stage: 'InfoReceived' },
+    ],
+    tag,
+  )
 
 /** POSTs each body, signed, `CONCURRENCY` at once over kept-alive connections (undici's pool: fetch cost the bench twice the CPU). */
 async function postAll(baseUrl: string, bodies: string[]): Promise<void> {
@@ -79,8 +65,6 @@ async function postAll(baseUrl: string, bodies: string[]): Promise<void> {
   }
 }
 
-const walBetween = async (client: pg.Client, from: string, to: string) =>
-  Number((await client.query<{ bytes: string }>('SELECT pg_wal_lsn_diff($2, $1)::bigint AS bytes', [from, to])).rows[0]!.bytes)
 const lsn = async (client: pg.Client) => (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn
 
 export async function pushFigures({ kind, env, dbUrl, adminToken, row }: FigureContext): Promise<void> {

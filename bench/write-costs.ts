@@ -254,7 +254,7 @@ async function noChangeFetches(o: {
   }
 }
 
-async function walBetween(client: pg.Client, from: string, to: string): Promise<number> {
+export async function walBetween(client: pg.Client, from: string, to: string): Promise<number> {
   const { rows } = await client.query<{ bytes: string }>(`SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn) AS bytes`, [from, to])
   return Number(rows[0]!.bytes)
 }

@@ -60,8 +60,3 @@ export interface CarrierConnection {
   credentials: Readonly<Record<string, string>>
   timeoutMs: number
 }
-
-/** The credentials a carrier is given on the simulator: each field "simulator". */
-export function simulatorCredentials(env: CarrierEnvironment): Record<string, string> {
-  return Object.fromEntries(Object.keys(env.credentials).map((field) => [field, 'simulator']))
-}

@@ -94,6 +94,9 @@ const sql = statementsOf(import.meta.url)
 // An active task of a routed carrier: its schedule row is due some time, under the same carrier
 // (a carrier change moves the schedule row; a stale link then counts for nothing).
 const ACTIVE_LINK = `EXISTS (SELECT 1 FROM task_schedule s WHERE s.task_id = rt.task_id AND s.carrier_code = rt.carrier_code AND s.next_refresh_at IS NOT NULL)`
+/** The registration `r` (an SQL alias) has no active task left: the number was stopped, finished, deleted or moved. */
+const NO_ACTIVE_TASK = (r: string) =>
+  `NOT EXISTS (SELECT 1 FROM route_tasks rt WHERE rt.carrier_code = ${r}.carrier_code AND rt.tracking_number = ${r}.tracking_number AND ${ACTIVE_LINK})`
 const ROUTE_TASKS_LINK = sql(
   'route_tasks_link',
   `INSERT INTO route_tasks (task_id, carrier_code, tracking_number)
@@ -126,7 +129,7 @@ const ROUTE_REGISTRATION_CLAIM = sql(
              (SELECT o.carrier_code FROM route_registrations o
                WHERE o.carrier_code = ANY($1::text[]) AND o.tracking_number = r.tracking_number
                  AND o.carrier_code <> r.carrier_code AND o.state = 'registered'
-                 AND NOT EXISTS (SELECT 1 FROM route_tasks rt WHERE rt.carrier_code = o.carrier_code AND rt.tracking_number = o.tracking_number AND ${ACTIVE_LINK})
+                 AND ${NO_ACTIVE_TASK('o')}
                LIMIT 1) AS moved_from`,
 )
 const ROUTE_REGISTRATION_FORGET = sql(
@@ -143,8 +146,7 @@ const ROUTE_STOP_CLAIM = sql(
              FROM route_registrations g
             WHERE g.carrier_code = ANY($1::text[])
               AND (g.state = 'registered' OR (g.state = 'stopping' AND g.lease_until <= now()))
-              AND NOT EXISTS (SELECT 1 FROM route_tasks rt
-                               WHERE rt.carrier_code = g.carrier_code AND rt.tracking_number = g.tracking_number AND ${ACTIVE_LINK})
+              AND ${NO_ACTIVE_TASK('g')}
             LIMIT $2
               FOR UPDATE SKIP LOCKED) AS idle
     WHERE r.carrier_code = idle.carrier_code AND r.tracking_number = idle.tracking_number

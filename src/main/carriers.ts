@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { simulatorCredentials } from '../carriers/carrier-plugin'
+import type { CarrierConnection, CarrierEnvironment } from '../carriers/carrier-plugin'
+import type { SimulatedCarrier } from '../simulator/simulated-carrier'
 import type { CarrierRoute, RouteClient } from '../carriers/carrier-route'
 import { CARRIERS, createCarrierSimulator, ROUTES } from '../carriers/registry'
 import { CircuitBreaker } from '../domain/circuit-breaker'
@@ -45,6 +46,25 @@ export function assertCarrierCredentials(config: Config): void {
     throw new ConfigError(`NODE_ENV=production needs carrier credentials: ${missing.map((c) => Object.values(c.env.credentials).join(' and ')).join(', ')}`)
 }
 
+/** The credentials a carrier or route runs with: its own, else the simulator's (each field "simulator"). */
+export function credentialsInUse(config: Pick<Config, 'carriers'>, spec: { code: string; env: CarrierEnvironment }): Record<string, string> {
+  return config.carriers[spec.code]?.credentials ?? Object.fromEntries(Object.keys(spec.env.credentials).map((field) => [field, 'simulator']))
+}
+
+/** Where a carrier's or route's adapter reaches it: its API when live, else the built-in simulator. */
+function connectionOf(
+  config: Config,
+  spec: { code: string; env: CarrierEnvironment; simulator: SimulatedCarrier },
+  live: boolean,
+  simulator: CarrierSimulator | undefined,
+): CarrierConnection {
+  return {
+    baseUrl: live ? config.carriers[spec.code]!.apiUrl : simulator!.urlOf(spec.simulator),
+    credentials: credentialsInUse(config, spec),
+    timeoutMs: config.carrierTimeoutMs,
+  }
+}
+
 export async function createCarriers(config: Config, log: FastifyBaseLogger): Promise<Carriers> {
   assertCarrierCredentials(config)
   const modes = carrierModes(config)
@@ -74,13 +94,8 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
       continue
     }
     const live = mode === 'live'
-    const adapter = carrier.createAdapter({
-      baseUrl: live ? settings.apiUrl : simulator!.urlOf(carrier.simulator),
-      credentials: settings.credentials ?? simulatorCredentials(carrier.env),
-      timeoutMs: config.carrierTimeoutMs,
-    })
     channels.set(carrier.code, {
-      adapter,
+      adapter: carrier.createAdapter(connectionOf(config, carrier, live, simulator)),
       budget: new CarrierBudget(settings.requestsPerSecond),
       circuit: new CircuitBreaker(),
       pollIntervalMs: live ? config.pollIntervalMs : config.simulatorPollIntervalMs,
@@ -98,11 +113,7 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
       continue
     }
     const live = mode === 'live'
-    const client = route.createClient({
-      baseUrl: live ? settings.apiUrl : simulator!.urlOf(route.simulator),
-      credentials: settings.credentials ?? simulatorCredentials(route.env),
-      timeoutMs: config.carrierTimeoutMs,
-    })
+    const client = route.createClient(connectionOf(config, route, live, simulator))
     const circuit = new CircuitBreaker()
     routes.push({ route, client, circuit })
     channels.set(route.code, {

@@ -13,7 +13,7 @@ import { checkBatchEnvelope, checkSubscription } from '../http/schemas/subscript
 import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
 import { CHANNEL_CODES, ROUTES } from '../carriers/registry'
-import { simulatorCredentials } from '../carriers/carrier-plugin'
+import { credentialsInUse } from './carriers'
 import { InboundRepository } from '../db/inbound.repository'
 import { InboundService, type InboundCounts, type InboundSource } from '../services/inbound.service'
 import type { CircuitView } from '../domain/circuit-breaker'
@@ -99,7 +99,7 @@ export function carrierPaces(config: ServiceConfig, modes: CarrierModes): Record
  */
 function inboundSources(config: ServiceConfig, modes: CarrierModes): InboundSource[] {
   return ROUTES.filter((route) => (modes[route.code] ?? 'unavailable') !== 'unavailable').map((route) => {
-    const credentials = config.carriers[route.code]?.credentials ?? simulatorCredentials(route.env)
+    const credentials = credentialsInUse(config, route)
     return { label: route.label, verify: (raw, headers) => route.verifyPush(raw, headers, credentials) }
   })
 }

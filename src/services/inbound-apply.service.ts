@@ -23,8 +23,21 @@ export interface InboundApplyOptions {
 }
 
 /** A push read: what it says of one number, or why it says nothing to apply. */
-type Read =
-  { push: WaitingPush; outcome: string } | { push: WaitingPush; route: CarrierRoute; carrierCode: string; trackingNumber: string; lookup: CarrierLookup }
+type Update = { push: WaitingPush; route: CarrierRoute; carrierCode: string; trackingNumber: string; lookup: CarrierLookup }
+type Read = { push: WaitingPush; outcome: string } | Update
+
+/** A routed number as one key (a carrier code belongs to one route). */
+const numberOf = (n: { carrierCode: string; trackingNumber: string }) => `${n.carrierCode} ${n.trackingNumber}`
+
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>()
+  for (const item of items) {
+    const group = groups.get(keyOf(item))
+    if (group) group.push(item)
+    else groups.set(keyOf(item), [item])
+  }
+  return groups
+}
 
 /**
  * Applies stored pushes (docs/carriers.md, "Pushes"), a batch at a time, through the refresh's
@@ -52,38 +65,30 @@ export class InboundApplyService {
   /** One batch; true when it was full (more may be waiting). */
   async runRound(): Promise<boolean> {
     const pushes = await this.repository.claim(BATCH, LEASE_MS)
-    const reads = pushes.map((push) => this.read(push))
     const settled = new Map<WaitingPush, string>()
-    const updates: Extract<Read, { lookup: CarrierLookup }>[] = []
-    for (const read of reads) {
+    const updates: Update[] = []
+    for (const read of pushes.map((push) => this.read(push))) {
       if ('outcome' in read) settled.set(read.push, read.outcome)
       else updates.push(read)
     }
     // Each number's news: the status of its push with the newest event (the later push on a tie),
     // with the events of all its pushes.
-    const newest = new Map<string, Extract<Read, { lookup: CarrierLookup }>>()
+    const news = new Map<string, Update>()
     for (const update of updates) {
-      const key = `${update.route.code} ${update.carrierCode} ${update.trackingNumber}`
-      const kept = newest.get(key)
-      if (!kept) newest.set(key, update)
+      const kept = news.get(numberOf(update))
+      if (!kept) news.set(numberOf(update), update)
       else {
         const [older, newer] = newestEvent(update.lookup) >= newestEvent(kept.lookup) ? [kept, update] : [update, kept]
-        newest.set(key, { ...newer, lookup: mergedEvents(newer.lookup, older.lookup) })
+        news.set(numberOf(update), { ...newer, lookup: mergedEvents(newer.lookup, older.lookup) })
       }
     }
-    const tasks = await this.repository.tasksOf([...newest.values()])
-    const byNumber = new Map<string, PushedTask[]>()
-    for (const task of tasks)
-      byNumber.set(`${task.carrierCode} ${task.trackingNumber}`, [...(byNumber.get(`${task.carrierCode} ${task.trackingNumber}`) ?? []), task])
+    const byNumber = groupBy(await this.repository.tasksOf([...news.values()]), numberOf)
     const held = new Set<string>()
-    for (const route of new Set([...newest.values()].map((u) => u.route))) {
-      const mine = [...newest.values()].filter((u) => u.route === route)
+    for (const [route, mine] of groupBy([...news.values()], (u) => u.route)) {
       for (const number of await this.applyRoute(route, mine, byNumber)) held.add(number)
     }
     for (const update of updates) {
-      const number = `${update.carrierCode} ${update.trackingNumber}`
-      if (held.has(number)) continue
-      settled.set(update.push, byNumber.has(number) ? 'applied' : 'unknown_number')
+      if (!held.has(numberOf(update))) settled.set(update.push, byNumber.has(numberOf(update)) ? 'applied' : 'unknown_number')
     }
     await this.repository.settle([...settled].map(([push, outcome]) => ({ id: push.id, outcome })))
     for (const [push, outcome] of settled) this.options.counted?.(push.source, outcome)
@@ -110,8 +115,8 @@ export class InboundApplyService {
   }
 
   /** Applies a route's news to the tasks of its numbers; the numbers with a task a poll holds (their pushes wait). */
-  private async applyRoute(route: CarrierRoute, updates: Extract<Read, { lookup: CarrierLookup }>[], byNumber: Map<string, PushedTask[]>): Promise<string[]> {
-    const tasks = updates.flatMap((u) => byNumber.get(`${u.carrierCode} ${u.trackingNumber}`) ?? [])
+  private async applyRoute(route: CarrierRoute, updates: Update[], byNumber: Map<string, PushedTask[]>): Promise<string[]> {
+    const tasks = updates.flatMap((u) => byNumber.get(numberOf(u)) ?? [])
     if (tasks.length === 0) return []
     const claimed = await this.db.transaction((tx) =>
       this.refresh.claimTasks(
@@ -122,9 +127,9 @@ export class InboundApplyService {
       ),
     )
     const claimedIds = new Set(claimed.map((c) => c.id))
-    const held = [...new Set(tasks.filter((t) => !claimedIds.has(t.taskId)).map((t) => `${t.carrierCode} ${t.trackingNumber}`))]
+    const held = [...new Set(tasks.filter((t) => !claimedIds.has(t.taskId)).map(numberOf))]
     if (claimed.length === 0) return held
-    const news = new Map(updates.map((u) => [`${u.carrierCode} ${u.trackingNumber}`, u.lookup]))
+    const news = new Map(updates.map((u) => [numberOf(u), u.lookup]))
     const known = new Map(tasks.map((t) => [t.taskId, t]))
     const fetchedAt = this.now()
     const nextRefreshInMs = this.options.reconcileMs.get(route.code) ?? 86_400_000
@@ -132,7 +137,7 @@ export class InboundApplyService {
       const outcomes = await this.applier.apply(
         claimed.map((task) => ({
           task,
-          snapshot: snapshotFor(news.get(`${task.carrierCode} ${task.trackingNumber}`)!, known.get(task.id)),
+          snapshot: snapshotFor(news.get(numberOf(task))!, known.get(task.id)),
           fetchedAt,
           nextRefreshInMs,
         })),

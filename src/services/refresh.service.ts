@@ -43,6 +43,9 @@ export interface CarrierChannel {
   recordOf?: (task: Pick<ClaimedTask, 'carrierCode' | 'trackingNumber'>) => string
 }
 
+/** The carriers a channel fetches: a route's, or the carrier's own. */
+const codesOf = (channelCode: string, channel: CarrierChannel): readonly string[] => channel.serves ?? [channelCode]
+
 /** What a refresh round works with: the schedule's storage, the apply, the carriers' load. */
 export interface RefreshParts {
   repository: RefreshRepository
@@ -150,7 +153,7 @@ export class RefreshService {
     const limit = probe || yielding ? channel.adapter.maxBatchSize : Math.min(this.options.claimLimit, affordable * channel.adapter.maxBatchSize)
     const nextRefreshInMs = await this.intervalOf(carrierCode, channel)
     const claims = await this.db
-      .transaction((tx) => this.repository.claimDue(tx, carrierCode, channel.serves ?? [carrierCode], limit, this.options.leaseMs))
+      .transaction((tx) => this.repository.claimDue(tx, carrierCode, codesOf(carrierCode, channel), limit, this.options.leaseMs))
       .catch((error: unknown) => {
         if (probe) circuit.cancelProbe()
         throw error
@@ -174,7 +177,7 @@ export class RefreshService {
     // it does, so a steady stream of changes reaches the webhooks a few at a time rather than a
     // second's worth at once. Only full requests: the carrier is asked no more often than before.
     if (!result.more && !probe) {
-      const dueInMs = await this.repository.dueInMs(carrierCode, channel.serves ?? [carrierCode], channel.adapter.maxBatchSize)
+      const dueInMs = await this.repository.dueInMs(carrierCode, codesOf(carrierCode, channel), channel.adapter.maxBatchSize)
       if (dueInMs !== null) result.wakeInMs = Math.max(dueInMs, MIN_ROUND_GAP_MS)
     }
     return result
@@ -187,7 +190,7 @@ export class RefreshService {
    */
   private async intervalOf(carrierCode: string, channel: CarrierChannel): Promise<number> {
     const pollMs = channel.pollIntervalMs ?? this.options.pollIntervalMs
-    return this.load.intervalMs(channel.serves ?? [carrierCode], pollMs, channel.budget.ratePerSecond, channel.adapter.maxBatchSize).catch(() => pollMs)
+    return this.load.intervalMs(codesOf(carrierCode, channel), pollMs, channel.budget.ratePerSecond, channel.adapter.maxBatchSize).catch(() => pollMs)
   }
 
   /** Each carrier's circuit as /readyz shows it. */

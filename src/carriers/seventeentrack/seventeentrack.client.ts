@@ -65,28 +65,15 @@ export class SeventeenTrackClient implements RouteClient {
   }
 
   private async start(endpoint: 'register' | 'retrack', records: readonly string[]): Promise<Map<string, RegistrationOutcome>> {
-    const data = await this.call(endpoint, records.map(itemOf))
-    const outcomes = new Map<string, RegistrationOutcome>()
-    // Matched by number: 17TRACK may answer with another carrier key than the one sent (its own correction).
-    const asked = (number: unknown) => records.filter((r) => parseRecordKey(r).trackingNumber === str(number).toUpperCase() && !outcomes.has(r))
-    for (const element of arr(data.accepted).map(obj)) {
-      const [record] = asked(element.number)
-      if (record) outcomes.set(record, { registered: true })
-    }
-    for (const element of arr(data.rejected).map(obj)) {
-      const error = obj(element.error)
-      const code = Number(error.code)
-      for (const record of asked(element.number)) {
-        outcomes.set(
-          record,
-          ALREADY_TRACKING.has(code) ? { registered: true } : { registered: false, code, message: str(error.message), quota: QUOTA.has(code) },
-        )
-      }
-    }
-    return outcomes
+    const answers = answersByRecord(await this.call(endpoint, records.map(itemOf)), records)
+    return outcomesOf(
+      answers,
+      (code) => ALREADY_TRACKING.has(code),
+      (code) => QUOTA.has(code),
+    )
   }
 
-  /** Moves records to another carrier key of the same number (`changecarrier`, five free changes a number). */
+  /** Moves records to another carrier key of the same number (`changecarrier`, five free changes a number). By new record. */
   async move(moves: readonly { from: string; to: string }[]): Promise<Map<string, RegistrationOutcome>> {
     const data = await this.call(
       'changecarrier',
@@ -95,33 +82,21 @@ export class SeventeenTrackClient implements RouteClient {
         return { number: old.trackingNumber, carrier_old: old.carrierKey, carrier_new: parseRecordKey(to).carrierKey }
       }),
     )
-    const outcomes = new Map<string, RegistrationOutcome>()
-    const movedTo = (number: unknown) => moves.filter((m) => parseRecordKey(m.to).trackingNumber === str(number).toUpperCase() && !outcomes.has(m.to))
-    for (const element of arr(data.accepted).map(obj)) {
-      const [move] = movedTo(element.number)
-      if (move) outcomes.set(move.to, { registered: true })
-    }
-    for (const element of arr(data.rejected).map(obj)) {
-      const error = obj(element.error)
-      const code = Number(error.code)
-      // -18019803: already under that carrier.
-      for (const move of movedTo(element.number)) {
-        outcomes.set(move.to, code === -18019803 ? { registered: true } : { registered: false, code, message: str(error.message), quota: false })
-      }
-    }
-    return outcomes
+    // -18019803: already under that carrier.
+    return outcomesOf(
+      answersByRecord(
+        data,
+        moves.map((m) => m.to),
+      ),
+      (code) => code === -18019803,
+      () => false,
+    )
   }
 
   /** Stops records (17TRACK keeps their data; stopping an already stopped one is a success). The records stopped. */
   async stop(records: readonly string[]): Promise<Set<string>> {
-    const data = await this.call('stoptrack', records.map(itemOf))
-    const stopped = new Set<string>()
-    for (const element of arr(data.accepted).map(obj)) stopped.add(recordKey(Number(element.carrier), str(element.number)))
-    for (const element of arr(data.rejected).map(obj)) {
-      if (!ALREADY_STOPPED.has(Number(obj(element.error).code))) continue
-      for (const record of records) if (parseRecordKey(record).trackingNumber === str(element.number).toUpperCase()) stopped.add(record)
-    }
-    return stopped
+    const answers = answersByRecord(await this.call('stoptrack', records.map(itemOf)), records)
+    return new Set([...answers].filter(([, answer]) => answer.accepted || ALREADY_STOPPED.has(answer.code)).map(([record]) => record))
   }
 
   private async call(endpoint: 'gettrackinfo' | 'register' | 'retrack' | 'changecarrier' | 'stoptrack', body: unknown[]): Promise<Json> {
@@ -144,6 +119,46 @@ export class SeventeenTrackClient implements RouteClient {
   close(): Promise<void> {
     return this.http.close()
   }
+}
+
+/** 17TRACK's answer for one record of a call: accepted, or rejected with its code. */
+type RecordAnswer = { accepted: true } | { accepted: false; code: number; message: string }
+
+/**
+ * A call's `accepted` and `rejected` elements matched to the records asked: an accepted element to
+ * the record of its number and carrier, else (17TRACK may answer with a carrier of its own
+ * correction) to the first record of its number not yet answered; a rejection names no carrier and
+ * answers every record of its number not yet answered.
+ */
+function answersByRecord(data: Json, records: readonly string[]): Map<string, RecordAnswer> {
+  const answers = new Map<string, RecordAnswer>()
+  const unanswered = (number: unknown) => records.filter((r) => parseRecordKey(r).trackingNumber === str(number).toUpperCase() && !answers.has(r))
+  for (const element of arr(data.accepted).map(obj)) {
+    const exact = recordKey(Number(element.carrier), str(element.number))
+    const record = records.includes(exact) && !answers.has(exact) ? exact : unanswered(element.number)[0]
+    if (record) answers.set(record, { accepted: true })
+  }
+  for (const element of arr(data.rejected).map(obj)) {
+    const error = obj(element.error)
+    for (const record of unanswered(element.number)) answers.set(record, { accepted: false, code: Number(error.code), message: str(error.message) })
+  }
+  return answers
+}
+
+/** Registration outcomes of answers: accepted, or rejected with a code that `succeeded` counts as done. */
+function outcomesOf(
+  answers: Map<string, RecordAnswer>,
+  succeeded: (code: number) => boolean,
+  isQuota: (code: number) => boolean,
+): Map<string, RegistrationOutcome> {
+  return new Map(
+    [...answers].map(([record, answer]): [string, RegistrationOutcome] => [
+      record,
+      answer.accepted || succeeded(answer.code)
+        ? { registered: true }
+        : { registered: false, code: answer.code, message: answer.message, quota: isQuota(answer.code) },
+    ]),
+  )
 }
 
 /** A record as 17TRACK's calls take it: the number and its carrier key. */

@@ -129,7 +129,7 @@ export function lookupsFromTrackInfo(asked: readonly string[], data: Json): Map<
 }
 
 /** A push's record and what it says, or null when it is not a TRACKING_UPDATED of a number. */
-export interface PushedRecord {
+export interface SeventeenTrackPush {
   event: string
   trackingNumber: string
   carrierKey: number
@@ -137,7 +137,7 @@ export interface PushedRecord {
   lookup?: CarrierLookup
 }
 
-export function readPush(body: unknown): PushedRecord | null {
+export function readPush(body: unknown): SeventeenTrackPush | null {
   const push = obj(body)
   const data = obj(push.data)
   const number = str(data.number)

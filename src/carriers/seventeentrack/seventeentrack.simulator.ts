@@ -7,7 +7,7 @@ import { parseRecordKey, recordKey } from './seventeentrack.mapper'
 import { pushSignature } from './seventeentrack.signature'
 
 /**
- * 17TRACK's half of the simulator: POST /track/v2.2/{register,gettrackinfo,stoptrack} with the key
+ * 17TRACK's half of the simulator: POST /track/v2.2/{register,gettrackinfo,retrack,changecarrier,stoptrack} with the key
  * in `17token`, a JSON array of at most 40 numbers, answered in the envelope
  * `{code, data: {accepted, rejected}}` of test/fixtures/carriers/17track. It keeps its own
  * registrations, as 17TRACK does: reading an unregistered number is rejected (-18019902), a number
@@ -83,8 +83,22 @@ export interface SeventeenTrackSimulatorOptions {
   quota?: number
 }
 
-const envelope = (accepted: unknown[], rejected: unknown[]) => ({ status: 200, body: { code: 0, data: { accepted, rejected } } })
-const rejection = (number: string, code: number, message: string) => ({ number, error: { code, message } })
+type Item = { number: string; carrier: number }
+type Rejection = { number: string; error: { code: number; message: string } }
+const rejection = (number: string, code: number, message: string): Rejection => ({ number, error: { code, message } })
+const notRegistered = (number: string) => rejection(number, -18019902, `Tracking number ${number} is not registered yet. Please register first.`)
+
+/** 17TRACK's envelope for a call whose items `judge` accepts (an element) or rejects (a rejection) one by one. */
+function answerEach<I>(items: I[], judge: (item: I) => { accepted: unknown } | { rejected: Rejection }): SimulatorAnswer {
+  const accepted: unknown[] = []
+  const rejected: Rejection[] = []
+  for (const item of items) {
+    const answer = judge(item)
+    if ('accepted' in answer) accepted.push(answer.accepted)
+    else rejected.push(answer.rejected)
+  }
+  return { status: 200, body: { code: 0, data: { accepted, rejected } } }
+}
 
 export function seventeenTrackSimulator(
   options: SeventeenTrackSimulatorOptions = {},
@@ -94,97 +108,66 @@ export function seventeenTrackSimulator(
   const pushed = new Map<string, number>()
   let quotaUsed = 0
 
-  function register(items: { number: string; carrier: number }[]): SimulatorAnswer {
-    const accepted: unknown[] = []
-    const rejected: unknown[] = []
-    for (const { number, carrier } of items) {
+  const register = (items: Item[]) =>
+    answerEach(items, ({ number, carrier }) => {
       const record = recordKey(carrier, number)
-      if (number.length < 5 || number.length > 50) rejected.push(rejection(number, -18010012, `The format of '${number}' is invalid.`))
-      else if (registered.has(record))
-        rejected.push(rejection(number, -18019901, `The tracking number '${number}' has been registered, don't need to repeat registration.`))
-      else if (options.quota !== undefined && quotaUsed >= options.quota) rejected.push(rejection(number, -18019908, 'Your quotas have run out.'))
-      else {
-        quotaUsed++
-        registered.set(record, 'tracking')
-        accepted.push({ origin: 2, number, carrier })
-      }
-    }
-    return envelope(accepted, rejected)
-  }
+      if (number.length < 5 || number.length > 50) return { rejected: rejection(number, -18010012, `The format of '${number}' is invalid.`) }
+      if (registered.has(record))
+        return { rejected: rejection(number, -18019901, `The tracking number '${number}' has been registered, don't need to repeat registration.`) }
+      if (options.quota !== undefined && quotaUsed >= options.quota) return { rejected: rejection(number, -18019908, 'Your quotas have run out.') }
+      quotaUsed++
+      registered.set(record, 'tracking')
+      return { accepted: { origin: 2, number, carrier } }
+    })
 
-  function read(items: { number: string; carrier: number }[], context: SimulationContext): SimulatorAnswer {
-    const accepted: unknown[] = []
-    const rejected: unknown[] = []
-    for (const { number, carrier } of items) {
-      if (!registered.has(recordKey(carrier, number))) {
-        rejected.push(rejection(number, -18019902, `Tracking number ${number} is not registered yet. Please register first.`))
-        continue
-      }
+  const read = (items: Item[], context: SimulationContext) =>
+    answerEach(items, ({ number, carrier }) => {
+      if (!registered.has(recordKey(carrier, number))) return { rejected: notRegistered(number) }
       const shipment = context.shipment(number)
-      if (!shipment.found) rejected.push(rejection(number, -18019909, 'No tracking info at the moment.'))
-      else accepted.push({ number, carrier, param: null, tag: '', track_info: trackInfoOf(shipment.view, carrier) })
-    }
-    return envelope(accepted, rejected)
-  }
+      if (!shipment.found) return { rejected: rejection(number, -18019909, 'No tracking info at the moment.') }
+      return { accepted: { number, carrier, param: null, tag: '', track_info: trackInfoOf(shipment.view, carrier) } }
+    })
 
   const restarted = new Set<string>()
-  function retrack(items: { number: string; carrier: number }[]): SimulatorAnswer {
-    const accepted: unknown[] = []
-    const rejected: unknown[] = []
-    for (const { number, carrier } of items) {
+  const retrack = (items: Item[]) =>
+    answerEach(items, ({ number, carrier }) => {
       const record = recordKey(carrier, number)
       const state = registered.get(record)
-      if (state === undefined) rejected.push(rejection(number, -18019902, `Tracking number ${number} is not registered yet. Please register first.`))
-      else if (state === 'tracking') rejected.push(rejection(number, -18019904, 'Only stopped numbers can be re-tracked.'))
-      else if (restarted.has(record)) rejected.push(rejection(number, -18019905, 'Each tracking number can only be re-tracked once.'))
-      else {
-        restarted.add(record)
-        registered.set(record, 'tracking')
-        accepted.push({ number, carrier })
-      }
-    }
-    return envelope(accepted, rejected)
-  }
+      if (state === undefined) return { rejected: notRegistered(number) }
+      if (state === 'tracking') return { rejected: rejection(number, -18019904, 'Only stopped numbers can be re-tracked.') }
+      if (restarted.has(record)) return { rejected: rejection(number, -18019905, 'Each tracking number can only be re-tracked once.') }
+      restarted.add(record)
+      registered.set(record, 'tracking')
+      return { accepted: { number, carrier } }
+    })
 
   const changes = new Map<string, number>()
-  function changeCarrier(items: { number: string; carrierOld: number; carrierNew: number }[]): SimulatorAnswer {
-    const accepted: unknown[] = []
-    const rejected: unknown[] = []
-    for (const { number, carrierOld, carrierNew } of items) {
+  const changeCarrier = (items: { number: string; carrierOld: number; carrierNew: number }[]) =>
+    answerEach(items, ({ number, carrierOld, carrierNew }) => {
       const from = recordKey(carrierOld, number)
       const to = recordKey(carrierNew, number)
       const state = registered.get(from)
       const changed = changes.get(number) ?? 0
       if (state === undefined)
-        rejected.push(rejection(number, -18019805, `The tracking number ${number} for the specified carrier ${carrierOld} is not registered.`))
-      else if (state === 'stopped') rejected.push(rejection(number, -18019806, 'Carrier cannot be changed for stopped numbers.'))
-      else if (registered.has(to)) rejected.push(rejection(number, -18019809, 'The registration information of the carrier already exists.'))
-      else if (changed >= 5) rejected.push(rejection(number, -18019807, 'The times for changing carrier exceed limit.'))
-      else {
-        changes.set(number, changed + 1)
-        registered.delete(from)
-        registered.set(to, 'tracking')
-        accepted.push({ number, carrier: carrierNew })
-      }
-    }
-    return envelope(accepted, rejected)
-  }
+        return { rejected: rejection(number, -18019805, `The tracking number ${number} for the specified carrier ${carrierOld} is not registered.`) }
+      if (state === 'stopped') return { rejected: rejection(number, -18019806, 'Carrier cannot be changed for stopped numbers.') }
+      if (registered.has(to)) return { rejected: rejection(number, -18019809, 'The registration information of the carrier already exists.') }
+      if (changed >= 5) return { rejected: rejection(number, -18019807, 'The times for changing carrier exceed limit.') }
+      changes.set(number, changed + 1)
+      registered.delete(from)
+      registered.set(to, 'tracking')
+      return { accepted: { number, carrier: carrierNew } }
+    })
 
-  function stop(items: { number: string; carrier: number }[]): SimulatorAnswer {
-    const accepted: unknown[] = []
-    const rejected: unknown[] = []
-    for (const { number, carrier } of items) {
+  const stop = (items: Item[]) =>
+    answerEach(items, ({ number, carrier }) => {
       const record = recordKey(carrier, number)
       const state = registered.get(record)
-      if (state === undefined) rejected.push(rejection(number, -18019902, `Tracking number ${number} is not registered yet. Please register first.`))
-      else if (state === 'stopped') rejected.push(rejection(number, -18019906, 'Only numbers being tracked can be stopped.'))
-      else {
-        registered.set(record, 'stopped')
-        accepted.push({ number, carrier })
-      }
-    }
-    return envelope(accepted, rejected)
-  }
+      if (state === undefined) return { rejected: notRegistered(number) }
+      if (state === 'stopped') return { rejected: rejection(number, -18019906, 'Only numbers being tracked can be stopped.') }
+      registered.set(record, 'stopped')
+      return { accepted: { number, carrier } }
+    })
 
   return {
     path: '17track',

@@ -14,6 +14,7 @@ import { createServices } from '../../main/container'
 import { InboundApplyService } from '../../services/inbound-apply.service'
 import { RefreshApply } from '../../services/refresh-apply'
 import { buildApp } from '../app'
+import { royalMailPush, type PushedScan } from '../../../test/support/seventeentrack-push'
 
 // The inbound gateway over real HTTP on loopback and in-process: 17TRACK's pushes as its kit has
 // them, signed with the key the service runs with (on the simulator: "simulator").
@@ -45,31 +46,7 @@ const push = (body: Buffer | string, sign?: string | null) =>
   })
 const stored = async () => (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM inbound_pushes'))[0]!.n
 
-/** A 17TRACK push of `number` (a Royal Mail record) with these events, newest first, and this status. */
-function pushOf(number: string, subStatus: string, events: { at: string; description: string; stage?: string }[]): string {
-  const list = events.map((e) => ({
-    time_iso: e.at.replace('Z', '+00:00'),
-    time_utc: e.at,
-    description: e.description,
-    location: 'London, GB',
-    stage: e.stage ?? null,
-    address: { country: 'GB', city: 'London' },
-  }))
-  return JSON.stringify({
-    event: 'TRACKING_UPDATED',
-    data: {
-      number,
-      carrier: 11031,
-      param: null,
-      tag: '',
-      track_info: {
-        latest_status: { status: subStatus.split('_')[0], sub_status: subStatus },
-        latest_event: list[0] ?? null,
-        tracking: { providers: [{ provider: { key: 11031 }, events: list }] },
-      },
-    },
-  })
-}
+const pushOf = (number: string, subStatus: string, scans: PushedScan[]) => royalMailPush(number, subStatus, scans)
 let seq = 0
 async function royalMailTask(user = userId): Promise<{ taskId: number; number: string }> {
   const number = `RM${Date.now() % 1_000_000}${++seq}GB`
