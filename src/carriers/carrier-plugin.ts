@@ -1,5 +1,6 @@
 import type { RequestBudget } from '../domain/request-budget'
 import type { CarrierAdapter } from './carrier'
+import type { CarrierPushes } from './carrier-push'
 import type { StatusTable } from './status-table'
 import type { SimulatedCarrier } from '../simulator/simulated-carrier'
 
@@ -23,6 +24,8 @@ export interface CarrierPlugin {
   readonly statusTable: StatusTable
   readonly env: CarrierEnvironment
   createAdapter(connection: CarrierConnection): CarrierAdapter
+  /** The carrier's push service, when it has one (UPS Track Alert): its numbers are then fetched only to reconcile. */
+  readonly pushes?: CarrierPushes
   /** The carrier's half of the project's simulator: its wire format and its story stages. */
   readonly simulator: SimulatedCarrier
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { CarrierAdapter, CarrierLookup } from './carrier'
+import type { CarrierAdapter } from './carrier'
+import type { PushReader, PushedRecord } from './carrier-push'
 import type { CarrierConnection, CarrierEnvironment } from './carrier-plugin'
 import type { SimulatedCarrier } from '../simulator/simulated-carrier'
 
@@ -13,7 +14,7 @@ export type RouteLabel = (typeof ROUTE_LABELS)[number]
  * fetched by the route's one adapter, paced by its one budget and paused by its one circuit, and a
  * number is registered there once before it can be read (registering costs the key's quota).
  */
-export interface CarrierRoute {
+export interface CarrierRoute extends PushReader {
   /** The route's own code: its settings, its refresh loop, its circuit (never a task's carrier). */
   readonly code: string
   readonly name: string
@@ -52,13 +53,4 @@ export interface RouteClient extends CarrierAdapter {
   move(moves: readonly { from: string; to: string }[]): Promise<Map<string, RegistrationOutcome>>
   /** The records stopped (or already so). */
   stop(records: readonly string[]): Promise<Set<string>>
-}
-
-/** A push's news of one record. */
-export interface PushedRecord {
-  /** The aggregator's event name (17TRACK: TRACKING_UPDATED, TRACKING_STOPPED). */
-  event: string
-  record: string
-  /** An update: what the record says now. Absent for other events. */
-  lookup?: CarrierLookup
 }

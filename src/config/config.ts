@@ -55,6 +55,8 @@ export interface Config {
   carrierTimeoutMs: number
   /** Each carrier and route of the registry by its code, from the variables its plugin names. */
   carriers: Record<string, CarrierSettings>
+  /** The push services of carriers that have one (UPS Track Alert), by carrier code. */
+  pushes: Record<string, PushConfig>
   /** How long each stage of a simulated story lasts, for carriers served by the simulator. */
   simulatorStepMs: number
   webhook: {
@@ -109,6 +111,31 @@ function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw ? raw : undefined
 }
 
+/** A carrier's push service, from `<PREFIX>`, `<PREFIX>_SECRET`, `_VERSION`, `_CLIENT_ID`, `_RECONCILE_HOURS` (docs/carriers.md). */
+export interface PushConfig {
+  /** off: never; else on when the secret is set, or when the carrier runs on the simulator. */
+  off: boolean
+  /** Ours: what the carrier presents with each push (v1's credential, v2's OAuth client secret). */
+  secret: string | undefined
+  version: string
+  clientId: string
+  /** A subscribed task is fetched this often, to reconcile. */
+  reconcileMs: number
+}
+
+function pushConfig(env: NodeJS.ProcessEnv, prefix: string, versions: readonly string[]): PushConfig {
+  const secret = optional(env, `${prefix}_SECRET`)
+  if (secret !== undefined && secret.length < 32)
+    throw new ConfigError(`${prefix}_SECRET must be at least 32 characters (a random secret of this installation)`)
+  return {
+    off: oneOf(env, prefix, ['on', 'off'] as const, 'on') === 'off',
+    secret,
+    version: oneOf(env, `${prefix}_VERSION`, versions, versions[0]!),
+    clientId: optional(env, `${prefix}_CLIENT_ID`) ?? 'tracking-service',
+    reconcileMs: integer(env, `${prefix}_RECONCILE_HOURS`, 12, 1, 24 * 14) * 3_600_000,
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const adminToken = optional(env, 'ADMIN_TOKEN')
   if (adminToken !== undefined && adminToken.length < 16) {
@@ -151,6 +178,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     carrierCorrectionPollMs: integer(env, 'CARRIER_CORRECTION_POLL_MS', 60_000, 50, 3_600_000),
     carrierTimeoutMs: integer(env, 'CARRIER_TIMEOUT_MS', 15_000, 100, 120_000),
     carriers: Object.fromEntries([...CARRIERS, ...ROUTES].map((carrier) => [carrier.code, carrierSettings(env, carrier.env)])),
+    pushes: Object.fromEntries(
+      CARRIERS.flatMap((carrier) => (carrier.pushes ? [[carrier.code, pushConfig(env, carrier.pushes.envPrefix, carrier.pushes.versions)]] : [])),
+    ),
     simulatorStepMs,
     webhook: {
       scheduleMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),

@@ -162,8 +162,8 @@ export interface TaskWrite {
   gainedEvents: boolean
   /** The fingerprint of the answer it was decided from. */
   fingerprint: string
-  /** When it is due again if it stays active. */
-  nextRefreshInMs: number
+  /** When it is due again; null: never (it is terminal). */
+  nextRefreshInMs: number | null
   /** The change tells someone: read the interface's task back after writing it. */
   tells: boolean
   /** Its user has endpoints: read the full task back too. */
@@ -251,8 +251,8 @@ const REFRESH_UPDATE_TASKS = sql(
      -- The schedule rows, locked by lockClaimedTasks: written in the same statement, and read
      -- from here by the full task below (the table shows the statement's start).
      UPDATE task_schedule s
-        SET ${fetchedSchedule(`CASE WHEN u.terminal THEN NULL ELSE ${fromNow('u.next_refresh_in_ms')} END`)}
-       FROM unnest($1::bigint[], $9::boolean[], $15::float8[]) AS u (id, terminal, next_refresh_in_ms)
+        SET ${fetchedSchedule(fromNow('u.next_refresh_in_ms'))}
+       FROM unnest($1::bigint[], $15::float8[]) AS u (id, next_refresh_in_ms)
       WHERE s.task_id = u.id
       RETURNING s.*
    ),

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { CarrierConnection, CarrierEnvironment } from '../carriers/carrier-plugin'
 import type { SimulatedCarrier } from '../simulator/simulated-carrier'
 import type { CarrierRoute, RouteClient } from '../carriers/carrier-route'
+import type { CarrierPushes, PushSettings, PushSubscriber } from '../carriers/carrier-push'
 import { CARRIERS, createCarrierSimulator, ROUTES } from '../carriers/registry'
 import { CircuitBreaker } from '../domain/circuit-breaker'
 import { ConfigError, type Config } from '../config/config'
@@ -17,9 +18,20 @@ export interface RouteRunner {
   circuit: CircuitBreaker
 }
 
+/** A carrier's push service as the workers run it: its subscriber, its own circuit, its reconciliation. */
+export interface PushRunner {
+  carrierCode: string
+  pushes: CarrierPushes
+  subscriber: PushSubscriber
+  circuit: CircuitBreaker
+  /** A subscribed task is fetched this often; a task a push makes terminal once more. */
+  reconcileMs: number
+}
+
 export interface Carriers {
   channels: Map<string, CarrierChannel>
   routes: RouteRunner[]
+  pushes: PushRunner[]
   close(): Promise<void>
 }
 
@@ -49,6 +61,28 @@ export function assertCarrierCredentials(config: Config): void {
 /** The credentials a carrier or route runs with: its own, else the simulator's (each field "simulator"). */
 export function credentialsInUse(config: Pick<Config, 'carriers'>, spec: { code: string; env: CarrierEnvironment }): Record<string, string> {
   return config.carriers[spec.code]?.credentials ?? Object.fromEntries(Object.keys(spec.env.credentials).map((field) => [field, 'simulator']))
+}
+
+/**
+ * A carrier's push service as it runs here (docs/carriers.md, "UPS Track Alert"); undefined when
+ * it does not: turned off, the carrier unavailable, or live without the secret. On the simulator
+ * the simulated carrier's own pair ("simulator") authenticates it.
+ */
+export function pushSettingsInUse(
+  config: Pick<Config, 'pushes' | 'publicBaseUrl'>,
+  carrier: { code: string; pushes?: CarrierPushes },
+  mode: CarrierMode | undefined,
+): PushSettings | undefined {
+  const settings = config.pushes[carrier.code]
+  if (!carrier.pushes || !settings || settings.off || mode === undefined || mode === 'unavailable') return undefined
+  if (mode === 'live' && !settings.secret) return undefined
+  const simulated = mode === 'simulator'
+  return {
+    version: settings.version,
+    secret: simulated ? 'simulator' : settings.secret!,
+    clientId: simulated ? 'simulator' : settings.clientId,
+    callbackUrl: `${config.publicBaseUrl}/inbound/${carrier.pushes.label}`,
+  }
 }
 
 /** Where a carrier's or route's adapter reaches it: its API when live, else the built-in simulator. */
@@ -101,6 +135,20 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
       pollIntervalMs: live ? config.pollIntervalMs : config.simulatorPollIntervalMs,
     })
   }
+  const pushes: PushRunner[] = []
+  for (const carrier of CARRIERS) {
+    const settings = pushSettingsInUse(config, carrier, modes[carrier.code])
+    if (!settings || !carrier.pushes) continue
+    const live = modes[carrier.code] === 'live'
+    pushes.push({
+      carrierCode: carrier.code,
+      pushes: carrier.pushes,
+      subscriber: carrier.pushes.createSubscriber(connectionOf(config, carrier, live, simulator), settings),
+      circuit: new CircuitBreaker(),
+      // On the simulator, as its poll interval: six of them (12 hours against a 2-hour poll).
+      reconcileMs: live ? config.pushes[carrier.code]!.reconcileMs : config.simulatorPollIntervalMs * 6,
+    })
+  }
   const routes: RouteRunner[] = []
   for (const route of ROUTES) {
     const settings = config.carriers[route.code]!
@@ -128,8 +176,10 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
   return {
     channels,
     routes,
+    pushes,
     async close() {
       await Promise.all([...channels.values()].map((c) => c.adapter.close()))
+      await Promise.all(pushes.map((p) => p.subscriber.close()))
       await simulator?.stop()
     },
   }

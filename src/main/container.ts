@@ -12,8 +12,8 @@ import type { AppServices } from '../http/app'
 import { checkBatchEnvelope, checkSubscription } from '../http/schemas/subscription.schema'
 import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
-import { CHANNEL_CODES, ROUTES } from '../carriers/registry'
-import { credentialsInUse } from './carriers'
+import { CARRIERS, CHANNEL_CODES, ROUTES } from '../carriers/registry'
+import { credentialsInUse, pushSettingsInUse } from './carriers'
 import { InboundRepository } from '../db/inbound.repository'
 import { InboundService, type InboundCounts, type InboundSource } from '../services/inbound.service'
 import type { CircuitView } from '../domain/circuit-breaker'
@@ -81,7 +81,7 @@ export interface ServiceDeps {
 
 /** What the services take from the configuration. */
 export type ServiceConfig = Pick<Config, 'tokenCacheTtlMs' | 'carriers' | 'pollIntervalMs' | 'simulatorPollIntervalMs' | 'webhook'> &
-  Partial<Pick<Config, 'sms' | 'production'>>
+  Partial<Pick<Config, 'sms' | 'production' | 'pushes' | 'publicBaseUrl'>>
 
 /** Each carrier's request budget and poll interval in this process (GET /openapi/carriers, the console), from the configuration. */
 export function carrierPaces(config: ServiceConfig, modes: CarrierModes): Record<string, CarrierPace> {
@@ -98,10 +98,26 @@ export function carrierPaces(config: ServiceConfig, modes: CarrierModes): Record
  * key (the simulator's when it runs on the simulator, which signs its pushes with it).
  */
 function inboundSources(config: ServiceConfig, modes: CarrierModes): InboundSource[] {
-  return ROUTES.filter((route) => (modes[route.code] ?? 'unavailable') !== 'unavailable').map((route) => {
+  const routes = ROUTES.filter((route) => (modes[route.code] ?? 'unavailable') !== 'unavailable').map((route): InboundSource => {
     const credentials = credentialsInUse(config, route)
     return { label: route.label, verify: (raw, headers) => route.verifyPush(raw, headers, credentials) }
   })
+  const carriers = CARRIERS.flatMap((carrier): InboundSource[] => {
+    const settings =
+      config.pushes && config.publicBaseUrl
+        ? pushSettingsInUse({ pushes: config.pushes, publicBaseUrl: config.publicBaseUrl }, carrier, modes[carrier.code])
+        : undefined
+    const pushes = carrier.pushes
+    if (!settings || !pushes) return []
+    return [
+      {
+        label: pushes.label,
+        verify: (_raw, headers) => pushes.verifyPush(headers, settings, Date.now()),
+        ...(pushes.issueToken ? { issueToken: (headers, raw) => pushes.issueToken!(headers, raw, settings, Date.now()) } : {}),
+      },
+    ]
+  })
+  return [...routes, ...carriers]
 }
 
 /** Wires repositories into services: the one place that knows every concrete class. */

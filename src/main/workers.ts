@@ -34,6 +34,9 @@ import { RouteRegistrationRepository } from '../db/route-registration.repository
 import { RouteRegistrationService } from '../services/route-registration.service'
 import { InboundRepository } from '../db/inbound.repository'
 import { InboundApplyService } from '../services/inbound-apply.service'
+import { PushSubscriptionRepository } from '../db/push-subscription.repository'
+import { PushSubscriptionService } from '../services/push-subscription.service'
+import type { PushReader } from '../carriers/carrier-push'
 import type { ApiPressure } from '../services/api-pressure'
 import type { MessageChannel } from '../domain/notifications'
 import type { Language, TrackingPage } from '../domain/tracking-page'
@@ -43,6 +46,8 @@ const RETENTION_POLL_MS = 60_000
 const REGISTRATION_POLL_MS = 5_000
 /** Stored pushes: a gateway in this process wakes the loop at once, another process's by its NOTIFY. */
 const INBOUND_POLL_MS = 2_000
+/** A task a push made terminal is fetched once more this soon. */
+const TERMINAL_RECONCILE_MS = 60_000
 /** The built-in relay's sender: a domain that is never anyone's (RFC 2606). */
 const BUILT_IN_FROM = 'parcels@mail-relay.invalid'
 // Messages in flight per connection to the relay, and claimed once half of them are free: one
@@ -170,6 +175,7 @@ export function createWorkers(
     for (const { loop } of messages) loop.wake()
   }
 
+  const pushSubscriptions = new PushSubscriptionRepository(db)
   const refresh = createRefreshService(
     db,
     carriers.channels,
@@ -191,6 +197,12 @@ export function createWorkers(
         notifyDeliveriesDue()
       },
       pressure,
+      reconcile: new Map(
+        carriers.pushes.map(({ carrierCode, reconcileMs }) => [
+          carrierCode,
+          { intervalMs: reconcileMs, subscribed: (numbers: readonly string[]) => pushSubscriptions.subscribed(carrierCode, numbers) },
+        ]),
+      ),
     },
   )
   // One loop per carrier: a slow or failing carrier never delays another. A round that claimed
@@ -200,10 +212,23 @@ export function createWorkers(
     (code) => new WorkLoop(`refresh ${code}`, () => refresh.runRound(code), { pollMs: config.refreshPollMs }, log),
   )
   // Pushes stored by the gateway (any process's) are applied through the refresh's apply.
-  const routesBySource = new Map(carriers.routes.map(({ route }) => [route.label, route]))
+  const readers: PushReader[] = [
+    ...carriers.routes.map(({ route }) => route),
+    ...carriers.pushes.map(({ carrierCode, pushes }) => ({
+      label: pushes.label,
+      code: carrierCode,
+      readPush: (body: unknown) => pushes.readPush(body),
+      taskOf: (trackingNumber: string) => ({ carrierCode, trackingNumber }),
+    })),
+  ]
   const inbound = new InboundApplyService(db, new InboundRepository(db), new RefreshRepository(db), new RefreshApply(db, config.expireAfterMs), {
-    routes: routesBySource,
-    reconcileMs: new Map(carriers.routes.map(({ route }) => [route.code, carriers.channels.get(route.code)?.pollIntervalMs ?? config.routePollIntervalMs])),
+    readers: new Map(readers.map((reader) => [reader.label, reader])),
+    reconcileMs: new Map([
+      ...carriers.routes.map(({ route }): [string, number] => [route.code, carriers.channels.get(route.code)?.pollIntervalMs ?? config.routePollIntervalMs]),
+      ...carriers.pushes.map(({ carrierCode, reconcileMs }): [string, number] => [carrierCode, reconcileMs]),
+    ]),
+    // A pushed delivery is checked once against the carrier's whole answer (its proof, its history).
+    terminalRefreshMs: new Map(carriers.pushes.map(({ carrierCode }) => [carrierCode, TERMINAL_RECONCILE_MS])),
     onNotification: () => {
       wakeDeliveries()
       notifyDeliveriesDue()
@@ -212,13 +237,17 @@ export function createWorkers(
   })
   // Woken by the gateway of this process directly, by other processes' through their NOTIFY.
   const inboundLoops =
-    carriers.routes.length > 0
+    readers.length > 0
       ? [new WorkLoop('inbound pushes', () => inbound.runRound(), { pollMs: INBOUND_POLL_MS, listen: (onWake) => db.listen(PUSHES_DUE, onWake) }, log)]
       : []
   // Each route's registrations follow its tasks: registered when one is active, stopped when none is.
   const registrations = new RouteRegistrationService(new RouteRegistrationRepository(db), carriers.routes)
-  const registrationLoops =
-    carriers.routes.length > 0 ? [new WorkLoop('route registrations', () => registrations.runRound(), { pollMs: REGISTRATION_POLL_MS }, log)] : []
+  // Each pushing carrier's subscriptions follow its tasks: subscribed while one is active, renewed before they end.
+  const subscriptions = new PushSubscriptionService(pushSubscriptions, new RouteRegistrationRepository(db), carriers.pushes)
+  const registrationLoops = [
+    ...(carriers.routes.length > 0 ? [new WorkLoop('route registrations', () => registrations.runRound(), { pollMs: REGISTRATION_POLL_MS }, log)] : []),
+    ...(carriers.pushes.length > 0 ? [new WorkLoop('push subscriptions', () => subscriptions.runRound(), { pollMs: REGISTRATION_POLL_MS }, log)] : []),
+  ]
   const wakeRefresh = () => [...refreshLoops, ...registrationLoops].forEach((loop) => loop.wake())
   let unlistenTasks: () => Promise<void> = async () => {}
 

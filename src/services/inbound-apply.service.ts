@@ -1,5 +1,5 @@
 import type { CarrierLookup } from '../carriers/carrier'
-import type { CarrierRoute } from '../carriers/carrier-route'
+import type { PushReader } from '../carriers/carrier-push'
 import type { Database } from '../db/database'
 import type { InboundRepository, PushedTask, WaitingPush } from '../db/inbound.repository'
 import type { RefreshRepository } from '../db/refresh.repository'
@@ -12,10 +12,12 @@ const BATCH = 200
 const LEASE_MS = 60_000
 
 export interface InboundApplyOptions {
-  /** The route whose pushes each source carries, by source label. */
-  routes: ReadonlyMap<string, CarrierRoute>
-  /** When a pushed task is read again to reconcile, by route code (its poll interval). */
+  /** How each source's pushes read, by source label (a route's, a pushing carrier's). */
+  readers: ReadonlyMap<string, PushReader>
+  /** When a pushed task is read again to reconcile, by channel code (a route's poll interval, a pushing carrier's reconciliation). */
   reconcileMs: ReadonlyMap<string, number>
+  /** By channel code: a task a push makes terminal is read once more this soon (its carrier's whole answer); else never. */
+  terminalRefreshMs?: ReadonlyMap<string, number>
   now?: () => Date
   /** After a change was recorded in the outbox (wakes the delivery loops). */
   onNotification?: () => void
@@ -23,10 +25,10 @@ export interface InboundApplyOptions {
 }
 
 /** A push read: what it says of one number, or why it says nothing to apply. */
-type Update = { push: WaitingPush; route: CarrierRoute; carrierCode: string; trackingNumber: string; lookup: CarrierLookup }
+type Update = { push: WaitingPush; reader: PushReader; carrierCode: string; trackingNumber: string; lookup: CarrierLookup }
 type Read = { push: WaitingPush; outcome: string } | Update
 
-/** A routed number as one key (a carrier code belongs to one route). */
+/** A pushed number as one key (a carrier code belongs to one source). */
 const numberOf = (n: { carrierCode: string; trackingNumber: string }) => `${n.carrierCode} ${n.trackingNumber}`
 
 function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
@@ -84,8 +86,8 @@ export class InboundApplyService {
     }
     const byNumber = groupBy(await this.repository.tasksOf([...news.values()]), numberOf)
     const held = new Set<string>()
-    for (const [route, mine] of groupBy([...news.values()], (u) => u.route)) {
-      for (const number of await this.applyRoute(route, mine, byNumber)) held.add(number)
+    for (const [reader, mine] of groupBy([...news.values()], (u) => u.reader)) {
+      for (const number of await this.applyChannel(reader, mine, byNumber)) held.add(number)
     }
     for (const update of updates) {
       if (!held.has(numberOf(update))) settled.set(update.push, byNumber.has(numberOf(update)) ? 'applied' : 'unknown_number')
@@ -97,31 +99,31 @@ export class InboundApplyService {
   }
 
   private read(push: WaitingPush): Read {
-    const route = this.options.routes.get(push.source)
-    if (!route) return { push, outcome: 'unknown_source' }
+    const reader = this.options.readers.get(push.source)
+    if (!reader) return { push, outcome: 'unknown_source' }
     let body: unknown
     try {
       body = JSON.parse(push.body.toString('utf8'))
     } catch {
       return { push, outcome: 'malformed' }
     }
-    const pushed = route.readPush(body)
+    const pushed = reader.readPush(body)
     if (!pushed) return { push, outcome: 'ignored' }
     // TRACKING_STOPPED and the like: the registrations follow the tasks, not the aggregator.
     if (!pushed.lookup) return { push, outcome: `noted_${pushed.event.toLowerCase() || 'event'}` }
-    const named = route.taskOf(pushed.record)
+    const named = reader.taskOf(pushed.record)
     if (!named) return { push, outcome: 'unknown_carrier' }
-    return { push, route, ...named, lookup: pushed.lookup }
+    return { push, reader, ...named, lookup: pushed.lookup }
   }
 
-  /** Applies a route's news to the tasks of its numbers; the numbers with a task a poll holds (their pushes wait). */
-  private async applyRoute(route: CarrierRoute, updates: Update[], byNumber: Map<string, PushedTask[]>): Promise<string[]> {
+  /** Applies a source's news to the tasks of its numbers; the numbers with a task a poll holds (their pushes wait). */
+  private async applyChannel(reader: PushReader, updates: Update[], byNumber: Map<string, PushedTask[]>): Promise<string[]> {
     const tasks = updates.flatMap((u) => byNumber.get(numberOf(u)) ?? [])
     if (tasks.length === 0) return []
     const claimed = await this.db.transaction((tx) =>
       this.refresh.claimTasks(
         tx,
-        route.code,
+        reader.code,
         tasks.map((t) => t.taskId),
         LEASE_MS,
       ),
@@ -132,7 +134,8 @@ export class InboundApplyService {
     const news = new Map(updates.map((u) => [numberOf(u), u.lookup]))
     const known = new Map(tasks.map((t) => [t.taskId, t]))
     const fetchedAt = this.now()
-    const nextRefreshInMs = this.options.reconcileMs.get(route.code) ?? 86_400_000
+    const nextRefreshInMs = this.options.reconcileMs.get(reader.code) ?? 86_400_000
+    const terminalRefreshInMs = this.options.terminalRefreshMs?.get(reader.code)
     try {
       const outcomes = await this.applier.apply(
         claimed.map((task) => ({
@@ -140,6 +143,7 @@ export class InboundApplyService {
           snapshot: snapshotFor(news.get(numberOf(task))!, known.get(task.id)),
           fetchedAt,
           nextRefreshInMs,
+          ...(terminalRefreshInMs === undefined ? {} : { terminalRefreshInMs }),
         })),
       )
       if (outcomes.some((o) => o.applied && o.notified > 0)) this.options.onNotification?.()

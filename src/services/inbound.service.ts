@@ -6,6 +6,8 @@ import { AppError } from '../domain/errors'
 export interface InboundSource {
   readonly label: string
   verify(rawBody: Buffer, headers: IncomingHttpHeaders): boolean
+  /** A sender that is our OAuth client (UPS Track Alert v2) fetches its push token here; null when refused. */
+  issueToken?(headers: IncomingHttpHeaders, rawBody: Buffer): { accessToken: string; expiresIn: number } | null
 }
 
 export interface InboundCounts {
@@ -28,6 +30,18 @@ export class InboundService {
     private readonly counts: InboundCounts = { counted() {} },
   ) {
     this.sources = new Map(sources.map((s) => [s.label, s]))
+  }
+
+  /** The token a sender pushes with (OAuth client credentials, RFC 6749 4.4). */
+  issueToken(label: string, rawBody: Buffer, headers: IncomingHttpHeaders): { accessToken: string; expiresIn: number } {
+    const source = this.sources.get(label)
+    if (!source?.issueToken) throw new AppError('not_found', `no push source ${label} with a token endpoint on this service`)
+    const token = source.issueToken(headers, rawBody)
+    if (!token) {
+      this.counts.counted(label, 'refused')
+      throw new AppError('unauthorized', 'the client credentials do not match this service’s')
+    }
+    return token
   }
 
   async receive(label: string, rawBody: Buffer, headers: IncomingHttpHeaders): Promise<{ duplicate: boolean }> {

@@ -7,7 +7,7 @@ import { insertEvents, lockClaimedTasks, scheduleFetched, updateTasks } from '..
 import { answerFingerprint } from '../domain/answer-fingerprint'
 import { fullEventToJson, parseDocument } from '../domain/task-document'
 import { deliveriesOfChange, eventsOfChange, type ChangeFacts } from '../domain/task-events'
-import { resolveUpdate, type CarrierSnapshot, type TaskUpdate } from '../domain/tracking-update'
+import { isTerminal, resolveUpdate, type CarrierSnapshot, type TaskUpdate } from '../domain/tracking-update'
 import { advanceTransit, laneField, type Delivery, type TransitState } from '../domain/transit-times'
 import { recordDeliveries } from '../db/transit-writes'
 import type { HeldTask } from '../db/refresh-writes'
@@ -20,6 +20,11 @@ export interface FetchedTask {
   fetchedAt: Date
   /** When the task is due next if it stays active. */
   nextRefreshInMs: number
+  /**
+   * When a task this makes terminal is fetched once more (a push's news checked against the
+   * carrier's whole answer); without it a terminal task is never fetched again.
+   */
+  terminalRefreshInMs?: number
 }
 
 /**
@@ -122,7 +127,7 @@ export class RefreshApply {
           transit,
           gainedEvents: newEvents.length > 0,
           fingerprint: fingerprints.get(item)!,
-          nextRefreshInMs: item.nextRefreshInMs,
+          nextRefreshInMs: isTerminal(facts.update.standardStatus) ? (item.terminalRefreshInMs ?? null) : item.nextRefreshInMs,
           tells,
           full: tells && endpoints.has(before.userId),
         })),

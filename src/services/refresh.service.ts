@@ -73,6 +73,14 @@ export interface RefreshHooks {
   onNotification?: () => void
   /** The API served by the same process (ROLE=all): a round yields to it while it is saturated. */
   pressure?: Pick<ApiPressure, 'yieldTo'>
+  /** Carriers that push, by code: a task whose number they push is fetched only to reconcile. */
+  reconcile?: ReadonlyMap<string, Reconcile>
+}
+
+/** A pushing carrier's reconciliation: how often, and which numbers it pushes now. */
+export interface Reconcile {
+  intervalMs: number
+  subscribed(trackingNumbers: readonly string[]): Promise<Set<string>>
 }
 
 /**
@@ -87,6 +95,7 @@ export class RefreshService {
   private readonly random: () => number
   private readonly onNotification: () => void
   private readonly pressure: Pick<ApiPressure, 'yieldTo'> | undefined
+  private readonly reconcile: ReadonlyMap<string, Reconcile>
   private readonly circuitOf: Map<string, CircuitBreaker>
   private readonly repository: RefreshRepository
   private readonly applier: RefreshApply
@@ -104,6 +113,7 @@ export class RefreshService {
     this.random = hooks.random ?? Math.random
     this.onNotification = hooks.onNotification ?? (() => {})
     this.pressure = hooks.pressure
+    this.reconcile = hooks.reconcile ?? new Map()
     this.repository = parts.repository
     this.applier = parts.applier
     this.load = parts.load
@@ -159,12 +169,13 @@ export class RefreshService {
         throw error
       })
     if (probe && claims.length === 0) circuit.cancelProbe()
+    const nextRefreshOf = await this.nextRefreshOf(carrierCode, claims, nextRefreshInMs)
     result.claimed = claims.length
     result.more = claims.length === limit
     const requests: Promise<void>[] = []
     const unasked: number[] = []
     for (let i = 0; i < claims.length; i += channel.adapter.maxBatchSize) {
-      requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result, probe, unasked, nextRefreshInMs))
+      requests.push(this.fetchAndApply(carrierCode, channel, claims.slice(i, i + channel.adapter.maxBatchSize), result, probe, unasked, nextRefreshOf))
     }
     // Every request of the round settles before the round ends, a failed one too: a round that
     // ended at its first failure left its other requests queued on the carrier's budget, and the
@@ -193,6 +204,17 @@ export class RefreshService {
     return this.load.intervalMs(codesOf(carrierCode, channel), pollMs, channel.budget.ratePerSecond, channel.adapter.maxBatchSize).catch(() => pollMs)
   }
 
+  /**
+   * When each claimed task is due again: the interval, or for a number its carrier pushes now,
+   * the reconciliation's (pushes bring its news; a fetch checks them). A failed look leaves the interval.
+   */
+  private async nextRefreshOf(carrierCode: string, claims: ClaimedTask[], intervalMs: number): Promise<(task: ClaimedTask) => number> {
+    const reconcile = this.reconcile.get(carrierCode)
+    if (!reconcile || claims.length === 0) return () => intervalMs
+    const pushed = await reconcile.subscribed(claims.map((c) => c.trackingNumber)).catch(() => new Set<string>())
+    return (task) => (pushed.has(task.trackingNumber) ? Math.max(reconcile.intervalMs, intervalMs) : intervalMs)
+  }
+
   /** Each carrier's circuit as /readyz shows it. */
   circuits(): Record<string, CircuitView> {
     const now = this.now().getTime()
@@ -206,7 +228,7 @@ export class RefreshService {
     result: RoundResult,
     probe: boolean,
     unasked: number[],
-    nextRefreshInMs: number,
+    nextRefreshOf: (task: ClaimedTask) => number,
   ): Promise<void> {
     const circuit = this.circuitOf.get(carrier)!
     // Several tasks (of different users) can share a number: ask for it once.
@@ -257,7 +279,7 @@ export class RefreshService {
         task,
         snapshot: lookup.found ? lookup.snapshot : undefined,
         fetchedAt,
-        nextRefreshInMs,
+        nextRefreshInMs: nextRefreshOf(task),
       })
     }
     // The whole answer in one transaction: a handful of statements for up to 50 tasks.

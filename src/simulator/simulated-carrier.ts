@@ -26,6 +26,8 @@ export interface SimulatedPush {
   path: string
   body: string
   headers: Record<string, string>
+  /** Headers the sender first obtains from the service at `origin` (an OAuth token it fetches there). */
+  authorize?(origin: string): Promise<Record<string, string>>
   /** The service answered 2xx: not pushed again. */
   taken(): void
 }
@@ -66,6 +68,7 @@ export interface SimulationContext {
   readonly credentials: Readonly<Record<string, string>> | undefined
   countToken(): void
   countTrack(): void
+  countSubscription(): void
   /**
    * The fault the request must serve because of one of its numbers, as an answer; undefined to
    * answer normally (no fault, or a timeout that has waited). `expired_token` comes back as a

@@ -40,7 +40,10 @@ export interface SimulatorOptions {
 
 export interface SimulatorStats {
   /** By carrier path. */
-  carriers: Record<string, { tokenRequests: number; trackRequests: number }>
+  carriers: Record<
+    string,
+    { tokenRequests: number; trackRequests: number; /** Push subscriptions asked for (UPS Track Alert). */ subscriptionRequests: number }
+  >
   /** How many successful track answers carried each number. */
   fetchesByNumber: Record<string, number>
 }
@@ -106,9 +109,11 @@ export class CarrierSimulator {
     let taken = 0
     for (const carrier of this.byPath.values()) {
       for (const push of carrier.pushes?.(this.contextFor(carrier)) ?? []) {
+        const authorization = push.authorize ? await push.authorize(origin).catch(() => undefined) : {}
+        if (!authorization) continue
         const answer = await fetch(`${origin}${push.path}`, {
           method: 'POST',
-          headers: push.headers,
+          headers: { ...push.headers, ...authorization },
           body: push.body,
           signal: AbortSignal.timeout(5000),
         }).catch(() => undefined)
@@ -137,7 +142,10 @@ export class CarrierSimulator {
   }
 
   private emptyStats(): SimulatorStats {
-    return { carriers: Object.fromEntries([...this.byPath.keys()].map((path) => [path, { tokenRequests: 0, trackRequests: 0 }])), fetchesByNumber: {} }
+    return {
+      carriers: Object.fromEntries([...this.byPath.keys()].map((path) => [path, { tokenRequests: 0, trackRequests: 0, subscriptionRequests: 0 }])),
+      fetchesByNumber: {},
+    }
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -171,6 +179,7 @@ export class CarrierSimulator {
       credentials: this.options.credentials?.[carrier.path],
       countToken: () => counters.tokenRequests++,
       countTrack: () => counters.trackRequests++,
+      countSubscription: () => counters.subscriptionRequests++,
       fault: (numbers) => this.serveFault(carrier, numbers),
       shipment: (number) => this.shipment(carrier, number),
     }

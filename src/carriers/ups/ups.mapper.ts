@@ -1,5 +1,5 @@
 import { proofOfDeliveryOf, type Address, type ProofOfDelivery } from '../../domain/tracking-task'
-import { addressOrNull, eventKey, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
+import { addressOrNull, parseCarrierTime, type CarrierEvent, type CarrierSnapshot } from '../../domain/tracking-update'
 import type { CarrierLookup } from '../carrier'
 import { arr, obj, str, type Json } from '../json'
 import { UPS_CODE_TEXT, UPS_NO_STATUS, UPS_STATUSES } from './ups.statuses'
@@ -27,7 +27,7 @@ export function upsAddress(value: unknown): Address {
 }
 
 /** "20:04:35", "200435" or "74700" (HHMMSS with its leading zero dropped) → "HH:MM:SS". */
-function clock(value: unknown): string | null {
+export function clock(value: unknown): string | null {
   const text = str(value)
   const colon = /^(\d{1,2}):(\d{2}):(\d{2})$/.exec(text)
   if (colon) return `${colon[1]!.padStart(2, '0')}:${colon[2]}:${colon[3]}`
@@ -37,7 +37,7 @@ function clock(value: unknown): string | null {
 }
 
 /** "20240202" → "2024-02-02". */
-function day(value: unknown): string | null {
+export function day(value: unknown): string | null {
   const text = str(value)
   return /^\d{8}$/.test(text) ? `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6)}` : null
 }
@@ -66,7 +66,18 @@ function statusCodeOf(activity: Json): string {
   return str(obj(activity.status).statusCode)
 }
 
-function activityEvent(activity: Json): CarrierEvent | null {
+/**
+ * A UPS scan's identity: its UTC time and three-digit code. A Track API activity and the Track
+ * Alert push of the same scan agree on these and on nothing else reliably (the push's texts are
+ * the code table's, the Track API's its own; the push has no postal code before delivery), so
+ * polled and pushed histories merge.
+ */
+export function upsEventKey(eventTime: Date, statusCode: string): string {
+  return `ups:${eventTime.getTime()}:${statusCode}`
+}
+
+/** A Track API activity (or a push written as one) → an event; null without a readable time. */
+export function activityEvent(activity: Json): CarrierEvent | null {
   const eventTime = activityTime(activity)
   // An activity without a readable time cannot be placed in the history; it is skipped.
   if (!eventTime) return null
@@ -81,7 +92,7 @@ function activityEvent(activity: Json): CarrierEvent | null {
     exceptionDescription: '',
     ...upsAddress(obj(activity.location).address),
   }
-  return { ...event, milestone: meaning?.milestone ?? '', key: eventKey(event), utcOffset: offset(activity.gmtOffset) }
+  return { ...event, milestone: meaning?.milestone ?? '', key: upsEventKey(eventTime, code), utcOffset: offset(activity.gmtOffset) }
 }
 
 /**

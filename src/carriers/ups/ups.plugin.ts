@@ -4,6 +4,7 @@ import { IMPB_PATTERN } from '../impb'
 import { UpsClient } from './ups.client'
 import { UPS_STATUSES } from './ups.statuses'
 import { upsSimulator } from './ups.simulator'
+import { UPS_TRACK_ALERT } from './track-alert/ups-alert.pushes'
 
 export const UPS: CarrierPlugin = {
   code: 'UPS',
@@ -28,5 +29,6 @@ export const UPS: CarrierPlugin = {
   },
   createAdapter: ({ baseUrl, credentials, timeoutMs }) =>
     new UpsClient({ baseUrl, clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs }),
+  pushes: UPS_TRACK_ALERT,
   simulator: upsSimulator(),
 }

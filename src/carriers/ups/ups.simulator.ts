@@ -3,6 +3,7 @@ import { basicCredentials, basicHolds } from '../../simulator/basic-auth'
 import { simulatedToken } from '../../simulator/simulator'
 import type { Place, Stage, StageKind } from '../../simulator/stories'
 import { offsetText } from '../../simulator/times'
+import { upsAlertSimulator } from './track-alert/ups-alert.simulator'
 
 /**
  * UPS's half of the simulator: the OAuth token (Basic auth, `expires_in` as a string) and
@@ -158,17 +159,36 @@ async function track(request: SimulatorRequest, context: SimulationContext, toke
   return { status: 200, body: trackAnswer(number, shipment.view) }
 }
 
-export function upsSimulator(): SimulatedCarrier {
+/** A Track Alert subscription: the Track API's token, then UPS Track Alert's answer. */
+function subscription(
+  request: SimulatorRequest,
+  context: SimulationContext,
+  tokens: Map<string, number>,
+  alerts: ReturnType<typeof upsAlertSimulator>,
+): SimulatorAnswer {
+  const bearer = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1]
+  const expiresAt = bearer ? tokens.get(bearer) : undefined
+  if (!bearer || expiresAt === undefined || expiresAt <= context.now()) return { status: 401, body: upsError('250002', 'Invalid Authentication Information') }
+  if (!request.headers.transid) return { status: 400, body: upsError('VSS002', 'Missing transId') }
+  if (!request.headers.transactionsrc) return { status: 400, body: upsError('VSS004', 'Missing transactionSrc') }
+  return alerts.handle(request, context) ?? { status: 400, body: upsError('VSS930', 'Type is missing or invalid, The Subscription request has been rejected.') }
+}
+
+export function upsSimulator(): SimulatedCarrier & { alerts: ReturnType<typeof upsAlertSimulator> } {
   const tokens = new Map<string, number>()
+  const alerts = upsAlertSimulator((stage) => STAGES[stage.kind])
   return {
+    alerts,
     path: 'ups',
     storyNumber: (prefix, serial) => `1Z${prefix}${String(serial).padStart(12, '0')}`,
     emittedCodes: Object.fromEntries(Object.entries(STAGES).map(([kind, [statusCode]]) => [kind, statusCode])) as Record<StageKind, string>,
     storyKey: (number) => number.replace(/^1Z/i, ''),
     errorBody: (status, message) => upsError(status === 429 ? '10429' : status >= 500 ? '10004' : 'TV1002', message),
+    pushes: (context) => alerts.pushes(context),
     async handle(request, context) {
       if (request.method === 'POST' && request.path === '/security/v1/oauth/token') return token(request, context, tokens)
       if (request.method === 'GET' && request.path.startsWith('/api/track/v1/details/')) return track(request, context, tokens)
+      if (request.path.includes('/subscription/')) return subscription(request, context, tokens, alerts)
       return { status: 404, body: upsError('10404', 'Resource not found') }
     },
   }

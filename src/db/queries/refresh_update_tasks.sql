@@ -6,15 +6,12 @@ WITH
     -- from here by the full task below (the table shows the statement's start).
     UPDATE task_schedule s
     SET
-      next_refresh_at = CASE
-        WHEN u.terminal THEN NULL
-        ELSE now() + make_interval(secs => u.next_refresh_in_ms / 1000)
-      END,
+      next_refresh_at = now() + make_interval(secs => u.next_refresh_in_ms / 1000),
       refresh_failures = 0,
       due_since = NULL,
       last_fetched_at = now()
     FROM
-      unnest($1::bigint[], $9::boolean[], $15::float8[]) AS u (id, terminal, next_refresh_in_ms)
+      unnest($1::bigint[], $15::float8[]) AS u (id, next_refresh_in_ms)
     WHERE
       s.task_id = u.id
     RETURNING

@@ -32,7 +32,7 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
   applier = new InboundApplyService(t.db, new InboundRepository(t.db), new RefreshRepository(t.db), new RefreshApply(t.db, 30 * 86_400_000), {
-    routes: new Map([[SEVENTEENTRACK.label, SEVENTEENTRACK]]),
+    readers: new Map([[SEVENTEENTRACK.label, SEVENTEENTRACK]]),
     reconcileMs: new Map([[SEVENTEENTRACK.code, 21_600_000]]),
   })
 })

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { InboundService } from '../../services/inbound.service'
 import { success } from '../envelope'
 import { errors } from '../schemas/common.schema'
-import { InboundAccepted, InboundBody, InboundHeaders, InboundParams } from '../schemas/inbound.schema'
+import { InboundAccepted, InboundBody, InboundHeaders, InboundParams, InboundToken, InboundTokenBody, InboundTokenHeaders } from '../schemas/inbound.schema'
 
 /** A push larger than this is refused (413): 17TRACK's largest are tens of kilobytes. */
 const INBOUND_BODY_LIMIT = 1024 * 1024
@@ -39,6 +39,30 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ inbound: InboundService 
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
       const { duplicate } = await inbound.receive(request.params.source, raw, request.headers)
       return success({ received: true as const, duplicate })
+    },
+  )
+
+  app.post(
+    '/inbound/:source/token',
+    {
+      schema: {
+        operationId: 'issuePushToken',
+        summary: 'Issue a push token to a sender that is our OAuth client',
+        description:
+          'OAuth 2.0 client credentials (RFC 6749 section 4.4) with client_secret_basic, for senders that authenticate their pushes with a token of ours (ups: UPS Track Alert v2, with the client id and the UPS_TRACK_ALERT_SECRET set in UPS’s portal). The answer is OAuth’s own shape, not the envelope, because the sender’s OAuth client reads it; a refusal is 401 in the envelope.',
+        tags: ['carriers'],
+        security: [],
+        params: InboundParams,
+        headers: InboundTokenHeaders,
+        consumes: ['application/x-www-form-urlencoded'],
+        body: InboundTokenBody,
+        response: { 200: InboundToken, ...errors(400, 401, 404, 413) },
+      },
+    },
+    async (request) => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
+      const token = inbound.issueToken(request.params.source, raw, request.headers)
+      return { access_token: token.accessToken, token_type: 'Bearer' as const, expires_in: token.expiresIn }
     },
   )
 }
