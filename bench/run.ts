@@ -12,6 +12,7 @@ import { consoleFigures } from './console-figures'
 import { listFigures } from './list-figures'
 import { csvFigures } from './csv-figures'
 import { pushFigures } from './push-figures'
+import { upsAlertFigures } from './ups-alert-figures'
 import { pageFigures } from './page-figures'
 import { load, warmLoad } from './load'
 import { startReceiver } from './loopback-receiver'
@@ -407,7 +408,10 @@ for (const kind of DBS) {
     if (args.has('prediction-only')) return prediction()
     const notifications = () => notificationFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS })
     if (args.has('notifications-only')) return notifications()
-    const pushes = () => pushFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS })
+    const pushes = async () => {
+      await pushFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS })
+      await upsAlertFigures({ kind, env, dbUrl, adminToken: ADMIN_TOKEN, row, seconds: SECONDS })
+    }
     if (args.has('pushes-only')) return pushes()
     // The workers' figures first, on a database that is still small and quiet: after the API
     // figures seed a million tasks and ten million events, autovacuum works through them for

@@ -55,7 +55,7 @@ export interface CarrierPushes {
   /** The gateway source: `/inbound/{label}`. */
   readonly label: string
   readonly name: string
-  /** Its environment variables' prefix (UPS_TRACK_ALERT: _SECRET, _VERSION, _CLIENT_ID, _RECONCILE_HOURS). */
+  /** Its environment variables' prefix (UPS_TRACK_ALERT: _SECRET, _VERSION, _CLIENT_ID, _RECONCILE_SECONDS). */
   readonly envPrefix: string
   /** The carrier's versions of the service, the default first. */
   readonly versions: readonly string[]

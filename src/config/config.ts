@@ -111,7 +111,7 @@ function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw ? raw : undefined
 }
 
-/** A carrier's push service, from `<PREFIX>`, `<PREFIX>_SECRET`, `_VERSION`, `_CLIENT_ID`, `_RECONCILE_HOURS` (docs/carriers.md). */
+/** A carrier's push service, from `<PREFIX>`, `<PREFIX>_SECRET`, `_VERSION`, `_CLIENT_ID`, `_RECONCILE_SECONDS` (docs/carriers.md). */
 export interface PushConfig {
   /** off: never; else on when the secret is set, or when the carrier runs on the simulator. */
   off: boolean
@@ -132,7 +132,7 @@ function pushConfig(env: NodeJS.ProcessEnv, prefix: string, versions: readonly s
     secret,
     version: oneOf(env, `${prefix}_VERSION`, versions, versions[0]!),
     clientId: optional(env, `${prefix}_CLIENT_ID`) ?? 'tracking-service',
-    reconcileMs: integer(env, `${prefix}_RECONCILE_HOURS`, 12, 1, 24 * 14) * 3_600_000,
+    reconcileMs: integer(env, `${prefix}_RECONCILE_SECONDS`, 43_200, 1, 14 * 86_400) * 1000,
   }
 }
 

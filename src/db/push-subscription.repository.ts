@@ -1,5 +1,6 @@
 import type { Database } from './database'
 import { statementsOf } from './statements'
+import { heldTaskIds } from './task-schedule.sql'
 
 /** What became of a claimed subscription: subscribed until `until`, refused for good, or asked again in `retryInMs`. */
 export type SubscriptionResult =
@@ -41,6 +42,14 @@ export class PushSubscriptionRepository {
       ],
       'push_subscription_settle',
     )
+  }
+
+  /**
+   * Moves the next poll of these numbers' active tasks to `reconcileMs` after their last fetch,
+   * for the tasks fetched before and due sooner, that no claim holds (a claim owns its due time).
+   */
+  async deferPolls(carrierCode: string, trackingNumbers: readonly string[], reconcileMs: number): Promise<void> {
+    await this.db.query(PUSH_SUBSCRIPTION_DEFER_POLLS, [carrierCode, trackingNumbers, reconcileMs], 'push_subscription_defer_polls')
   }
 
   /** Of these numbers, the ones whose carrier pushes their events now. */
@@ -101,6 +110,17 @@ const PUSH_SUBSCRIPTION_SETTLE = sql(
           updated_at = now()
      FROM unnest($2::text[], $3::float8[], $4::text[], $5::float8[]) AS o (tracking_number, subscribed_for_ms, refusal, retry_in_ms)
     WHERE p.carrier_code = $1 AND p.tracking_number = o.tracking_number`,
+)
+const PUSH_SUBSCRIPTION_DEFER_POLLS = sql(
+  'push_subscription_defer_polls',
+  `UPDATE task_schedule s
+      SET next_refresh_at = s.last_fetched_at + make_interval(secs => $3::float8 / 1000)
+     FROM route_tasks rt
+    WHERE rt.carrier_code = $1 AND rt.tracking_number = ANY($2::text[])
+      AND s.task_id = rt.task_id AND s.carrier_code = rt.carrier_code
+      AND s.last_fetched_at IS NOT NULL AND s.refresh_failures = 0
+      AND s.next_refresh_at < s.last_fetched_at + make_interval(secs => $3::float8 / 1000)
+      AND s.task_id NOT IN (${heldTaskIds('$1')})`,
 )
 const PUSH_SUBSCRIPTION_LIVE = sql(
   'push_subscription_live',

@@ -46,7 +46,7 @@ const RETENTION_POLL_MS = 60_000
 const REGISTRATION_POLL_MS = 5_000
 /** Stored pushes: a gateway in this process wakes the loop at once, another process's by its NOTIFY. */
 const INBOUND_POLL_MS = 2_000
-/** A task a push made terminal is fetched once more this soon. */
+/** A task a push made terminal is fetched once more this soon (sooner when it is reconciled more often than every ten minutes). */
 const TERMINAL_RECONCILE_MS = 60_000
 /** The built-in relay's sender: a domain that is never anyone's (RFC 2606). */
 const BUILT_IN_FROM = 'parcels@mail-relay.invalid'
@@ -228,7 +228,7 @@ export function createWorkers(
       ...carriers.pushes.map(({ carrierCode, reconcileMs }): [string, number] => [carrierCode, reconcileMs]),
     ]),
     // A pushed delivery is checked once against the carrier's whole answer (its proof, its history).
-    terminalRefreshMs: new Map(carriers.pushes.map(({ carrierCode }) => [carrierCode, TERMINAL_RECONCILE_MS])),
+    terminalRefreshMs: new Map(carriers.pushes.map(({ carrierCode, reconcileMs }) => [carrierCode, Math.min(TERMINAL_RECONCILE_MS, reconcileMs / 10)])),
     onNotification: () => {
       wakeDeliveries()
       notifyDeliveriesDue()
@@ -243,7 +243,9 @@ export function createWorkers(
   // Each route's registrations follow its tasks: registered when one is active, stopped when none is.
   const registrations = new RouteRegistrationService(new RouteRegistrationRepository(db), carriers.routes)
   // Each pushing carrier's subscriptions follow its tasks: subscribed while one is active, renewed before they end.
-  const subscriptions = new PushSubscriptionService(pushSubscriptions, new RouteRegistrationRepository(db), carriers.pushes)
+  const subscriptions = new PushSubscriptionService(pushSubscriptions, new RouteRegistrationRepository(db), carriers.pushes, Date.now, (carrier, outcome) =>
+    metrics.pushSubscriptionRequests.inc({ carrier, outcome }),
+  )
   const registrationLoops = [
     ...(carriers.routes.length > 0 ? [new WorkLoop('route registrations', () => registrations.runRound(), { pollMs: REGISTRATION_POLL_MS }, log)] : []),
     ...(carriers.pushes.length > 0 ? [new WorkLoop('push subscriptions', () => subscriptions.runRound(), { pollMs: REGISTRATION_POLL_MS }, log)] : []),

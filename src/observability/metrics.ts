@@ -16,6 +16,7 @@ export class ServiceMetrics {
   readonly carrierCircuitOpen: Gauge<'carrier'>
   readonly refreshRoundsYielded: Counter<'carrier'>
   readonly inboundPushes: Counter<'source' | 'outcome'>
+  readonly pushSubscriptionRequests: Counter<'carrier' | 'outcome'>
 
   constructor(
     readonly registry: Registry,
@@ -45,6 +46,12 @@ export class ServiceMetrics {
       name: 'inbound_pushes_total',
       help: 'Pushes received at /inbound/{source}, by what they did: applied, unknown_number (no task has it), duplicate, refused (bad signature), malformed, ignored',
       labelNames: ['source', 'outcome'],
+      registers,
+    })
+    this.pushSubscriptionRequests = new Counter({
+      name: 'push_subscription_requests_total',
+      help: 'Subscription requests to carriers that push (UPS Track Alert, up to 100 numbers each), by outcome: success, or the failure (server_error, unauthorized, …)',
+      labelNames: ['carrier', 'outcome'],
       registers,
     })
     this.notificationsCreated = new Counter({

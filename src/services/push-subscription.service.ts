@@ -20,6 +20,8 @@ export interface PushSubscriptionRunner {
    * not enabled for the credentials, say), its numbers are polled as before.
    */
   circuit: CircuitBreaker
+  /** A subscribed task is fetched this often: its poll already due later is moved there. */
+  reconcileMs: number
 }
 
 export interface SubscriptionRound {
@@ -42,6 +44,7 @@ export class PushSubscriptionService {
     private readonly links: Pick<RouteRegistrationRepository, 'linkTasks' | 'unlinkGone'>,
     private readonly runners: readonly PushSubscriptionRunner[],
     private readonly now: () => number = Date.now,
+    private readonly counted: (carrier: string, outcome: string) => void = () => {},
   ) {}
 
   async runRound(): Promise<SubscriptionRound> {
@@ -65,6 +68,7 @@ export class PushSubscriptionService {
     let results: SubscriptionResult[]
     try {
       const outcomes = await runner.subscriber.subscribe(numbers)
+      this.counted(runner.carrierCode, 'success')
       runner.circuit.succeeded()
       results = numbers.map((trackingNumber) => {
         const outcome = outcomes.get(trackingNumber)
@@ -78,9 +82,13 @@ export class PushSubscriptionService {
       })
     } catch (error) {
       const failure = error instanceof CarrierError ? error : new CarrierError('bad_response', String(error))
+      this.counted(runner.carrierCode, failure.failure)
       if (failure.failure !== 'rate_limited') runner.circuit.failed(this.now(), `${runner.pushes.name}: ${failure.message}`, failure.failure === 'unauthorized')
       results = numbers.map((trackingNumber) => ({ trackingNumber, retryInMs: failure.retryAfterMs ?? FAILED_RETRY_MS }))
     }
     await this.repository.settle(runner.carrierCode, results)
+    // A task polled just before (its backfill) is not polled again at the poll's pace: its next poll is the reconciliation's.
+    const subscribed = results.filter((r) => 'subscribedForMs' in r).map((r) => r.trackingNumber)
+    if (subscribed.length > 0) await this.repository.deferPolls(runner.carrierCode, subscribed, runner.reconcileMs)
   }
 }

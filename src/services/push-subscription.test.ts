@@ -49,7 +49,7 @@ beforeAll(async () => {
   await sim.start()
   subscriber = UPS.pushes!.createSubscriber(connection(), settings('v2'))
   subscriptions = new PushSubscriptionService(repository(), new RouteRegistrationRepository(t.db), [
-    { carrierCode: 'UPS', pushes: UPS.pushes!, subscriber, circuit: new CircuitBreaker() },
+    { carrierCode: 'UPS', pushes: UPS.pushes!, subscriber, circuit: new CircuitBreaker(), reconcileMs: RECONCILE_MS },
   ])
   const refreshRepository = new RefreshRepository(t.db)
   refresh = createRefreshService(
@@ -121,7 +121,8 @@ describe('UPS Track Alert', () => {
     expect(await stateOf(number)).toMatchObject({ state: 'subscribed' })
     expect((await stateOf(number))!.subscribedUntil!.getTime() - Date.now()).toBeGreaterThan(13.9 * 86_400_000)
 
-    // Subscribed: the next poll schedules the task at the reconciliation's pace.
+    // Subscribed: its next poll moves from the poll's pace to the reconciliation's, and stays there.
+    expect((await task(taskId)).due_in_s).toBeGreaterThan(RECONCILE_MS / 1000 - 60)
     await dueNow(taskId)
     await refresh.runRound('UPS')
     expect((await task(taskId)).due_in_s).toBeGreaterThan(RECONCILE_MS / 1000 - 60)
@@ -194,7 +195,7 @@ describe('UPS Track Alert', () => {
     const refused = UPS.pushes!.createSubscriber({ ...connection(), credentials: { clientId: 'id', clientSecret: 'wrong' } }, settings('v2'))
     const circuit = new CircuitBreaker()
     const failing = new PushSubscriptionService(repository(), new RouteRegistrationRepository(t.db), [
-      { carrierCode: 'UPS', pushes: UPS.pushes!, subscriber: refused, circuit },
+      { carrierCode: 'UPS', pushes: UPS.pushes!, subscriber: refused, circuit, reconcileMs: RECONCILE_MS },
     ])
     await t.db.query('DELETE FROM push_subscriptions WHERE tracking_number = $1', [number])
     expect(await failing.runRound()).toMatchObject({ subscribed: 0 })
@@ -214,7 +215,7 @@ describe('UPS Track Alert', () => {
     const taskId = await subscribe(number)
     await refresh.runRound('UPS')
     const v1Service = new PushSubscriptionService(repository(), new RouteRegistrationRepository(t.db), [
-      { carrierCode: 'UPS', pushes: UPS.pushes!, subscriber: v1, circuit: new CircuitBreaker() },
+      { carrierCode: 'UPS', pushes: UPS.pushes!, subscriber: v1, circuit: new CircuitBreaker(), reconcileMs: RECONCILE_MS },
     ])
     await v1Service.runRound()
     expect(alerts.subscriptions().get(number)).toMatchObject({ version: 'v1', credential: 'simulator', path: '/inbound/ups' })
