@@ -592,6 +592,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inbound/{source}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a push token to a sender that is our OAuth client
+         * @description OAuth 2.0 client credentials (RFC 6749 section 4.4) with client_secret_basic, for senders that authenticate their pushes with a token of ours (ups: UPS Track Alert v2, with the client id and the UPS_TRACK_ALERT_SECRET set in UPS’s portal). The answer is OAuth’s own shape, not the envelope, because the sender’s OAuth client reads it; a refusal is 401 in the envelope.
+         */
+        post: operations["issuePushToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api-users": {
         parameters: {
             query?: never;
@@ -7596,17 +7616,18 @@ export interface operations {
             header?: {
                 /** @description 17TRACK: lowercase hex SHA-256 of the raw body, "/" and the API key */
                 sign?: string;
+                /** @description UPS Track Alert v1: the secret this service gave in its subscription (UPS_TRACK_ALERT_SECRET) */
+                credential?: string;
+                /** @description UPS Track Alert v2: the OAuth client id (UPS_TRACK_ALERT_CLIENT_ID) */
+                "x-api-key"?: string;
             };
             path: {
-                /**
-                 * @description who pushes: 17track (17track: 17TRACK’s webhook, signed by its `sign` header); a source this service does not run is not found
-                 * @example 17track
-                 */
+                /** @description who pushes: 17track, ups (17track: 17TRACK’s webhook, signed by its `sign` header; ups: UPS Track Alert, v1 with our secret in its `credential` header, v2 with a token of ours and `x-api-key`); a source this service does not run is not found */
                 source: string;
             };
             cookie?: never;
         };
-        /** @description the push exactly as its sender wrote it (17TRACK: {event, data}); verified over its raw bytes before it is read, at most 1 MiB */
+        /** @description the push exactly as its sender wrote it (17TRACK: {event, data}; UPS: one event, {trackingNumber, activityStatus, …}); verified before it is read, at most 1 MiB */
         requestBody: {
             content: {
                 "application/json": unknown;
@@ -7633,6 +7654,97 @@ export interface operations {
                         };
                         /** @enum {string} */
                         msg: "success";
+                    };
+                };
+            };
+            /** @description validation_error: a field, parameter or body is not as documented (details name each); unsupported_carrier; carrier_not_detected (AUTO) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: no, unknown or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for this caller (another user’s is answered the same) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: an unexpected failure (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: the database cannot serve the request now (unreachable, restarting, out of disk space, or no answer within its deadline); Retry-After says when to try again */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    issuePushToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description who pushes: 17track, ups (17track: 17TRACK’s webhook, signed by its `sign` header; ups: UPS Track Alert, v1 with our secret in its `credential` header, v2 with a token of ours and `x-api-key`); a source this service does not run is not found */
+                source: string;
+            };
+            cookie?: never;
+        };
+        /** @description grant_type=client_credentials (form-encoded) */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": unknown;
+            };
+        };
+        responses: {
+            /** @description an OAuth 2.0 access token (RFC 6749 section 5.1) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description valid for an hour; sent as `Authorization: Bearer` with each push */
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                        /** @description seconds */
+                        expires_in: number;
                     };
                 };
             };

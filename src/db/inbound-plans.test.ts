@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database'
 import type { Database, Queryable } from './database'
 import { InboundRepository } from './inbound.repository'
+import { PushSubscriptionRepository } from './push-subscription.repository'
 
 // The gateway's and the route's statements go through their indexes: their plans over 100,000
 // pushes (a few waiting), 60,000 routed tasks among 200,000 scheduled, 400,000 events and the
@@ -37,6 +38,10 @@ beforeAll(async () => {
     `INSERT INTO route_registrations (carrier_code, tracking_number, state, registered_at)
      SELECT carrier_code, tracking_number, CASE WHEN task_id % 10 = 0 THEN 'stopped' ELSE 'registered' END, now() FROM route_tasks`,
   )
+  await db.query(
+    `INSERT INTO push_subscriptions (carrier_code, tracking_number, state, subscribed_until)
+     SELECT 'UPS', '1ZPS' || lpad(g::text, 14, '0'), 'subscribed', now() + interval '10 days' FROM generate_series(1, 50000) g`,
+  )
   await db.query('ANALYZE')
   const record = async (text: string, values?: unknown[]) => {
     const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values)
@@ -70,5 +75,12 @@ describe('plans', () => {
     const plan = await explain(() => new InboundRepository(explaining).tasksOf([{ carrierCode: 'ROYALMAIL', trackingNumber: 'RM30GB' }]))
     expect(plan).toMatch(/route_tasks_number_idx/)
     expect(plan).not.toMatch(/Seq Scan on route_tasks/)
+  })
+
+  it('tells which of a poll’s numbers a carrier pushes by its key, never reading every subscription', async () => {
+    const numbers = Array.from({ length: 50 }, (_, i) => `1ZPS${String(i * 7 + 1).padStart(14, '0')}`)
+    const plan = await explain(() => new PushSubscriptionRepository(explaining).subscribed('UPS', numbers))
+    expect(plan).toMatch(/push_subscriptions_pkey/)
+    expect(plan).not.toMatch(/Seq Scan on push_subscriptions/)
   })
 })

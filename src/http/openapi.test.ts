@@ -76,7 +76,16 @@ describe('the OpenAPI document', () => {
   })
 
   it('leaves only the operations endpoints, the pages for customers, the signed callbacks and pushes open, and says so', () => {
-    const open = ['/healthz', '/readyz', '/t/{token}', '/u/{token}', '/sms/twilio/status/{messageId}', '/sms/twilio/inbound', '/inbound/{source}']
+    const open = [
+      '/healthz',
+      '/readyz',
+      '/t/{token}',
+      '/u/{token}',
+      '/sms/twilio/status/{messageId}',
+      '/sms/twilio/inbound',
+      '/inbound/{source}',
+      '/inbound/{source}/token',
+    ]
     for (const { path, op } of operations()) {
       if (open.includes(path)) expect(op.security, path).toEqual([])
       else expect(op.security ?? 'the default bearerAuth', path).not.toEqual([])

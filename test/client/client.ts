@@ -185,6 +185,18 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
     'receivePush',
     (await open.POST('/inbound/{source}', { params: { path: { source: '17track' } }, body: { event: 'TRACKING_UPDATED', data: {} } })).response,
   )
+  // UPS Track Alert's token, for the simulated UPS's client (the service runs UPS on the simulator).
+  note(
+    'issuePushToken',
+    (
+      await open.POST('/inbound/{source}/token', {
+        params: { path: { source: 'ups' } },
+        headers: { authorization: `Basic ${Buffer.from('simulator:simulator').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        bodySerializer: (body: string) => body,
+        body: 'grant_type=client_credentials',
+      })
+    ).response,
+  )
 
   const history = await api.GET('/openapi/tracking-subscriptions/{taskId}/webhooks', { params: { path: { taskId } } })
   note('listTaskWebhooks', history.response)
