@@ -83,4 +83,10 @@ describe('plans', () => {
     expect(plan).toMatch(/push_subscriptions_pkey/)
     expect(plan).not.toMatch(/Seq Scan on push_subscriptions/)
   })
+
+  it('claims between sweeps by key: new numbers among the tasks since the last round, renewals by their due time', async () => {
+    const plan = await explain(() => new PushSubscriptionRepository(explaining).claim('UPS', 100, 86_400_000, 120_000, 59_000))
+    expect(plan).toMatch(/push_subscriptions_renewal_idx/)
+    expect(plan).not.toMatch(/Seq Scan on (push_subscriptions|route_tasks|task_schedule)/)
+  })
 })

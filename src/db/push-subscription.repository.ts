@@ -15,14 +15,18 @@ export type SubscriptionResult =
 export class PushSubscriptionRepository {
   constructor(private readonly db: Database) {}
 
-  /** Claims up to `limit` numbers to subscribe (new) or renew (ending within `renewWithinMs`), for `leaseMs`. */
-  async claim(carrierCode: string, limit: number, renewWithinMs: number, leaseMs: number): Promise<string[]> {
+  /**
+   * Claims up to `limit` numbers to subscribe (new) or renew (ending within `renewWithinMs`, or
+   * whose last call failed), for `leaseMs`. New numbers are looked for among the tasks of a later
+   * id than `afterTaskId` (by key); 0 looks at every task of the carrier (a sweep).
+   */
+  async claim(carrierCode: string, limit: number, renewWithinMs: number, leaseMs: number, afterTaskId = 0): Promise<string[]> {
     return this.db.transaction(async (tx) => {
       // One claim at a time per carrier: the candidates are read before they have rows to lock.
       await tx.query(PUSH_SUBSCRIPTION_LOCK, [carrierCode], 'push_subscription_lock')
       const { rows } = await tx.query<{ tracking_number: string }>(
         PUSH_SUBSCRIPTION_CLAIM,
-        [carrierCode, limit, renewWithinMs, leaseMs],
+        [carrierCode, limit, renewWithinMs, leaseMs, afterTaskId],
         'push_subscription_claim',
       )
       return rows.map((r) => r.tracking_number)
@@ -59,7 +63,13 @@ export class PushSubscriptionRepository {
     return new Set(rows.map((r) => r.tracking_number))
   }
 
-  /** Forgets subscriptions that ended (or were refused) with no active task left. */
+  /** The newest task's id: what a round's tasks are later than. */
+  async newestTaskId(): Promise<number> {
+    const [row] = await this.db.query<{ id: string | null }>(PUSH_SUBSCRIPTION_NEWEST_TASK, [], 'push_subscription_newest_task')
+    return Number(row?.id ?? 0)
+  }
+
+  /** Forgets the subscriptions (and refusals) of numbers with no active task left: UPS has no unsubscribe, they lapse there. */
   async prune(carrierCode: string): Promise<void> {
     await this.db.query(PUSH_SUBSCRIPTION_PRUNE, [carrierCode], 'push_subscription_prune')
   }
@@ -77,20 +87,31 @@ const ACTIVE_NUMBER = (p: string) =>
   `EXISTS (SELECT 1 FROM route_tasks rt JOIN task_schedule s ON s.task_id = rt.task_id AND s.carrier_code = rt.carrier_code AND s.next_refresh_at IS NOT NULL
             WHERE rt.carrier_code = ${p}.carrier_code AND rt.tracking_number = ${p}.tracking_number)`
 const PUSH_SUBSCRIPTION_LOCK = sql('push_subscription_lock', `SELECT pg_advisory_xact_lock(hashtextextended('push_subscription ' || $1::text, 0))`)
+/** When a subscription `p` (an SQL alias) is to be renewed: never subscribed, or ending within $3 ms. */
+const RENEWAL_DUE = (p: string) => `COALESCE(${p}.subscribed_until, '-infinity'::timestamptz) <= now() + make_interval(secs => $3::float8 / 1000)`
 const PUSH_SUBSCRIPTION_CLAIM = sql(
   'push_subscription_claim',
   `WITH wanted AS (
-     SELECT DISTINCT rt.carrier_code, rt.tracking_number
-       FROM route_tasks rt
-       JOIN task_schedule s ON s.task_id = rt.task_id AND s.carrier_code = rt.carrier_code AND s.next_refresh_at IS NOT NULL
-       LEFT JOIN push_subscriptions p ON p.carrier_code = rt.carrier_code AND p.tracking_number = rt.tracking_number
-      WHERE rt.carrier_code = $1
-        -- Never subscribed, or ending soon, and not being subscribed (a lapsed lease: its process died, or its retry is due).
-        AND (p.state IS NULL
-             OR (p.state <> 'refused'
+     -- New: the numbers of tasks later than $5 with no subscription, or one due (by the tasks' key).
+     (SELECT rt.carrier_code, rt.tracking_number
+        FROM route_tasks rt
+        JOIN task_schedule s ON s.task_id = rt.task_id AND s.carrier_code = rt.carrier_code AND s.next_refresh_at IS NOT NULL
+        LEFT JOIN push_subscriptions p ON p.carrier_code = rt.carrier_code AND p.tracking_number = rt.tracking_number
+       WHERE rt.carrier_code = $1 AND rt.task_id > $5::bigint
+         AND (p.state IS NULL
+              OR (p.state <> 'refused' AND (p.lease_until IS NULL OR p.lease_until <= now()) AND ${RENEWAL_DUE('p')})))
+     UNION
+     -- Due: subscriptions ending soon, or whose last call failed, soonest first by their renewal
+     -- index, of a number still active (a sweep forgets the others: few are due meanwhile).
+     (SELECT d.carrier_code, d.tracking_number
+        FROM (SELECT p.carrier_code, p.tracking_number
+                FROM push_subscriptions p
+               WHERE p.carrier_code = $1 AND p.state <> 'refused' AND ${RENEWAL_DUE('p')}
                  AND (p.lease_until IS NULL OR p.lease_until <= now())
-                 AND (p.subscribed_until IS NULL OR p.subscribed_until <= now() + make_interval(secs => $3::float8 / 1000))))
-      LIMIT $2
+               ORDER BY COALESCE(p.subscribed_until, '-infinity'::timestamptz)
+               LIMIT 1000) d
+       WHERE ${ACTIVE_NUMBER('d')})
+     LIMIT $2
    )
    INSERT INTO push_subscriptions AS p (carrier_code, tracking_number, state, lease_until)
    SELECT carrier_code, tracking_number, 'subscribing', now() + make_interval(secs => $4::float8 / 1000) FROM wanted
@@ -131,10 +152,10 @@ const PUSH_SUBSCRIPTION_PRUNE = sql(
   'push_subscription_prune',
   `DELETE FROM push_subscriptions p
     WHERE p.carrier_code = $1
-      AND (p.state = 'refused' OR p.subscribed_until IS NULL OR p.subscribed_until <= now())
       AND (p.lease_until IS NULL OR p.lease_until <= now())
       AND NOT ${ACTIVE_NUMBER('p')}`,
 )
+const PUSH_SUBSCRIPTION_NEWEST_TASK = sql('push_subscription_newest_task', `SELECT max(id) AS id FROM tracking_tasks`)
 const PUSH_SUBSCRIPTION_STATES = sql(
   'push_subscription_states',
   `SELECT tracking_number, state, subscribed_until FROM push_subscriptions WHERE carrier_code = $1 ORDER BY tracking_number`,

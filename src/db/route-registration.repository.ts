@@ -26,9 +26,12 @@ export type RegistrationResult =
 export class RouteRegistrationRepository {
   constructor(private readonly db: Database) {}
 
-  /** Records the active tasks of these carriers not known by number yet (and a carrier changed since). */
-  async linkTasks(carrierCodes: readonly string[]): Promise<void> {
-    await this.db.query(ROUTE_TASKS_LINK, [carrierCodes], 'route_tasks_link')
+  /**
+   * Records the active tasks of these carriers not known by number yet (and a carrier changed
+   * since); with `afterTaskId`, only tasks of a later id (a round's new tasks, read by key).
+   */
+  async linkTasks(carrierCodes: readonly string[], afterTaskId = 0): Promise<void> {
+    await this.db.query(ROUTE_TASKS_LINK, [carrierCodes, afterTaskId], 'route_tasks_link')
   }
 
   /** Claims up to `limit` numbers with an active task and no registration (or a stopped one), for `leaseMs`. */
@@ -102,7 +105,7 @@ const ROUTE_TASKS_LINK = sql(
   `INSERT INTO route_tasks (task_id, carrier_code, tracking_number)
    SELECT s.task_id, s.carrier_code, t.tracking_number
      FROM unnest($1::text[]) AS c (carrier_code)
-     JOIN task_schedule s ON s.carrier_code = c.carrier_code AND s.next_refresh_at IS NOT NULL
+     JOIN task_schedule s ON s.carrier_code = c.carrier_code AND s.next_refresh_at IS NOT NULL AND s.task_id > $2::bigint
      JOIN tracking_tasks t ON t.id = s.task_id
     WHERE NOT EXISTS (SELECT 1 FROM route_tasks rt WHERE rt.task_id = s.task_id AND rt.carrier_code = s.carrier_code)
    ON CONFLICT (task_id) DO UPDATE SET carrier_code = EXCLUDED.carrier_code, tracking_number = EXCLUDED.tracking_number`,

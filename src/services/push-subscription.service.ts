@@ -10,6 +10,14 @@ const CLAIM_LEASE_MS = 120_000
 const FAILED_RETRY_MS = 60_000
 /** A subscription is renewed this long before it ends (UPS: on its 13th day of 14). */
 const RENEW_WITHIN_MS = 86_400_000
+/**
+ * A round looks for new numbers among the tasks created since the last (by key: a carrier may
+ * have a million tasks); every this often it looks at all of them, for the tasks that became the
+ * carrier's or active again, and forgets what ended.
+ */
+const SWEEP_EVERY_MS = 600_000
+/** Tasks whose ids were drawn before the last round's newest but committed after it are looked at again. */
+const LATE_COMMITS = 1000
 
 export interface PushSubscriptionRunner {
   carrierCode: string
@@ -39,6 +47,9 @@ export interface SubscriptionRound {
  * transaction is open while the carrier is called: numbers are claimed under a lease, then settled.
  */
 export class PushSubscriptionService {
+  /** By carrier: the newest task id its last round saw, and when it last swept. */
+  private readonly seen = new Map<string, { taskId: number; sweptAt: number }>()
+
   constructor(
     private readonly repository: PushSubscriptionRepository,
     private readonly links: Pick<RouteRegistrationRepository, 'linkTasks' | 'unlinkGone'>,
@@ -56,12 +67,23 @@ export class PushSubscriptionService {
   private async runCarrier(runner: PushSubscriptionRunner, round: SubscriptionRound): Promise<void> {
     if (runner.circuit.allowedRequests(this.now()) === 0) return
     const batch = runner.pushes.numbersPerRequest
-    await this.links.linkTasks([runner.carrierCode])
-    const numbers = await this.repository.claim(runner.carrierCode, batch, RENEW_WITHIN_MS, CLAIM_LEASE_MS)
-    if (numbers.length === batch) round.more = true
+    const newest = await this.repository.newestTaskId()
+    const last = this.seen.get(runner.carrierCode)
+    const sweep = !last || this.now() - last.sweptAt >= SWEEP_EVERY_MS
+    const after = sweep ? 0 : Math.max(0, last.taskId - LATE_COMMITS)
+    await this.links.linkTasks([runner.carrierCode], after)
+    const numbers = await this.repository.claim(runner.carrierCode, batch, RENEW_WITHIN_MS, CLAIM_LEASE_MS, after)
     if (numbers.length > 0) await this.subscribe(runner, numbers, round)
-    await this.repository.prune(runner.carrierCode)
-    await this.links.unlinkGone()
+    if (numbers.length === batch) {
+      // More are waiting: the next round looks from the same point.
+      round.more = true
+      return
+    }
+    this.seen.set(runner.carrierCode, { taskId: newest, sweptAt: sweep ? this.now() : last!.sweptAt })
+    if (sweep) {
+      await this.repository.prune(runner.carrierCode)
+      await this.links.unlinkGone()
+    }
   }
 
   private async subscribe(runner: PushSubscriptionRunner, numbers: string[], round: SubscriptionRound): Promise<void> {

@@ -173,6 +173,34 @@ describe('UPS Track Alert', () => {
     expect(subscriptionRequests() - before).toBe(1)
   })
 
+  it('looks for new numbers among the newest tasks between sweeps, and at every task of the carrier at a sweep (a task active again)', async () => {
+    let now = Date.now()
+    const service = new PushSubscriptionService(
+      repository(),
+      new RouteRegistrationRepository(t.db),
+      [{ carrierCode: 'UPS', pushes: UPS.pushes!, subscriber, circuit: new CircuitBreaker(), reconcileMs: RECONCILE_MS }],
+      () => now,
+    )
+    const older = numberOf()
+    const olderId = await subscribe(older)
+    await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id = $1', [olderId])
+    await service.runRound()
+    // Far later task ids (other tasks created meanwhile): the older task is out of a round's look.
+    const [{ id }] = await t.db.query<{ id: string }>('SELECT max(id)::text AS id FROM tracking_tasks')
+    await t.db.query(`ALTER TABLE tracking_tasks ALTER COLUMN id RESTART WITH ${Number(id) + 5000}`)
+    await subscribe(numberOf())
+    await service.runRound()
+    const newer = numberOf()
+    await subscribe(newer)
+    await dueNow(olderId)
+    expect(await service.runRound()).toMatchObject({ subscribed: 1 })
+    expect(await stateOf(newer)).toMatchObject({ state: 'subscribed' })
+    expect(await stateOf(older)).toBeUndefined()
+    now += 600_000
+    expect(await service.runRound()).toMatchObject({ subscribed: 1 })
+    expect(await stateOf(older)).toMatchObject({ state: 'subscribed' })
+  })
+
   it('never asks again for a number UPS refuses, and keeps polling its task as before', async () => {
     // An IMpb number (UPS Mail Innovations): UPS's own tracking, but no Track Alert number.
     const number = `9274893150770851${String(++seq).padStart(6, '0')}0063`.slice(0, 26)

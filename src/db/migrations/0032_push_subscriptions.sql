@@ -28,3 +28,7 @@ UPDATE tracking_events e
    AND t.carrier_code = 'UPS'
    AND e.id = (SELECT min(f.id) FROM tracking_events f
                 WHERE f.task_id = e.task_id AND f.event_time = e.event_time AND f.event_code = e.event_code);
+
+-- A round's renewals and retries, read by their due time: never subscribed (NULL) first.
+CREATE INDEX push_subscriptions_renewal_idx ON push_subscriptions (carrier_code, (COALESCE(subscribed_until, '-infinity'::timestamptz)))
+  WHERE state <> 'refused';

@@ -4,11 +4,6 @@ DELETE FROM push_subscriptions p
 WHERE
   p.carrier_code = $1
   AND (
-    p.state = 'refused'
-    OR p.subscribed_until IS NULL
-    OR p.subscribed_until <= now()
-  )
-  AND (
     p.lease_until IS NULL
     OR p.lease_until <= now()
   )

@@ -10,6 +10,7 @@ FROM
   unnest($1::text[]) AS c (carrier_code)
   JOIN task_schedule s ON s.carrier_code = c.carrier_code
   AND s.next_refresh_at IS NOT NULL
+  AND s.task_id > $2::bigint
   JOIN tracking_tasks t ON t.id = s.task_id
 WHERE
   NOT EXISTS (
