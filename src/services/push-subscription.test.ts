@@ -186,8 +186,8 @@ describe('UPS Track Alert', () => {
     await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id = $1', [olderId])
     await service.runRound()
     // Far later task ids (other tasks created meanwhile): the older task is out of a round's look.
-    const [{ id }] = await t.db.query<{ id: string }>('SELECT max(id)::text AS id FROM tracking_tasks')
-    await t.db.query(`ALTER TABLE tracking_tasks ALTER COLUMN id RESTART WITH ${Number(id) + 5000}`)
+    const [newest] = await t.db.query<{ id: string }>('SELECT max(id)::text AS id FROM tracking_tasks')
+    await t.db.query(`ALTER TABLE tracking_tasks ALTER COLUMN id RESTART WITH ${Number(newest!.id) + 5000}`)
     await subscribe(numberOf())
     await service.runRound()
     const newer = numberOf()
