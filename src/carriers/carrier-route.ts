@@ -53,4 +53,6 @@ export interface RouteClient extends CarrierAdapter {
   move(moves: readonly { from: string; to: string }[]): Promise<Map<string, RegistrationOutcome>>
   /** The records stopped (or already so). */
   stop(records: readonly string[]): Promise<Set<string>>
+  /** The aggregator's own detection (registering without a carrier): the record of each number it could tell. */
+  detect(trackingNumbers: readonly string[]): Promise<Map<string, string>>
 }

@@ -7,6 +7,7 @@ import { CARRIERS, createCarrierSimulator, ROUTES } from '../carriers/registry'
 import { CircuitBreaker } from '../domain/circuit-breaker'
 import { ConfigError, type Config } from '../config/config'
 import { CarrierBudget } from '../services/carrier-budget'
+import { RouteDetection } from '../services/route-detection'
 import type { CarrierMode } from '../services/carrier-catalog.service'
 import type { CarrierChannel } from '../services/refresh.service'
 import type { CarrierSimulator } from '../simulator/simulator'
@@ -97,6 +98,21 @@ function connectionOf(
     credentials: credentialsInUse(config, spec),
     timeoutMs: config.carrierTimeoutMs,
   }
+}
+
+/**
+ * AUTO through a route's detection (services/route-detection.ts): in a process with carriers,
+ * its route's client under the route's budget; in an API process (ROLE=api), a client of its own
+ * when the route is live (a simulated route is its workers' own); none without a route.
+ */
+export function routeDetector(config: Config, carriers: Carriers | undefined): { detector: RouteDetection; close(): Promise<void> } | undefined {
+  const runner = carriers?.routes[0]
+  const channel = runner && carriers!.channels.get(runner.route.code)
+  if (runner && channel) return { detector: new RouteDetection(runner.route, runner.client, channel.budget), close: async () => {} }
+  const route = ROUTES.find((r) => carrierModes(config)[r.code] === 'live')
+  if (carriers || !route) return undefined
+  const client = route.createClient(connectionOf(config, route, true, undefined))
+  return { detector: new RouteDetection(route, client, new CarrierBudget(config.carriers[route.code]!.requestsPerSecond)), close: () => client.close() }
 }
 
 export async function createCarriers(config: Config, log: FastifyBaseLogger): Promise<Carriers> {

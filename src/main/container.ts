@@ -14,6 +14,7 @@ import { ApiUserService } from '../services/api-user.service'
 import { AuthService } from '../services/auth.service'
 import { CARRIERS, CHANNEL_CODES, ROUTES } from '../carriers/registry'
 import { credentialsInUse, pushSettingsInUse } from './carriers'
+import type { CarrierDetector } from '../services/route-detection'
 import { InboundRepository } from '../db/inbound.repository'
 import { InboundService, type InboundCounts, type InboundSource } from '../services/inbound.service'
 import type { CircuitView } from '../domain/circuit-breaker'
@@ -77,6 +78,8 @@ export interface ServiceDeps {
   tokenCacheClock?: () => number
   /** Counts the gateway's pushes (the metrics of the process). */
   inboundCounts?: InboundCounts
+  /** AUTO through a route's detection, when a route runs in this process. */
+  carrierDetector?: CarrierDetector
 }
 
 /** What the services take from the configuration. */
@@ -159,6 +162,7 @@ export function createServices(db: Database, config: ServiceConfig, deps: Servic
     carriers,
     (tx, userId, items) => notifications.setIn(tx, userId, items),
     () => wakeups.tasksDue(),
+    deps.carrierDetector,
   )
   return {
     inbound: new InboundService(new InboundRepository(db), inboundSources(config, carrierModes), () => wakeups.pushesDue(), deps.inboundCounts),

@@ -8,7 +8,7 @@ import { buildApp } from '../http/app'
 import type { Logger } from 'pino'
 import { ServiceMetrics, createRegistry } from '../observability/metrics'
 import { CARRIER_CODES } from '../carriers/registry'
-import { carrierModes, createCarriers } from './carriers'
+import { carrierModes, createCarriers, routeDetector } from './carriers'
 import { createWorkers } from './workers'
 import { createServices } from './container'
 import { StartRefused } from './start-refused'
@@ -43,6 +43,7 @@ export async function startService(config: Config, log: Logger, db: Database): P
   const workers = carriers
     ? createWorkers(config, { db, carriers, deliveryRepository, metrics, log, notifyDeliveriesDue: () => deliveriesDue.notify(), pressure })
     : undefined
+  const detection = routeDetector(config, carriers)
   const webhookHttp = new WebhookHttp({ timeoutMs: config.webhook.timeoutMs, allowPrivateTargets: config.webhook.allowPrivateTargets })
   const services = createServices(db, config, {
     carrierModes: modes,
@@ -50,6 +51,7 @@ export async function startService(config: Config, log: Logger, db: Database): P
     webhookHosts: workers ? () => workers.webhookHosts() : undefined,
     webhookHttp,
     inboundCounts: { counted: (source, outcome) => metrics.inboundPushes.inc({ source, outcome }) },
+    carrierDetector: detection?.detector,
     wakeups: {
       tasksDue() {
         workers?.wakeRefresh()
@@ -112,6 +114,7 @@ export async function startService(config: Config, log: Logger, db: Database): P
     await app.close()
     await workers?.stop()
     await carriers?.close()
+    await detection?.close()
     await webhookHttp.close()
     await db.close()
   }

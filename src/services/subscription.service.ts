@@ -1,4 +1,5 @@
-import type { CarrierCandidate } from '../domain/carriers'
+import { AUTO_CARRIER, normalizeCarrierCode, type CarrierCandidate, type CarrierResolver } from '../domain/carriers'
+import type { CarrierDetector } from './route-detection'
 import type { CarrierCatalogService } from './carrier-catalog.service'
 import { AppError, subscriptionNotFound, describeFieldErrors, invalid, type FieldError } from '../domain/errors'
 import { SETTINGS } from '../domain/settings'
@@ -53,10 +54,35 @@ export class SubscriptionService {
     private readonly setRecipient: RecipientWriter,
     /** Called after tasks were created (wakes the refresh workers, here or via NOTIFY). */
     private readonly onTasksCreated: () => void = () => {},
+    /** AUTO for a number our formats cannot pick a carrier for: an aggregator's detection, when a route runs here. */
+    private readonly detector?: CarrierDetector,
   ) {}
 
+  /**
+   * The resolver of these items' carriers: the catalogue's, and for each AUTO item our formats
+   * cannot pick a carrier for (none matches, or none certainly), the carrier the detector tells
+   * (one call for all of them).
+   */
+  private async resolverFor(items: readonly unknown[]): Promise<CarrierResolver> {
+    const resolve = this.carriers.resolve
+    if (!this.detector) return resolve
+    const unmatched = items.flatMap((item) => {
+      const { carrierCode, trackingNumber } = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>
+      if (typeof carrierCode !== 'string' || normalizeCarrierCode(carrierCode) !== AUTO_CARRIER || typeof trackingNumber !== 'string') return []
+      const number = trackingNumber.trim()
+      const ours = number ? resolve(AUTO_CARRIER, number) : undefined
+      return ours && !ours.ok && ours.error === 'carrier_not_detected' ? [number] : []
+    })
+    if (unmatched.length === 0) return resolve
+    const detected = await this.detector.detect(unmatched)
+    return (carrierCode, trackingNumber) => {
+      const code = carrierCode === AUTO_CARRIER ? detected.get(trackingNumber) : undefined
+      return code ? { ok: true, carrierCode: code } : resolve(carrierCode, trackingNumber)
+    }
+  }
+
   async subscribe(userId: number, body: unknown): Promise<SubscribeResult> {
-    const validation = validateSubscription({ body, refused: this.checks.subscription(body) }, this.carriers.resolve)
+    const validation = validateSubscription({ body, refused: this.checks.subscription(body) }, await this.resolverFor([body]))
     if (!validation.ok) {
       const { error, details, candidates } = validation
       throw new AppError(error, describeFieldErrors(details), details, undefined, candidates ? { candidates } : undefined)
@@ -100,8 +126,9 @@ export class SubscriptionService {
     const results: BatchItemResult[] = []
     const firstIndexByKey = new Map<string, number>()
     const toWrite: SubscriptionRequest[] = []
+    const resolve = await this.resolverFor(items)
     items.forEach((item, index) => {
-      const validation = validateSubscription({ body: item, refused: this.checks.subscription(item) }, this.carriers.resolve)
+      const validation = validateSubscription({ body: item, refused: this.checks.subscription(item) }, resolve)
       if (!validation.ok) {
         const { error, details, carrierCode, trackingNumber, candidates } = validation
         results.push({

@@ -1,6 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { loadConfig } from '../../src/config/config'
 import { buildApp, type AppServices } from '../../src/http/app'
+import type { CarrierDetector } from '../../src/services/route-detection'
 import type { RateLimitOptions } from '../../src/http/rate-limit'
 import { createServices, type Wakeups } from '../../src/main/container'
 import type { CarrierModes } from '../../src/services/health.service'
@@ -61,6 +62,8 @@ export interface TestAppOptions {
   mcp?: boolean
   /** Off when absent. */
   rateLimits?: RateLimitOptions
+  /** AUTO through a route's detection (none by default). */
+  carrierDetector?: CarrierDetector
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -75,6 +78,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     {
       carrierModes: options.carrierModes,
       tokenCacheClock: options.tokenCacheClock,
+      carrierDetector: options.carrierDetector,
       wakeups,
       webhookHttp,
       consoleOverviewTtlMs: 0,

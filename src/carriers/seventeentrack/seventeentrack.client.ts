@@ -64,6 +64,26 @@ export class SeventeenTrackClient implements RouteClient {
     return this.start('retrack', records)
   }
 
+  /**
+   * 17TRACK's detection: the numbers registered without a carrier, for it to choose (one quota
+   * unit each it detects, which the number's registration would have cost; a number it cannot
+   * tell, -18019903, costs nothing). The record of each number it detected.
+   */
+  async detect(trackingNumbers: readonly string[]): Promise<Map<string, string>> {
+    const data = await this.call(
+      'register',
+      trackingNumbers.map((number) => ({ number })),
+    )
+    const detected = new Map<string, string>()
+    for (const accepted of arr(data.accepted).map(obj)) {
+      const number = str(accepted.number)
+      const carrier = Number(accepted.carrier)
+      const asked = trackingNumbers.find((n) => n.toUpperCase() === number.toUpperCase())
+      if (asked && Number.isInteger(carrier) && carrier > 0) detected.set(asked, recordKey(carrier, asked))
+    }
+    return detected
+  }
+
   private async start(endpoint: 'register' | 'retrack', records: readonly string[]): Promise<Map<string, RegistrationOutcome>> {
     const answers = answersByRecord(await this.call(endpoint, records.map(itemOf)), records)
     return outcomesOf(

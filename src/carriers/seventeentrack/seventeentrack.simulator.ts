@@ -100,6 +100,13 @@ function answerEach<I>(items: I[], judge: (item: I) => { accepted: unknown } | {
   return { status: 200, body: { code: 0, data: { accepted, rejected } } }
 }
 
+/** The simulator's detection, by shape: a UPU number of Great Britain is Royal Mail's, PostNL's 3S… is PostNL's. */
+function detectedKey(number: string): number | undefined {
+  if (/^[A-Z]{2}\d{9}GB$/.test(number)) return 11031
+  if (/^3S[A-Z0-9]{8,}$/.test(number)) return 14041
+  return undefined
+}
+
 export function seventeenTrackSimulator(
   options: SeventeenTrackSimulatorOptions = {},
 ): SimulatedCarrier & { registrations(): Map<string, 'tracking' | 'stopped'> } {
@@ -109,7 +116,10 @@ export function seventeenTrackSimulator(
   let quotaUsed = 0
 
   const register = (items: Item[]) =>
-    answerEach(items, ({ number, carrier }) => {
+    answerEach(items, ({ number, carrier: asked }) => {
+      // Without a carrier, 17TRACK detects one (origin 1), or cannot (-18019903, no quota spent).
+      const carrier = Number.isInteger(asked) && asked > 0 ? asked : detectedKey(number)
+      if (carrier === undefined) return { rejected: rejection(number, -18019903, `Unable to identify the carrier of '${number}', please specify the carrier.`) }
       const record = recordKey(carrier, number)
       if (number.length < 5 || number.length > 50) return { rejected: rejection(number, -18010012, `The format of '${number}' is invalid.`) }
       if (registered.has(record))
@@ -117,7 +127,7 @@ export function seventeenTrackSimulator(
       if (options.quota !== undefined && quotaUsed >= options.quota) return { rejected: rejection(number, -18019908, 'Your quotas have run out.') }
       quotaUsed++
       registered.set(record, 'tracking')
-      return { accepted: { origin: 2, number, carrier } }
+      return { accepted: { origin: carrier === asked ? 2 : 1, number, carrier } }
     })
 
   const read = (items: Item[], context: SimulationContext) =>

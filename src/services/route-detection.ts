@@ -1,0 +1,51 @@
+import type { CarrierRoute, RouteClient } from '../carriers/carrier-route'
+import type { CarrierBudget } from './carrier-budget'
+
+/** Which carrier a number is, asked of someone who knows more carriers than our formats do. */
+export interface CarrierDetector {
+  /** Each number told, with its carrier code; a number it could not tell (or a failed call) is absent. */
+  detect(trackingNumbers: readonly string[]): Promise<Map<string, string>>
+}
+
+/** How long a subscribe waits for the aggregator's detection before answering carrier_not_detected. */
+const DETECTION_TIMEOUT_MS = 5_000
+
+/**
+ * `AUTO` through a route (docs/carriers.md, "Carriers through 17TRACK"): a number our formats
+ * cannot pick a carrier for is registered at the aggregator without a carrier, and the carrier it detects is
+ * the task's when it is one of the route's. The registration is the one the task would make (the
+ * registration round finds it done, free); a number it cannot tell costs nothing. Asked under the
+ * route's budget, 40 numbers a request, within a few seconds; a failure or a timeout tells nothing
+ * (the caller answers carrier_not_detected, as without the route).
+ */
+export class RouteDetection implements CarrierDetector {
+  constructor(
+    private readonly route: CarrierRoute,
+    private readonly client: Pick<RouteClient, 'detect'>,
+    private readonly budget: Pick<CarrierBudget, 'acquire'>,
+    private readonly timeoutMs = DETECTION_TIMEOUT_MS,
+  ) {}
+
+  async detect(trackingNumbers: readonly string[]): Promise<Map<string, string>> {
+    const codes = new Map<string, string>()
+    const numbers = [...new Set(trackingNumbers)]
+    const requests: Promise<void>[] = []
+    for (let i = 0; i < numbers.length; i += this.route.numbersPerRequest) {
+      const group = numbers.slice(i, i + this.route.numbersPerRequest)
+      requests.push(
+        (async () => {
+          await this.budget.acquire()
+          for (const [number, record] of await this.client.detect(group)) {
+            const task = this.route.taskOf(record)
+            if (task) codes.set(number, task.carrierCode)
+          }
+        })(),
+      )
+    }
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.timeoutMs)))
+    await Promise.race([Promise.allSettled(requests), timeout])
+    clearTimeout(timer)
+    return new Map(codes)
+  }
+}
