@@ -160,8 +160,8 @@ export interface TaskWrite {
   update: TaskUpdate
   transit: TransitState
   gainedEvents: boolean
-  /** The fingerprint of the answer it was decided from. */
-  fingerprint: string
+  /** The fingerprint of the answer it was decided from; null: none (its next fetch is decided whatever it says). */
+  fingerprint: string | null
   /** When it is due again; null: never (it is terminal). */
   nextRefreshInMs: number | null
   /** The change tells someone: read the interface's task back after writing it. */

@@ -149,9 +149,11 @@ describe('UPS Track Alert', () => {
     expect(await pushAndApply()).toBeGreaterThanOrEqual(4)
     const delivered = await task(taskId)
     expect(delivered).toMatchObject({ standard_status: 'delivered', milestone: 'delivered', events: 5 })
-    // Terminal, but due once more within the minute.
+    // Terminal, but due once more within the minute, and decided by that fetch whatever it says (no fingerprint to match).
     expect(delivered.due_in_s).toBeGreaterThan(0)
     expect(delivered.due_in_s).toBeLessThanOrEqual(60)
+    const [stored] = await t.db.query<{ answer_fingerprint: string | null }>('SELECT answer_fingerprint FROM tracking_tasks WHERE id = $1', [taskId])
+    expect(stored!.answer_fingerprint).toBeNull()
     await dueNow(taskId)
     expect(await refresh.runRound('UPS')).toMatchObject({ claimed: 1 })
     expect(await task(taskId)).toMatchObject({ standard_status: 'delivered', events: 5, due_in_s: null })

@@ -27,6 +27,9 @@ export interface FetchedTask {
   terminalRefreshInMs?: number
 }
 
+/** A task this makes terminal and schedules for one more fetch. */
+const reconciledOnce = (item: FetchedTask, update: TaskUpdate) => isTerminal(update.standardStatus) && item.terminalRefreshInMs !== undefined
+
 /**
  * `update`: the task's new state, undefined when the answer was the one its state was decided from
  * (nothing but the schedule written); `notified`: deliveries made for the change.
@@ -126,7 +129,9 @@ export class RefreshApply {
           update: facts.update,
           transit,
           gainedEvents: newEvents.length > 0,
-          fingerprint: fingerprints.get(item)!,
+          // A terminal task fetched once more is decided by that fetch whatever it says (no
+          // fingerprint to find it unchanged and schedule it again), and then never fetched.
+          fingerprint: reconciledOnce(item, facts.update) ? null : fingerprints.get(item)!,
           nextRefreshInMs: isTerminal(facts.update.standardStatus) ? (item.terminalRefreshInMs ?? null) : item.nextRefreshInMs,
           tells,
           full: tells && endpoints.has(before.userId),
