@@ -120,11 +120,12 @@ export async function createCarriers(config: Config, log: FastifyBaseLogger): Pr
   const modes = carrierModes(config)
   let simulator: CarrierSimulator | undefined
   if (Object.values(modes).includes('simulator')) {
-    // Simulated aggregators push to this process's own gateway, as the real ones push to PUBLIC_BASE_URL.
+    // Simulated carriers push to this process's own gateway, as the real ones push to
+    // PUBLIC_BASE_URL; a worker process serves no gateway, so its simulator pushes there.
     const loopback = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
     simulator = createCarrierSimulator({
       stepMs: config.simulatorStepMs,
-      pushTo: `http://${loopback.includes(':') ? `[${loopback}]` : loopback}:${config.port}`,
+      pushTo: config.role === 'worker' ? config.publicBaseUrl : `http://${loopback.includes(':') ? `[${loopback}]` : loopback}:${config.port}`,
     })
     await simulator.start()
     log.warn(
