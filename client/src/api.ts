@@ -602,10 +602,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Issue a push token to a sender that is our OAuth client
+         * Grant a push token to a sender that is our OAuth client
          * @description OAuth 2.0 client credentials (RFC 6749 section 4.4) with client_secret_basic, for senders that authenticate their pushes with a token of ours (ups: UPS Track Alert v2, with the client id and the UPS_TRACK_ALERT_SECRET set in UPS’s portal). The answer is OAuth’s own shape, not the envelope, because the sender’s OAuth client reads it; a refusal is 401 in the envelope.
          */
-        post: operations["issuePushToken"];
+        post: operations["grantPushToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7715,7 +7715,7 @@ export interface operations {
             };
         };
     };
-    issuePushToken: {
+    grantPushToken: {
         parameters: {
             query?: never;
             header?: never;

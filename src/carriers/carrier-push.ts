@@ -25,6 +25,16 @@ export interface PushReader {
   taskOf(record: string): { carrierCode: string; trackingNumber: string } | undefined
 }
 
+/** How a carrier's pushes are read: records are its numbers, its tasks are its own channel's. */
+export function pushReaderOf(carrierCode: string, pushes: Pick<CarrierPushes, 'label' | 'readPush'>): PushReader {
+  return {
+    label: pushes.label,
+    code: carrierCode,
+    readPush: (body) => pushes.readPush(body),
+    taskOf: (trackingNumber) => ({ carrierCode, trackingNumber }),
+  }
+}
+
 /** A number's subscription outcome: subscribed (for the carrier's lifetime) or refused for good. */
 export type SubscriptionOutcome = { subscribed: true } | { subscribed: false; code: string; message: string }
 
@@ -66,6 +76,6 @@ export interface CarrierPushes {
   /** Whether a push presents what the settings expect (constant time). */
   verifyPush(headers: IncomingHttpHeaders, settings: PushSettings, now: number): boolean
   /** The carrier fetching a token to push with (OAuth client credentials): the token, or null when refused. */
-  issueToken?(headers: IncomingHttpHeaders, rawBody: Buffer, settings: PushSettings, now: number): { accessToken: string; expiresIn: number } | null
+  grantToken?(headers: IncomingHttpHeaders, rawBody: Buffer, settings: PushSettings, now: number): { accessToken: string; expiresIn: number } | null
   createSubscriber(connection: CarrierConnection, settings: PushSettings): PushSubscriber
 }

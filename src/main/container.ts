@@ -83,8 +83,11 @@ export interface ServiceDeps {
 }
 
 /** What the services take from the configuration. */
-export type ServiceConfig = Pick<Config, 'tokenCacheTtlMs' | 'carriers' | 'pollIntervalMs' | 'simulatorPollIntervalMs' | 'webhook'> &
-  Partial<Pick<Config, 'sms' | 'production' | 'pushes' | 'publicBaseUrl'>>
+export type ServiceConfig = Pick<
+  Config,
+  'tokenCacheTtlMs' | 'carriers' | 'pushes' | 'publicBaseUrl' | 'pollIntervalMs' | 'simulatorPollIntervalMs' | 'webhook'
+> &
+  Partial<Pick<Config, 'sms' | 'production'>>
 
 /** Each carrier's request budget and poll interval in this process (GET /openapi/carriers, the console), from the configuration. */
 export function carrierPaces(config: ServiceConfig, modes: CarrierModes): Record<string, CarrierPace> {
@@ -106,17 +109,14 @@ function inboundSources(config: ServiceConfig, modes: CarrierModes): InboundSour
     return { label: route.label, verify: (raw, headers) => route.verifyPush(raw, headers, credentials) }
   })
   const carriers = CARRIERS.flatMap((carrier): InboundSource[] => {
-    const settings =
-      config.pushes && config.publicBaseUrl
-        ? pushSettingsInUse({ pushes: config.pushes, publicBaseUrl: config.publicBaseUrl }, carrier, modes[carrier.code])
-        : undefined
+    const settings = pushSettingsInUse(config, carrier, modes[carrier.code])
     const pushes = carrier.pushes
     if (!settings || !pushes) return []
     return [
       {
         label: pushes.label,
         verify: (_raw, headers) => pushes.verifyPush(headers, settings, Date.now()),
-        ...(pushes.issueToken ? { issueToken: (headers, raw) => pushes.issueToken!(headers, raw, settings, Date.now()) } : {}),
+        ...(pushes.grantToken ? { grantToken: (headers, raw) => pushes.grantToken!(headers, raw, settings, Date.now()) } : {}),
       },
     ]
   })

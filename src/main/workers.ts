@@ -36,7 +36,7 @@ import { InboundRepository } from '../db/inbound.repository'
 import { InboundApplyService } from '../services/inbound-apply.service'
 import { PushSubscriptionRepository } from '../db/push-subscription.repository'
 import { PushSubscriptionService } from '../services/push-subscription.service'
-import type { PushReader } from '../carriers/carrier-push'
+import { pushReaderOf, type PushReader } from '../carriers/carrier-push'
 import type { ApiPressure } from '../services/api-pressure'
 import type { MessageChannel } from '../domain/notifications'
 import type { Language, TrackingPage } from '../domain/tracking-page'
@@ -214,12 +214,7 @@ export function createWorkers(
   // Pushes stored by the gateway (any process's) are applied through the refresh's apply.
   const readers: PushReader[] = [
     ...carriers.routes.map(({ route }) => route),
-    ...carriers.pushes.map(({ carrierCode, pushes }) => ({
-      label: pushes.label,
-      code: carrierCode,
-      readPush: (body: unknown) => pushes.readPush(body),
-      taskOf: (trackingNumber: string) => ({ carrierCode, trackingNumber }),
-    })),
+    ...carriers.pushes.map(({ carrierCode, pushes }) => pushReaderOf(carrierCode, pushes)),
   ]
   const inbound = new InboundApplyService(db, new InboundRepository(db), new RefreshRepository(db), new RefreshApply(db, config.expireAfterMs), {
     readers: new Map(readers.map((reader) => [reader.label, reader])),

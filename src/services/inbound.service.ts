@@ -7,7 +7,7 @@ export interface InboundSource {
   readonly label: string
   verify(rawBody: Buffer, headers: IncomingHttpHeaders): boolean
   /** A sender that is our OAuth client (UPS Track Alert v2) fetches its push token here; null when refused. */
-  issueToken?(headers: IncomingHttpHeaders, rawBody: Buffer): { accessToken: string; expiresIn: number } | null
+  grantToken?(headers: IncomingHttpHeaders, rawBody: Buffer): { accessToken: string; expiresIn: number } | null
 }
 
 export interface InboundCounts {
@@ -33,10 +33,10 @@ export class InboundService {
   }
 
   /** The token a sender pushes with (OAuth client credentials, RFC 6749 4.4). */
-  issueToken(label: string, rawBody: Buffer, headers: IncomingHttpHeaders): { accessToken: string; expiresIn: number } {
+  grantToken(label: string, rawBody: Buffer, headers: IncomingHttpHeaders): { accessToken: string; expiresIn: number } {
     const source = this.sources.get(label)
-    if (!source?.issueToken) throw new AppError('not_found', `no push source ${label} with a token endpoint on this service`)
-    const token = source.issueToken(headers, rawBody)
+    if (!source?.grantToken) throw new AppError('not_found', `no push source ${label} with a token endpoint on this service`)
+    const token = source.grantToken(headers, rawBody)
     if (!token) {
       this.counts.counted(label, 'refused')
       throw new AppError('unauthorized', 'the client credentials do not match this service’s')

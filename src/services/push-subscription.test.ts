@@ -3,7 +3,7 @@ import { Registry } from 'prom-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { createRefreshService } from '../../test/support/worker-services'
-import type { PushSettings, PushSubscriber } from '../carriers/carrier-push'
+import { pushReaderOf, type PushSettings, type PushSubscriber } from '../carriers/carrier-push'
 import { createCarrierSimulator } from '../carriers/registry'
 import { alertToken } from '../carriers/ups/track-alert/ups-alert.auth'
 import { UPS } from '../carriers/ups/ups.plugin'
@@ -60,12 +60,7 @@ beforeAll(async () => {
     { reconcile: new Map([['UPS', { intervalMs: RECONCILE_MS, subscribed: (numbers) => repository().subscribed('UPS', numbers) }]]) },
   )
   inbound = new InboundApplyService(t.db, new InboundRepository(t.db), refreshRepository, new RefreshApply(t.db, 30 * 86_400_000), {
-    readers: new Map([
-      [
-        'ups',
-        { label: 'ups', code: 'UPS', readPush: (body) => UPS.pushes!.readPush(body), taskOf: (trackingNumber) => ({ carrierCode: 'UPS', trackingNumber }) },
-      ],
-    ]),
+    readers: new Map([['ups', pushReaderOf('UPS', UPS.pushes!)]]),
     reconcileMs: new Map([['UPS', RECONCILE_MS]]),
     terminalRefreshMs: new Map([['UPS', 60_000]]),
   })
@@ -282,15 +277,15 @@ describe('the gateway’s UPS source', () => {
     expect((await refused.json()) as unknown).toMatchObject({ code: 401, data: { error: 'unauthorized' } })
   })
 
-  it('issues a token (OAuth client credentials, client_secret_basic) only for our client id and secret, and takes pushes with it', async () => {
+  it('grants a token (OAuth client credentials, client_secret_basic) only for our client id and secret, and takes pushes with it', async () => {
     expect((await token(basic('simulator', 'wrong'))).status).toBe(401)
     expect((await token(basic('other', 'simulator'))).status).toBe(401)
     expect((await token(basic('simulator', 'simulator'), 'grant_type=password')).status).toBe(401)
     const answer = await token(basic('simulator', 'simulator'))
     expect(answer.status).toBe(200)
-    const issued = (await answer.json()) as { access_token: string; token_type: string; expires_in: number }
-    expect(issued).toMatchObject({ token_type: 'Bearer', expires_in: 3600 })
-    const pushed = await post({ authorization: `Bearer ${issued.access_token}`, 'x-api-key': 'simulator' }, event(`1ZTOKEN${Date.now()}`))
+    const granted = (await answer.json()) as { access_token: string; token_type: string; expires_in: number }
+    expect(granted).toMatchObject({ token_type: 'Bearer', expires_in: 3600 })
+    const pushed = await post({ authorization: `Bearer ${granted.access_token}`, 'x-api-key': 'simulator' }, event(`1ZTOKEN${Date.now()}`))
     expect(pushed.status).toBe(200)
     expect(((await pushed.json()) as { data: unknown }).data).toMatchObject({ received: true, duplicate: false })
   })

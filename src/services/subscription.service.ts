@@ -1,4 +1,4 @@
-import { AUTO_CARRIER, normalizeCarrierCode, type CarrierCandidate, type CarrierResolver } from '../domain/carriers'
+import { AUTO_CARRIER, normalizeCarrierCode, type CarrierCandidate, type CarrierChoice, type CarrierResolver } from '../domain/carriers'
 import type { CarrierDetector } from './route-detection'
 import type { CarrierCatalogService } from './carrier-catalog.service'
 import { AppError, subscriptionNotFound, describeFieldErrors, invalid, type FieldError } from '../domain/errors'
@@ -66,19 +66,18 @@ export class SubscriptionService {
   private async resolverFor(items: readonly unknown[]): Promise<CarrierResolver> {
     const resolve = this.carriers.resolve
     if (!this.detector) return resolve
-    const unmatched = items.flatMap((item) => {
+    // Each AUTO item's choice is made once here; validation reads it back.
+    const choices = new Map<string, CarrierChoice>()
+    for (const item of items) {
       const { carrierCode, trackingNumber } = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>
-      if (typeof carrierCode !== 'string' || normalizeCarrierCode(carrierCode) !== AUTO_CARRIER || typeof trackingNumber !== 'string') return []
+      if (typeof carrierCode !== 'string' || normalizeCarrierCode(carrierCode) !== AUTO_CARRIER || typeof trackingNumber !== 'string') continue
       const number = trackingNumber.trim()
-      const ours = number ? resolve(AUTO_CARRIER, number) : undefined
-      return ours && !ours.ok && ours.error === 'carrier_not_detected' ? [number] : []
-    })
-    if (unmatched.length === 0) return resolve
-    const detected = await this.detector.detect(unmatched)
-    return (carrierCode, trackingNumber) => {
-      const code = carrierCode === AUTO_CARRIER ? detected.get(trackingNumber) : undefined
-      return code ? { ok: true, carrierCode: code } : resolve(carrierCode, trackingNumber)
+      if (number && !choices.has(number)) choices.set(number, resolve(AUTO_CARRIER, number))
     }
+    const unmatched = [...choices].filter(([, choice]) => !choice.ok && choice.error === 'carrier_not_detected').map(([number]) => number)
+    if (unmatched.length === 0) return resolve
+    for (const [number, carrierCode] of await this.detector.detect(unmatched)) choices.set(number, { ok: true, carrierCode })
+    return (carrierCode, trackingNumber) => (carrierCode === AUTO_CARRIER && choices.get(trackingNumber)) || resolve(carrierCode, trackingNumber)
   }
 
   async subscribe(userId: number, body: unknown): Promise<SubscribeResult> {

@@ -56,7 +56,7 @@ describe('a client generated from /openapi.json', () => {
       twilioInboundMessage: 401,
       twilioStatusCallback: 401,
       receivePush: 401,
-      issuePushToken: 200,
+      grantPushToken: 200,
       listTaskWebhooks: 200,
       redeliverTaskWebhook: 404,
       deleteTask: 200,

@@ -187,7 +187,7 @@ export async function callEveryOperation({ baseUrl, token, adminToken }: Credent
   )
   // UPS Track Alert's token, for the simulated UPS's client (the service runs UPS on the simulator).
   note(
-    'issuePushToken',
+    'grantPushToken',
     (
       await open.POST('/inbound/{source}/token', {
         params: { path: { source: 'ups' } },

@@ -5,6 +5,17 @@ import { CarrierHttp } from '../carrier-http'
 import { clientCredentials, credentialsBasic } from '../oauth'
 import { isInvalidNumberError, lookupFromAnswer } from './ups.mapper'
 
+/**
+ * UPS's OAuth client-credentials token, kept and renewed by CachedToken (UPS answers 429 to
+ * callers that ask for one per call); the Track API and Track Alert clients each hold one.
+ */
+export function upsToken(http: CarrierHttp, clientId: string, clientSecret: string, now: () => number): CachedToken {
+  return new CachedToken(
+    () => clientCredentials(http, 'UPS OAuth', { path: '/security/v1/oauth/token', ...credentialsBasic(clientId, clientSecret) }, 3600),
+    now,
+  )
+}
+
 export interface UpsConfig {
   /** The origin: https://onlinetools.ups.com (test: https://wwwcie.ups.com). */
   baseUrl: string
@@ -26,10 +37,7 @@ export class UpsClient implements CarrierAdapter {
 
   constructor(config: UpsConfig, now: () => number = Date.now) {
     this.http = new CarrierHttp({ carrier: 'UPS', baseUrl: config.baseUrl, timeoutMs: config.timeoutMs, now })
-    this.token = new CachedToken(
-      () => clientCredentials(this.http, 'UPS OAuth', { path: '/security/v1/oauth/token', ...credentialsBasic(config.clientId, config.clientSecret) }, 3600),
-      now,
-    )
+    this.token = upsToken(this.http, config.clientId, config.clientSecret, now)
   }
 
   fetch(trackingNumbers: string[]): Promise<Map<string, CarrierLookup>> {

@@ -2,7 +2,7 @@ import type { SimulatedCarrier, SimulationContext, SimulatorAnswer, SimulatorReq
 import { basicCredentials, basicHolds } from '../../simulator/basic-auth'
 import { simulatedToken } from '../../simulator/simulator'
 import type { Place, Stage, StageKind } from '../../simulator/stories'
-import { offsetText } from '../../simulator/times'
+import { compactLocal, offsetText } from '../../simulator/times'
 import { upsAlertSimulator } from './track-alert/ups-alert.simulator'
 
 /**
@@ -31,12 +31,6 @@ const STAGES: Record<StageKind, [string, string, string, string]> = {
   cancelled: ['007', 'M', 'MV', 'Shipment Information Voided '],
 }
 
-/** UPS writes local dates and times as YYYYMMDD and HHMMSS. */
-function local(time: Date, offsetMinutes: number): { date: string; time: string } {
-  const iso = new Date(time.getTime() + offsetMinutes * 60_000).toISOString()
-  return { date: iso.slice(0, 10).replaceAll('-', ''), time: iso.slice(11, 19).replaceAll(':', '') }
-}
-
 function address(place: Place) {
   return { city: place.city, stateProvince: place.state, postalCode: place.postalCode, countryCode: place.country, country: place.country }
 }
@@ -48,7 +42,7 @@ function activity(stage: Stage, time: Date) {
   return {
     location: { address: address(stage.place), slic: '9451' },
     status: { type, description, code, statusCode },
-    ...local(time, offset),
+    ...compactLocal(time, offset),
     gmtDate: utc.slice(0, 10).replaceAll('-', ''),
     gmtOffset: offsetText(offset),
     gmtTime: utc.slice(11, 19),
@@ -58,7 +52,7 @@ function activity(stage: Stage, time: Date) {
 function trackAnswer(trackingNumber: string, view: ShipmentView) {
   const latest = view.stages.at(-1)!
   const [statusCode, , , description] = STAGES[latest.kind]
-  const eta = local(view.estimatedDelivery, view.destination.offsetMinutes)
+  const eta = compactLocal(view.estimatedDelivery, view.destination.offsetMinutes)
   return {
     trackResponse: {
       shipment: [
@@ -68,10 +62,10 @@ function trackAnswer(trackingNumber: string, view: ShipmentView) {
             {
               trackingNumber,
               deliveryDate: view.final
-                ? [{ type: 'DEL', date: local(view.times.at(-1)!, latest.place.offsetMinutes).date }]
+                ? [{ type: 'DEL', date: compactLocal(view.times.at(-1)!, latest.place.offsetMinutes).date }]
                 : [{ type: view.stages.some((s) => s.slipsEta) ? 'RDD' : 'SDD', date: eta.date }],
               deliveryTime: view.final
-                ? { type: 'DEL', endTime: local(view.times.at(-1)!, latest.place.offsetMinutes).time }
+                ? { type: 'DEL', endTime: compactLocal(view.times.at(-1)!, latest.place.offsetMinutes).time }
                 : { type: 'EOD', endTime: '200000' },
               currentStatus: { description: description.trim(), code: statusCode },
               packageAddress: [
@@ -135,19 +129,26 @@ function token(request: SimulatorRequest, context: SimulationContext, tokens: Ma
   }
 }
 
-async function track(request: SimulatorRequest, context: SimulationContext, tokens: Map<string, number>): Promise<SimulatorAnswer> {
-  context.countTrack()
+/** The request's token when it is one the simulator gave and still live. */
+function liveBearer(request: SimulatorRequest, context: SimulationContext, tokens: Map<string, number>): string | undefined {
   const bearer = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1]
   const expiresAt = bearer ? tokens.get(bearer) : undefined
-  const invalidToken: SimulatorAnswer = { status: 401, body: upsError('250002', 'Invalid Authentication Information.') }
-  if (!bearer || expiresAt === undefined || expiresAt <= context.now()) return invalidToken
+  return bearer && expiresAt !== undefined && expiresAt > context.now() ? bearer : undefined
+}
+
+const INVALID_TOKEN: SimulatorAnswer = { status: 401, body: upsError('250002', 'Invalid Authentication Information.') }
+
+async function track(request: SimulatorRequest, context: SimulationContext, tokens: Map<string, number>): Promise<SimulatorAnswer> {
+  context.countTrack()
+  const bearer = liveBearer(request, context, tokens)
+  if (!bearer) return INVALID_TOKEN
   if (!request.headers.transid || !request.headers.transactionsrc) return { status: 400, body: upsError('TV1001', 'Missing transId or transactionSrc') }
   const number = decodeURIComponent(request.path.slice('/api/track/v1/details/'.length))
   if (number.length < 7 || number.length > 34) return { status: 400, body: upsError('TV1002', 'Invalid inquiry number') }
   const fault = await context.fault([number])
   if (fault === 'expired_token') {
     tokens.delete(bearer)
-    return invalidToken
+    return INVALID_TOKEN
   }
   if (fault) return fault
   const shipment = context.shipment(number)
@@ -166,9 +167,7 @@ function subscription(
   tokens: Map<string, number>,
   alerts: ReturnType<typeof upsAlertSimulator>,
 ): SimulatorAnswer {
-  const bearer = /^Bearer (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1]
-  const expiresAt = bearer ? tokens.get(bearer) : undefined
-  if (!bearer || expiresAt === undefined || expiresAt <= context.now()) return { status: 401, body: upsError('250002', 'Invalid Authentication Information') }
+  if (!liveBearer(request, context, tokens)) return INVALID_TOKEN
   if (!request.headers.transid) return { status: 400, body: upsError('VSS002', 'Missing transId') }
   if (!request.headers.transactionsrc) return { status: 400, body: upsError('VSS004', 'Missing transactionSrc') }
   return alerts.handle(request, context) ?? { status: 400, body: upsError('VSS930', 'Type is missing or invalid, The Subscription request has been rejected.') }

@@ -46,8 +46,8 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ inbound: InboundService 
     '/inbound/:source/token',
     {
       schema: {
-        operationId: 'issuePushToken',
-        summary: 'Issue a push token to a sender that is our OAuth client',
+        operationId: 'grantPushToken',
+        summary: 'Grant a push token to a sender that is our OAuth client',
         description:
           'OAuth 2.0 client credentials (RFC 6749 section 4.4) with client_secret_basic, for senders that authenticate their pushes with a token of ours (ups: UPS Track Alert v2, with the client id and the UPS_TRACK_ALERT_SECRET set in UPS’s portal). The answer is OAuth’s own shape, not the envelope, because the sender’s OAuth client reads it; a refusal is 401 in the envelope.',
         tags: ['carriers'],
@@ -61,7 +61,7 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<{ inbound: InboundService 
     },
     async (request) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-      const token = inbound.issueToken(request.params.source, raw, request.headers)
+      const token = inbound.grantToken(request.params.source, raw, request.headers)
       return { access_token: token.accessToken, token_type: 'Bearer' as const, expires_in: token.expiresIn }
     },
   )

@@ -67,7 +67,7 @@ export function verifyAlertPush(headers: IncomingHttpHeaders, settings: PushSett
  * The token endpoint's answer to UPS (client credentials, client_secret_basic): a token when the
  * Basic pair is our client id and secret and the grant is client_credentials; null otherwise.
  */
-export function issueAlertToken(
+export function grantAlertToken(
   headers: IncomingHttpHeaders,
   rawBody: Buffer,
   settings: PushSettings,

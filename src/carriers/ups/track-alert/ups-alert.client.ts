@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { CarrierError } from '../../carrier'
-import { CachedToken } from '../../cached-token'
+import type { CachedToken } from '../../cached-token'
 import { CarrierHttp } from '../../carrier-http'
 import type { PushSettings, PushSubscriber, SubscriptionOutcome } from '../../carrier-push'
 import { arr, obj, str } from '../../json'
-import { clientCredentials, credentialsBasic } from '../../oauth'
+import { upsToken } from '../ups.client'
 
 export interface UpsAlertConfig {
   baseUrl: string
@@ -46,10 +46,7 @@ export class UpsAlertClient implements PushSubscriber {
     now: () => number = Date.now,
   ) {
     this.http = new CarrierHttp({ carrier: 'UPS Track Alert', baseUrl: config.baseUrl, timeoutMs: config.timeoutMs, now })
-    this.token = new CachedToken(
-      () => clientCredentials(this.http, 'UPS OAuth', { path: '/security/v1/oauth/token', ...credentialsBasic(config.clientId, config.clientSecret) }, 3600),
-      now,
-    )
+    this.token = upsToken(this.http, config.clientId, config.clientSecret, now)
   }
 
   async subscribe(trackingNumbers: readonly string[]): Promise<Map<string, SubscriptionOutcome>> {

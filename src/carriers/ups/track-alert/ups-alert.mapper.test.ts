@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { CarrierSnapshot } from '../../../domain/tracking-update'
 import { lookupFromAnswer, upsEventKey } from '../ups.mapper'
-import { alertToken, issueAlertToken, verifyAlertPush } from './ups-alert.auth'
+import { alertToken, grantAlertToken, verifyAlertPush } from './ups-alert.auth'
 import { readAlertEvent } from './ups-alert.mapper'
 
 // UPS Track Alert's published events (test/fixtures/carriers/ups/track-alert: the v1 and v2
@@ -124,12 +124,12 @@ describe('how UPS’s pushes are authenticated', () => {
     expect(verifyAlertPush({ credential: '' }, { ...settings, secret: '' }, now)).toBe(false)
   })
 
-  it('v2: a token of ours, issued for our client id and secret, presented with our client id until it expires', () => {
-    expect(issueAlertToken(basic('our-client', 'wrong'), grant, settings, now)).toBeNull()
-    expect(issueAlertToken(basic('their-client', settings.secret), grant, settings, now)).toBeNull()
-    expect(issueAlertToken(basic('our-client', settings.secret), Buffer.from('grant_type=password'), settings, now)).toBeNull()
-    expect(issueAlertToken({ authorization: 'Basic %%%' }, grant, settings, now)).toBeNull()
-    const token = issueAlertToken(basic('our-client', settings.secret), grant, settings, now)!
+  it('v2: a token of ours, granted for our client id and secret, presented with our client id until it expires', () => {
+    expect(grantAlertToken(basic('our-client', 'wrong'), grant, settings, now)).toBeNull()
+    expect(grantAlertToken(basic('their-client', settings.secret), grant, settings, now)).toBeNull()
+    expect(grantAlertToken(basic('our-client', settings.secret), Buffer.from('grant_type=password'), settings, now)).toBeNull()
+    expect(grantAlertToken({ authorization: 'Basic %%%' }, grant, settings, now)).toBeNull()
+    const token = grantAlertToken(basic('our-client', settings.secret), grant, settings, now)!
     expect(token.expiresIn).toBe(3600)
     const headers = { authorization: `Bearer ${token.accessToken}`, 'x-api-key': 'our-client' }
     expect(verifyAlertPush(headers, settings, now)).toBe(true)

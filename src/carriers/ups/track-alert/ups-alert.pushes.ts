@@ -1,5 +1,5 @@
 import type { CarrierPushes } from '../../carrier-push'
-import { issueAlertToken, verifyAlertPush } from './ups-alert.auth'
+import { grantAlertToken, verifyAlertPush } from './ups-alert.auth'
 import { ALERT_LIFETIME_MS, ALERT_NUMBERS_PER_REQUEST, UpsAlertClient } from './ups-alert.client'
 import { readAlertEvent } from './ups-alert.mapper'
 
@@ -17,7 +17,7 @@ export const UPS_TRACK_ALERT: CarrierPushes = {
     return event && { event: 'TRACKING_EVENT', record: event.trackingNumber, lookup: event.lookup }
   },
   verifyPush: verifyAlertPush,
-  issueToken: issueAlertToken,
+  grantToken: grantAlertToken,
   createSubscriber: ({ baseUrl, credentials, timeoutMs }, settings) =>
     new UpsAlertClient({ baseUrl, clientId: credentials.clientId!, clientSecret: credentials.clientSecret!, timeoutMs, settings }),
 }

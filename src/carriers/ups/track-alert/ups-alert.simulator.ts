@@ -1,5 +1,7 @@
 import type { SimulatedPush, SimulationContext, SimulatorAnswer, SimulatorRequest, ShipmentView } from '../../../simulator/simulated-carrier'
 import type { Stage } from '../../../simulator/stories'
+import { compactLocal } from '../../../simulator/times'
+import { credentialsBasic } from '../../oauth'
 import { ALERT_LIFETIME_MS } from './ups-alert.client'
 
 /** UPS's words for a stage: [statusCode, type, two-letter code, description]. */
@@ -20,12 +22,6 @@ interface Subscription {
 
 const upsError = (code: string, message: string) => ({ response: { errors: [{ code, message }] } })
 const reject = (code: string, message: string): SimulatorAnswer => ({ status: 400, body: upsError(code, message) })
-
-/** YYYYMMDD and HHMMSS of an instant at an offset. */
-function parts(time: Date, offsetMinutes: number): { date: string; time: string } {
-  const iso = new Date(time.getTime() + offsetMinutes * 60_000).toISOString()
-  return { date: iso.slice(0, 10).replaceAll('-', ''), time: iso.slice(11, 19).replaceAll(':', '') }
-}
 
 /**
  * UPS Track Alert's half of the UPS simulator: POST /api/track/{v1|v2}/subscription/{type}/package
@@ -86,10 +82,10 @@ export function upsAlertSimulator(words: StageWords) {
     const stage = view.stages[index]!
     const time = view.times[index]!
     const [statusCode, type, code, description] = words(stage)
-    const local = parts(time, stage.place.offsetMinutes)
-    const gmt = parts(time, 0)
+    const local = compactLocal(time, stage.place.offsetMinutes)
+    const gmt = compactLocal(time, 0)
     const delivered = type === 'D' && index === view.stages.length - 1 && view.final
-    const scheduled = delivered ? '' : parts(view.estimatedDelivery, view.destination.offsetMinutes).date
+    const scheduled = delivered ? '' : compactLocal(view.estimatedDelivery, view.destination.offsetMinutes).date
     const v1 = version === 'v1'
     const optional = (value: string) => (value || v1 ? value : undefined)
     return {
@@ -143,11 +139,7 @@ export function upsAlertSimulator(words: StageWords) {
 async function fetchToken(origin: string): Promise<Record<string, string>> {
   const answer = await fetch(`${origin}/inbound/ups/token`, {
     method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${SIMULATED_CLIENT.clientId}:${SIMULATED_CLIENT.secret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: 'grant_type=client_credentials',
+    ...credentialsBasic(SIMULATED_CLIENT.clientId, SIMULATED_CLIENT.secret),
     signal: AbortSignal.timeout(5000),
   })
   const body = (await answer.json()) as { access_token?: string }
