@@ -3,10 +3,11 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/test-d
 import type { Database, Queryable } from './database'
 import { InboundRepository } from './inbound.repository'
 import { PushSubscriptionRepository } from './push-subscription.repository'
+import { RouteRegistrationRepository } from './route-registration.repository'
 
 // The gateway's and the route's statements go through their indexes: their plans over 100,000
-// pushes (a few waiting), 60,000 routed tasks among 200,000 scheduled, 400,000 events and the
-// registrations, as ANALYZE sees them.
+// pushes (a few waiting), 60,000 routed tasks among 200,000 scheduled, 400,000 events, their
+// registrations and 400,000 older ones, as ANALYZE sees them.
 
 let database: TestDatabase
 let explained: string[]
@@ -38,6 +39,11 @@ beforeAll(async () => {
     `INSERT INTO route_registrations (carrier_code, tracking_number, state, registered_at)
      SELECT carrier_code, tracking_number, CASE WHEN task_id % 10 = 0 THEN 'stopped' ELSE 'registered' END, now() FROM route_tasks`,
   )
+  // Numbers registered before and stopped since: the registrations outgrow the active tasks.
+  await db.query(
+    `INSERT INTO route_registrations (carrier_code, tracking_number, state, registered_at, stopped_at)
+     SELECT 'POSTNL', 'OLD' || g || 'NL', 'stopped', now() - interval '60 days', now() - interval '30 days' FROM generate_series(1, 400000) g`,
+  )
   await db.query(
     `INSERT INTO push_subscriptions (carrier_code, tracking_number, state, subscribed_until)
      SELECT 'UPS', '1ZPS' || lpad(g::text, 14, '0'), 'subscribed', now() + interval '10 days' FROM generate_series(1, 50000) g`,
@@ -65,7 +71,7 @@ const explain = async (run: () => Promise<unknown>) => {
 
 describe('plans', () => {
   it('claims the waiting pushes through their own small index, never the week of applied ones', async () => {
-    const plan = await explain(() => new InboundRepository(explaining).claim(100, 60_000))
+    const plan = await explain(() => explaining.transaction((t) => new InboundRepository(explaining).claim(t, 100, 60_000)))
     expect(plan).toMatch(/inbound_pushes_waiting_idx/)
     expect(plan).not.toMatch(/Seq Scan on inbound_pushes/)
     expect(await explain(() => new InboundRepository(explaining).prune())).toMatch(/inbound_pushes_applied_idx/)
@@ -88,5 +94,14 @@ describe('plans', () => {
     const plan = await explain(() => new PushSubscriptionRepository(explaining).claim('UPS', 100, 86_400_000, 120_000, 59_000))
     expect(plan).toMatch(/push_subscriptions_renewal_idx/)
     expect(plan).not.toMatch(/Seq Scan on (push_subscriptions|route_tasks|task_schedule)/)
+  })
+
+  it('registers between sweeps by key: the numbers of the tasks since the last round, the retries by their index', async () => {
+    const routed = ['ROYALMAIL', 'POSTNL', 'DPD']
+    const links = await explain(() => new RouteRegistrationRepository(explaining).linkTasks(routed, 59_000))
+    expect(links).not.toMatch(/Seq Scan on (route_tasks|task_schedule)/)
+    const plan = await explain(() => new RouteRegistrationRepository(explaining).claimRegistrations(routed, 40, 120_000, 59_000))
+    expect(plan).toMatch(/route_registrations_retry_idx/)
+    expect(plan).not.toMatch(/Seq Scan on (route_registrations|route_tasks|task_schedule)/)
   })
 })

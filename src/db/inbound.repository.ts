@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { Coalescer } from './coalescer'
-import type { Database } from './database'
+import type { Database, Transaction } from './database'
 import { statementsOf } from './statements'
 
 export interface WaitingPush {
@@ -19,8 +19,10 @@ export interface PushedTask {
 
 /**
  * The inbound gateway's storage (docs/carriers.md, "Pushes"): a push is written before it is
- * answered (the same bytes twice are one row), then claimed under a lease by a worker, in the order
- * the pushes arrived, applied, and marked with what it did. Applied pushes are kept a week.
+ * answered (the same bytes twice are one row), then claimed by a worker in the order the pushes
+ * arrived (locked by the worker's claiming transaction, so a worker that dies leaves them to the
+ * next), applied, and marked with what it did. An applied push keeps its digest a week (a sender's
+ * retries are found) but not its body.
  */
 interface StoreRequest {
   source: string
@@ -62,16 +64,25 @@ export class InboundRepository {
     return requests.map((r) => stored.has(`${r.source} ${r.digest}`))
   }
 
-  /** Claims up to `limit` pushes waiting (or whose worker died), oldest first, for `leaseMs`. */
-  async claim(limit: number, leaseMs: number): Promise<WaitingPush[]> {
-    const rows = await this.db.query<{ id: number; source: string; body: Buffer }>(INBOUND_CLAIM, [limit, leaseMs], 'inbound_claim')
+  /**
+   * Locks up to `limit` waiting pushes (none held back, none another worker holds), oldest first,
+   * until `tx` ends: a lock, not a lease written into the row, which would copy every body once
+   * more. The transaction may stay open while the pushes are applied elsewhere (no carrier call).
+   */
+  async claim(tx: Transaction, limit: number, holdMs: number): Promise<WaitingPush[]> {
+    // The server's own limit on an idle transaction (a few statement deadlines) would end it midway.
+    await tx.query(INBOUND_HOLD_OPEN, [String(holdMs)], 'inbound_hold_open')
+    const { rows } = await tx.query<{ id: number; source: string; body: Buffer }>(INBOUND_CLAIM, [limit], 'inbound_claim')
     return rows.map((r) => ({ id: r.id, source: r.source, body: r.body }))
   }
 
-  /** Marks pushes applied with what each did. */
-  async settle(outcomes: readonly { id: number; outcome: string }[]): Promise<void> {
-    if (outcomes.length === 0) return
-    await this.db.query(INBOUND_SETTLE, [outcomes.map((o) => o.id), outcomes.map((o) => o.outcome)], 'inbound_settle')
+  /**
+   * Marks pushes applied with what each did, dropping their bodies; `held` ones (their task was
+   * busy) are left waiting, not claimed again for `retryMs`.
+   */
+  async settle(tx: Transaction, outcomes: readonly { id: number; outcome: string }[], held: readonly number[], retryMs: number): Promise<void> {
+    if (outcomes.length > 0) await tx.query(INBOUND_SETTLE, [outcomes.map((o) => o.id), outcomes.map((o) => o.outcome)], 'inbound_settle')
+    if (held.length > 0) await tx.query(INBOUND_HOLD, [held, retryMs], 'inbound_hold')
   }
 
   /** The active tasks of routed carriers' numbers, with the newest event each has. */
@@ -99,23 +110,26 @@ const INBOUND_STORE = sql(
    ON CONFLICT ON CONSTRAINT inbound_pushes_once DO NOTHING
    RETURNING source, digest`,
 )
+const INBOUND_HOLD_OPEN = sql('inbound_hold_open', `SELECT set_config('idle_in_transaction_session_timeout', $1, true)`)
 const INBOUND_CLAIM = sql(
   'inbound_claim',
-  `UPDATE inbound_pushes p
-      SET lease_until = now() + make_interval(secs => $2::float8 / 1000), attempts = p.attempts + 1
-     FROM (SELECT id FROM inbound_pushes
-            WHERE applied_at IS NULL AND (lease_until IS NULL OR lease_until <= now())
-            ORDER BY id
-            LIMIT $1
-              FOR UPDATE SKIP LOCKED) AS waiting
-    WHERE p.id = waiting.id
-   RETURNING p.id, p.source, p.body`,
+  `SELECT id, source, body FROM inbound_pushes
+    WHERE applied_at IS NULL AND (lease_until IS NULL OR lease_until <= now())
+    ORDER BY id
+    LIMIT $1
+      FOR UPDATE SKIP LOCKED`,
 )
+// The body is not kept once applied: the row then holds what the week of de-duplication needs.
 const INBOUND_SETTLE = sql(
   'inbound_settle',
-  `UPDATE inbound_pushes p SET applied_at = now(), outcome = o.outcome, lease_until = NULL
+  `UPDATE inbound_pushes p SET applied_at = now(), outcome = o.outcome, lease_until = NULL, attempts = p.attempts + 1, body = ''::bytea
      FROM unnest($1::bigint[], $2::text[]) AS o (id, outcome)
     WHERE p.id = o.id`,
+)
+const INBOUND_HOLD = sql(
+  'inbound_hold',
+  `UPDATE inbound_pushes SET lease_until = now() + make_interval(secs => $2::float8 / 1000), attempts = attempts + 1
+    WHERE id = ANY($1::bigint[])`,
 )
 const INBOUND_TASKS_OF = sql(
   'inbound_tasks_of',

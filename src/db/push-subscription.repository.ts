@@ -63,12 +63,6 @@ export class PushSubscriptionRepository {
     return new Set(rows.map((r) => r.tracking_number))
   }
 
-  /** The newest task's id: what a round's tasks are later than. */
-  async newestTaskId(): Promise<number> {
-    const [row] = await this.db.query<{ id: string | null }>(PUSH_SUBSCRIPTION_NEWEST_TASK, [], 'push_subscription_newest_task')
-    return Number(row?.id ?? 0)
-  }
-
   /** Forgets the subscriptions (and refusals) of numbers with no active task left: UPS has no unsubscribe, they lapse there. */
   async prune(carrierCode: string): Promise<void> {
     await this.db.query(PUSH_SUBSCRIPTION_PRUNE, [carrierCode], 'push_subscription_prune')
@@ -155,7 +149,6 @@ const PUSH_SUBSCRIPTION_PRUNE = sql(
       AND (p.lease_until IS NULL OR p.lease_until <= now())
       AND NOT ${ACTIVE_NUMBER('p')}`,
 )
-const PUSH_SUBSCRIPTION_NEWEST_TASK = sql('push_subscription_newest_task', `SELECT max(id) AS id FROM tracking_tasks`)
 const PUSH_SUBSCRIPTION_STATES = sql(
   'push_subscription_states',
   `SELECT tracking_number, state, subscribed_until FROM push_subscriptions WHERE carrier_code = $1 ORDER BY tracking_number`,

@@ -34,14 +34,18 @@ export class RouteRegistrationRepository {
     await this.db.query(ROUTE_TASKS_LINK, [carrierCodes, afterTaskId], 'route_tasks_link')
   }
 
-  /** Claims up to `limit` numbers with an active task and no registration (or a stopped one), for `leaseMs`. */
-  claimRegistrations(carrierCodes: readonly string[], limit: number, leaseMs: number): Promise<RegistrationClaim[]> {
+  /**
+   * Claims up to `limit` numbers with an active task and no registration (or a stopped one), for
+   * `leaseMs`: among the tasks of a later id than `afterTaskId` (by key) and the registrations
+   * due again (a failed call, a lapsed lease); 0 looks at every task (a sweep).
+   */
+  claimRegistrations(carrierCodes: readonly string[], limit: number, leaseMs: number, afterTaskId = 0): Promise<RegistrationClaim[]> {
     return this.db.transaction(async (tx) => {
       // One claim at a time per route: the candidates are read before they have rows to lock.
       await tx.query(ROUTE_REGISTRATION_LOCK, [carrierCodes.join(',')], 'route_registration_lock')
       const { rows } = await tx.query<{ carrier_code: string; tracking_number: string; restart: boolean; moved_from: string | null }>(
         ROUTE_REGISTRATION_CLAIM,
-        [carrierCodes, limit, leaseMs],
+        [carrierCodes, limit, leaseMs, afterTaskId],
         'route_registration_claim',
       )
       return rows.map((r) => ({
@@ -81,6 +85,12 @@ export class RouteRegistrationRepository {
     await this.db.query(ROUTE_REGISTRATION_FORGET, [rows.map((r) => r.carrierCode), rows.map((r) => r.trackingNumber)], 'route_registration_forget')
   }
 
+  /** The newest task's id: what a round's new tasks are later than (services/task-window.ts). */
+  async newestTaskId(): Promise<number> {
+    const [row] = await this.db.query<{ id: string | null }>(ROUTE_NEWEST_TASK, [], 'route_newest_task')
+    return Number(row?.id ?? 0)
+  }
+
   /** Forgets the links of deleted tasks. */
   async unlinkGone(): Promise<void> {
     await this.db.query(ROUTE_TASKS_UNLINK, [], 'route_tasks_unlink')
@@ -114,14 +124,21 @@ const ROUTE_REGISTRATION_LOCK = sql('route_registration_lock', `SELECT pg_adviso
 const ROUTE_REGISTRATION_CLAIM = sql(
   'route_registration_claim',
   `WITH wanted AS (
-     SELECT DISTINCT rt.carrier_code, rt.tracking_number
-       FROM route_tasks rt
-       LEFT JOIN route_registrations r ON r.carrier_code = rt.carrier_code AND r.tracking_number = rt.tracking_number
-      WHERE rt.carrier_code = ANY($1::text[])
-        AND ${ACTIVE_LINK}
-        -- Never registered, stopped, or a claim whose lease lapsed (its process died, or the quota ran out).
-        AND (r.state IS NULL OR (r.state <> 'registered' AND r.state <> 'refused' AND (r.lease_until IS NULL OR r.lease_until <= now())))
-      LIMIT $2
+     -- The numbers of the tasks later than $4 (by key): never registered, stopped, or a claim
+     -- whose lease lapsed (its process died, or the quota ran out).
+     (SELECT rt.carrier_code, rt.tracking_number
+        FROM route_tasks rt
+        LEFT JOIN route_registrations r ON r.carrier_code = rt.carrier_code AND r.tracking_number = rt.tracking_number
+       WHERE rt.carrier_code = ANY($1::text[]) AND rt.task_id > $4::bigint
+         AND ${ACTIVE_LINK}
+         AND (r.state IS NULL OR (r.state <> 'registered' AND r.state <> 'refused' AND (r.lease_until IS NULL OR r.lease_until <= now()))))
+     UNION
+     -- Due again, of a number still active: a failed call, a lapsed lease (by the retry index).
+     (SELECT r.carrier_code, r.tracking_number
+        FROM route_registrations r
+       WHERE r.state = 'registering' AND r.lease_until <= now() AND r.carrier_code = ANY($1::text[])
+         AND EXISTS (SELECT 1 FROM route_tasks rt WHERE rt.carrier_code = r.carrier_code AND rt.tracking_number = r.tracking_number AND ${ACTIVE_LINK}))
+     LIMIT $2
    )
    INSERT INTO route_registrations AS r (carrier_code, tracking_number, state, lease_until)
    SELECT carrier_code, tracking_number, 'registering', now() + make_interval(secs => $3::float8 / 1000) FROM wanted
@@ -167,6 +184,7 @@ const ROUTE_REGISTRATION_SETTLE = sql(
      FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[]) AS o (carrier_code, tracking_number, state, retry_in_ms, refusal)
     WHERE r.carrier_code = o.carrier_code AND r.tracking_number = o.tracking_number`,
 )
+const ROUTE_NEWEST_TASK = sql('route_newest_task', `SELECT max(id) AS id FROM tracking_tasks`)
 const ROUTE_TASKS_UNLINK = sql('route_tasks_unlink', `DELETE FROM route_tasks rt WHERE NOT EXISTS (SELECT 1 FROM task_schedule s WHERE s.task_id = rt.task_id)`)
 const ROUTE_REGISTRATION_STATES = sql(
   'route_registration_states',

@@ -8,8 +8,12 @@ import type { RefreshApply } from './refresh-apply'
 
 /** Pushes applied a round. */
 const BATCH = 200
-/** How long a worker holds the pushes and tasks it applies. */
+/** Applied pushes past their week are deleted at most this often, by a round that found the queue short. */
+const PRUNE_EVERY_MS = 60_000
+/** How long a worker holds the tasks it applies. */
 const LEASE_MS = 60_000
+/** A push whose task a poll is fetching waits this long (the poll's answer may well bring its news). */
+const HELD_RETRY_MS = 5_000
 
 export interface InboundApplyOptions {
   /** How each source's pushes read, by source label (a route's, a pushing carrier's). */
@@ -53,6 +57,7 @@ function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> 
  */
 export class InboundApplyService {
   private readonly now: () => Date
+  private prunedAt = -Infinity
 
   constructor(
     private readonly db: Database,
@@ -64,9 +69,34 @@ export class InboundApplyService {
     this.now = options.now ?? (() => new Date())
   }
 
-  /** One batch; true when it was full (more may be waiting). */
+  /**
+   * One batch; true when it was full (more may be waiting). Its pushes stay locked by the claiming
+   * transaction while they are applied in the apply's own, and are settled in it: a worker that
+   * dies leaves them waiting, and their second application changes nothing.
+   */
   async runRound(): Promise<boolean> {
-    const pushes = await this.repository.claim(BATCH, LEASE_MS)
+    const claimed = await this.db.transaction(async (tx) => {
+      const pushes = await this.repository.claim(tx, BATCH, LEASE_MS)
+      const { settled, held } = await this.apply(pushes)
+      await this.repository.settle(
+        tx,
+        [...settled].map(([push, outcome]) => ({ id: push.id, outcome })),
+        held.map((push) => push.id),
+        HELD_RETRY_MS,
+      )
+      return { pushes, settled }
+    })
+    for (const [push, outcome] of claimed.settled) this.options.counted?.(push.source, outcome)
+    const full = claimed.pushes.length === BATCH
+    if (!full && this.now().getTime() - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = this.now().getTime()
+      await this.repository.prune()
+    }
+    return full
+  }
+
+  /** Applies a batch of pushes: what each did, and those whose task a poll holds. */
+  private async apply(pushes: WaitingPush[]): Promise<{ settled: Map<WaitingPush, string>; held: WaitingPush[] }> {
     const settled = new Map<WaitingPush, string>()
     const updates: Update[] = []
     for (const read of pushes.map((push) => this.read(push))) {
@@ -85,17 +115,16 @@ export class InboundApplyService {
       }
     }
     const byNumber = groupBy(await this.repository.tasksOf([...news.values()]), numberOf)
-    const held = new Set<string>()
+    const heldNumbers = new Set<string>()
     for (const [reader, mine] of groupBy([...news.values()], (u) => u.reader)) {
-      for (const number of await this.applyChannel(reader, mine, byNumber)) held.add(number)
+      for (const number of await this.applyChannel(reader, mine, byNumber)) heldNumbers.add(number)
     }
+    const held: WaitingPush[] = []
     for (const update of updates) {
-      if (!held.has(numberOf(update))) settled.set(update.push, byNumber.has(numberOf(update)) ? 'applied' : 'unknown_number')
+      if (heldNumbers.has(numberOf(update))) held.push(update.push)
+      else settled.set(update.push, byNumber.has(numberOf(update)) ? 'applied' : 'unknown_number')
     }
-    await this.repository.settle([...settled].map(([push, outcome]) => ({ id: push.id, outcome })))
-    for (const [push, outcome] of settled) this.options.counted?.(push.source, outcome)
-    if (pushes.length < BATCH) await this.repository.prune()
-    return pushes.length === BATCH
+    return { settled, held }
   }
 
   private read(push: WaitingPush): Read {

@@ -3,6 +3,7 @@ import type { CarrierPushes, PushSubscriber } from '../carriers/carrier-push'
 import type { PushSubscriptionRepository, SubscriptionResult } from '../db/push-subscription.repository'
 import type { RouteRegistrationRepository } from '../db/route-registration.repository'
 import type { CircuitBreaker } from '../domain/circuit-breaker'
+import { TaskWindows } from './task-window'
 
 /** How long a claim holds its numbers while the carrier is called (more than a request's timeout). */
 const CLAIM_LEASE_MS = 120_000
@@ -11,13 +12,10 @@ const FAILED_RETRY_MS = 60_000
 /** A subscription is renewed this long before it ends (UPS: on its 13th day of 14). */
 const RENEW_WITHIN_MS = 86_400_000
 /**
- * A round looks for new numbers among the tasks created since the last (by key: a carrier may
- * have a million tasks); every this often it looks at all of them, for the tasks that became the
- * carrier's or active again, and forgets what ended.
+ * Between sweeps a round looks at the tasks created since the last (task-window.ts); a sweep, this
+ * often, finds the tasks that became the carrier's or active again, and forgets what ended.
  */
 const SWEEP_EVERY_MS = 600_000
-/** Tasks whose ids were drawn before the last round's newest but committed after it are looked at again. */
-const LATE_COMMITS = 1000
 
 export interface PushSubscriptionRunner {
   carrierCode: string
@@ -47,16 +45,17 @@ export interface SubscriptionRound {
  * transaction is open while the carrier is called: numbers are claimed under a lease, then settled.
  */
 export class PushSubscriptionService {
-  /** By carrier: the newest task id its last round saw, and when it last swept. */
-  private readonly seen = new Map<string, { taskId: number; sweptAt: number }>()
+  private readonly windows: TaskWindows
 
   constructor(
     private readonly repository: PushSubscriptionRepository,
-    private readonly links: Pick<RouteRegistrationRepository, 'linkTasks' | 'unlinkGone'>,
+    private readonly links: Pick<RouteRegistrationRepository, 'linkTasks' | 'unlinkGone' | 'newestTaskId'>,
     private readonly runners: readonly PushSubscriptionRunner[],
     private readonly now: () => number = Date.now,
     private readonly counted: (carrier: string, outcome: string) => void = () => {},
-  ) {}
+  ) {
+    this.windows = new TaskWindows(SWEEP_EVERY_MS, now)
+  }
 
   async runRound(): Promise<SubscriptionRound> {
     const round: SubscriptionRound = { subscribed: 0, refused: 0, more: false }
@@ -67,20 +66,14 @@ export class PushSubscriptionService {
   private async runCarrier(runner: PushSubscriptionRunner, round: SubscriptionRound): Promise<void> {
     if (runner.circuit.allowedRequests(this.now()) === 0) return
     const batch = runner.pushes.numbersPerRequest
-    const newest = await this.repository.newestTaskId()
-    const last = this.seen.get(runner.carrierCode)
-    const sweep = !last || this.now() - last.sweptAt >= SWEEP_EVERY_MS
-    const after = sweep ? 0 : Math.max(0, last.taskId - LATE_COMMITS)
-    await this.links.linkTasks([runner.carrierCode], after)
-    const numbers = await this.repository.claim(runner.carrierCode, batch, RENEW_WITHIN_MS, CLAIM_LEASE_MS, after)
+    const window = this.windows.open(runner.carrierCode, await this.links.newestTaskId())
+    await this.links.linkTasks([runner.carrierCode], window.afterTaskId)
+    const numbers = await this.repository.claim(runner.carrierCode, batch, RENEW_WITHIN_MS, CLAIM_LEASE_MS, window.afterTaskId)
     if (numbers.length > 0) await this.subscribe(runner, numbers, round)
-    if (numbers.length === batch) {
-      // More are waiting: the next round looks from the same point.
-      round.more = true
-      return
-    }
-    this.seen.set(runner.carrierCode, { taskId: newest, sweptAt: sweep ? this.now() : last!.sweptAt })
-    if (sweep) {
+    // More are waiting: the next round looks from the same point.
+    round.more ||= numbers.length === batch
+    window.close(numbers.length === batch)
+    if (window.sweep && numbers.length < batch) {
       await this.repository.prune(runner.carrierCode)
       await this.links.unlinkGone()
     }

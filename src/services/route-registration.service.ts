@@ -2,6 +2,7 @@ import { CarrierError } from '../carriers/carrier'
 import type { CarrierRoute, RegistrationOutcome, RouteClient } from '../carriers/carrier-route'
 import type { RegistrationClaim, RegistrationResult, RouteRegistrationRepository } from '../db/route-registration.repository'
 import type { CircuitBreaker } from '../domain/circuit-breaker'
+import { TaskWindows } from './task-window'
 
 /** How long a claim holds its numbers while the aggregator is called (more than a request's timeout). */
 const CLAIM_LEASE_MS = 120_000
@@ -9,6 +10,13 @@ const CLAIM_LEASE_MS = 120_000
 const FAILED_RETRY_MS = 60_000
 /** The key's quota ran out: its numbers are asked again after this long (17TRACK refills daily or monthly). */
 const QUOTA_RETRY_MS = 3_600_000
+/**
+ * Between sweeps a round registers the numbers of the tasks created since the last
+ * (task-window.ts); a sweep, this often, finds the tasks that changed carrier or became active
+ * again, and stops the numbers whose tasks all ended (a stopped number's pushes are answered and
+ * counted meanwhile, and cost nothing).
+ */
+export const REGISTRATION_SWEEP_MS = 60_000
 
 export interface RouteRegistrationRunner {
   route: CarrierRoute
@@ -33,11 +41,15 @@ export interface RegistrationRound {
  * aggregator is called: numbers are claimed under a lease, then settled.
  */
 export class RouteRegistrationService {
+  private readonly windows: TaskWindows
+
   constructor(
     private readonly repository: RouteRegistrationRepository,
     private readonly routes: readonly RouteRegistrationRunner[],
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.windows = new TaskWindows(REGISTRATION_SWEEP_MS, now)
+  }
 
   async runRound(): Promise<RegistrationRound> {
     const round: RegistrationRound = { registered: 0, refused: 0, stopped: 0, more: false }
@@ -50,19 +62,22 @@ export class RouteRegistrationService {
     if (runner.circuit.allowedRequests(this.now()) === 0) return
     const codes = runner.route.carriers.map((c) => c.code)
     const batch = runner.route.numbersPerRequest
-    await this.repository.linkTasks(codes)
-    const claims = await this.repository.claimRegistrations(codes, batch, CLAIM_LEASE_MS)
-    if (claims.length === batch) round.more = true
+    const window = this.windows.open(runner.route.code, await this.repository.newestTaskId())
+    await this.repository.linkTasks(codes, window.afterTaskId)
+    const claims = await this.repository.claimRegistrations(codes, batch, CLAIM_LEASE_MS, window.afterTaskId)
     const moved = claims.filter((c) => !c.restart && c.movedFrom)
     const refusedMoves = moved.length > 0 ? await this.move(runner, moved, round) : []
     const fresh = [...claims.filter((c) => !c.restart && !c.movedFrom), ...refusedMoves]
     const stopped = claims.filter((c) => c.restart)
     if (fresh.length > 0) await this.start(runner, fresh, (records) => runner.client.register(records), round)
     if (stopped.length > 0) await this.start(runner, stopped, (records) => runner.client.restart(records), round)
-    const stops = await this.repository.claimStops(codes, batch, CLAIM_LEASE_MS)
-    if (stops.length === batch) round.more = true
+    // Stops read every registration: a sweep's work.
+    const stops = window.sweep ? await this.repository.claimStops(codes, batch, CLAIM_LEASE_MS) : []
     if (stops.length > 0) await this.stop(runner, stops, round)
-    await this.repository.unlinkGone()
+    const more = claims.length === batch || stops.length === batch
+    round.more ||= more
+    window.close(more)
+    if (window.sweep && !more) await this.repository.unlinkGone()
   }
 
   private async start(

@@ -12,7 +12,7 @@ import { ServiceMetrics } from '../observability/metrics'
 import type { CarrierSimulator } from '../simulator/simulator'
 import { CarrierBudget } from './carrier-budget'
 import type { CarrierChannel, RefreshService } from './refresh.service'
-import { RouteRegistrationService, type RouteRegistrationRunner } from './route-registration.service'
+import { REGISTRATION_SWEEP_MS, RouteRegistrationService, type RouteRegistrationRunner } from './route-registration.service'
 
 // Carriers through 17TRACK end to end: the route's real client against the simulator's 17TRACK
 // over loopback, the real database; registration, reading, stopping.
@@ -114,10 +114,14 @@ describe('a carrier served through 17TRACK', () => {
     const second = await subscribe(number, 'DPD', (await t.createUser()).userId)
     await registrations.runRound()
     await t.services.tasks.delete(userId, kept)
+    clock += REGISTRATION_SWEEP_MS
     await registrations.runRound()
     // A task of the number is still active: not stopped.
     expect(await stateOf('DPD', number)).toBe('registered')
     await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id = $1', [second])
+    // Stops read every registration: the next sweep's (a minute at most).
+    expect(await registrations.runRound()).toMatchObject({ stopped: 0 })
+    clock += REGISTRATION_SWEEP_MS
     expect(await registrations.runRound()).toMatchObject({ stopped: 1 })
     expect(await stateOf('DPD', number)).toBe('stopped')
     expect(simulated('DPD', number)).toBe('stopped')
@@ -129,6 +133,28 @@ describe('a carrier served through 17TRACK', () => {
     expect(simulated('DPD', number)).toBe('tracking')
     // A restart, not a second registration.
     expect(sim.stats().carriers['17track']!.tokenRequests - before).toBe(1)
+  })
+
+  it('between sweeps reads only the tasks created since the last round (by key): an old task active again waits for the sweep', async () => {
+    const number = numberOf('RM')
+    const old = await subscribe(number, 'POSTNL')
+    await t.db.query('UPDATE task_schedule SET next_refresh_at = NULL WHERE task_id = $1', [old])
+    clock += REGISTRATION_SWEEP_MS
+    await registrations.runRound()
+    expect(await stateOf('POSTNL', number)).toBeUndefined()
+    // More than a round's margin for late commits of tasks later.
+    await t.db.query(
+      `INSERT INTO tracking_tasks (user_id, carrier_code, tracking_number, callback_url, inactive_since)
+       SELECT $1, 'FEDEX', $2 || g, 'https://shop.example/hook', now() FROM generate_series(1, 1100) g`,
+      [userId, numberOf('WIN')],
+    )
+    await registrations.runRound()
+    await t.db.query('UPDATE task_schedule SET next_refresh_at = now() WHERE task_id = $1', [old])
+    await registrations.runRound()
+    expect(await stateOf('POSTNL', number)).toBeUndefined()
+    clock += REGISTRATION_SWEEP_MS
+    expect(await registrations.runRound()).toMatchObject({ registered: 1 })
+    expect(await stateOf('POSTNL', number)).toBe('registered')
   })
 
   it('moves the record to the new carrier after a carrier change (free), rather than registering it again', async () => {

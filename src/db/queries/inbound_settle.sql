@@ -4,7 +4,9 @@ UPDATE inbound_pushes p
 SET
   applied_at = now(),
   outcome = o.outcome,
-  lease_until = NULL
+  lease_until = NULL,
+  attempts = p.attempts + 1,
+  body = ''::bytea
 FROM
   unnest($1::bigint[], $2::text[]) AS o (id, outcome)
 WHERE

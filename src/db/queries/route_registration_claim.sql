@@ -2,37 +2,73 @@
 
 WITH
   wanted AS (
-    SELECT DISTINCT
-      rt.carrier_code,
-      rt.tracking_number
-    FROM
-      route_tasks rt
-      LEFT JOIN route_registrations r ON r.carrier_code = rt.carrier_code
-      AND r.tracking_number = rt.tracking_number
-    WHERE
-      rt.carrier_code = ANY ($1::text[])
-      AND EXISTS (
-        SELECT
-          1
-        FROM
-          task_schedule s
-        WHERE
-          s.task_id = rt.task_id
-          AND s.carrier_code = rt.carrier_code
-          AND s.next_refresh_at IS NOT NULL
-      )
-      -- Never registered, stopped, or a claim whose lease lapsed (its process died, or the quota ran out).
-      AND (
-        r.state IS NULL
-        OR (
-          r.state <> 'registered'
-          AND r.state <> 'refused'
-          AND (
-            r.lease_until IS NULL
-            OR r.lease_until <= now()
+    -- The numbers of the tasks later than $4 (by key): never registered, stopped, or a claim
+    -- whose lease lapsed (its process died, or the quota ran out).
+    (
+      SELECT
+        rt.carrier_code,
+        rt.tracking_number
+      FROM
+        route_tasks rt
+        LEFT JOIN route_registrations r ON r.carrier_code = rt.carrier_code
+        AND r.tracking_number = rt.tracking_number
+      WHERE
+        rt.carrier_code = ANY ($1::text[])
+        AND rt.task_id > $4::bigint
+        AND EXISTS (
+          SELECT
+            1
+          FROM
+            task_schedule s
+          WHERE
+            s.task_id = rt.task_id
+            AND s.carrier_code = rt.carrier_code
+            AND s.next_refresh_at IS NOT NULL
+        )
+        AND (
+          r.state IS NULL
+          OR (
+            r.state <> 'registered'
+            AND r.state <> 'refused'
+            AND (
+              r.lease_until IS NULL
+              OR r.lease_until <= now()
+            )
           )
         )
-      )
+    )
+    UNION
+    -- Due again, of a number still active: a failed call, a lapsed lease (by the retry index).
+    (
+      SELECT
+        r.carrier_code,
+        r.tracking_number
+      FROM
+        route_registrations r
+      WHERE
+        r.state = 'registering'
+        AND r.lease_until <= now()
+        AND r.carrier_code = ANY ($1::text[])
+        AND EXISTS (
+          SELECT
+            1
+          FROM
+            route_tasks rt
+          WHERE
+            rt.carrier_code = r.carrier_code
+            AND rt.tracking_number = r.tracking_number
+            AND EXISTS (
+              SELECT
+                1
+              FROM
+                task_schedule s
+              WHERE
+                s.task_id = rt.task_id
+                AND s.carrier_code = rt.carrier_code
+                AND s.next_refresh_at IS NOT NULL
+            )
+        )
+    )
     LIMIT
       $2
   )
