@@ -26,6 +26,12 @@ export interface CarrierPlugin {
   createAdapter(connection: CarrierConnection): CarrierAdapter
   /** The carrier's push service, when it has one (UPS Track Alert): its numbers are then fetched only to reconcile. */
   readonly pushes?: CarrierPushes
+  /**
+   * The carrier's own keys at the aggregators, by route label (`17track`): a number an
+   * aggregator's detection gives one of these (AUTO, when our formats cannot tell) is this
+   * plugin's, read by the plugin.
+   */
+  readonly aggregatorKeys?: Readonly<Record<string, readonly number[]>>
   /** The carrier's half of the project's simulator: its wire format and its story stages. */
   readonly simulator: SimulatedCarrier
 }

@@ -27,6 +27,8 @@ export interface CarrierRoute extends PushReader {
   recordOf(carrierCode: string, trackingNumber: string): string
   /** The carrier code and number of a record; undefined for a record of a carrier not routed here. */
   taskOf(record: string): { carrierCode: string; trackingNumber: string } | undefined
+  /** The aggregator's own key of a record's carrier (a plugin's carrier among them: CarrierPlugin.aggregatorKeys). */
+  carrierKeyOf(record: string): number
   trackingPageUrl(trackingNumber: string): string
   /** Whether a push's signature holds over its raw bytes, for the route's credentials (constant time). */
   verifyPush(rawBody: Buffer, headers: IncomingHttpHeaders, credentials: Readonly<Record<string, string>>): boolean

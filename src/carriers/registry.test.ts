@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { STAGE_KINDS } from '../simulator/stories'
-import { CARRIERS } from './registry'
+import { CARRIERS, pluginsByAggregatorKey, ROUTES } from './registry'
+import { routedCarrierByKey } from './seventeentrack/seventeentrack.carriers'
 
 // A carrier is one folder plus one line in the registry: these fail when a carrier lacks a part.
 describe.each(CARRIERS.map((c) => [c.code, c] as const))('carrier %s', (code, carrier) => {
@@ -67,5 +68,14 @@ describe('the registry', () => {
       }
     }
     expect(offenders).toEqual([])
+  })
+})
+
+describe('our carriers’ keys at the aggregators', () => {
+  it('are each one plugin’s, never a carrier the route serves itself', () => {
+    const declared = CARRIERS.flatMap((c) => Object.values(c.aggregatorKeys ?? {}).flat())
+    expect(new Set(declared).size).toBe(declared.length)
+    for (const key of pluginsByAggregatorKey(ROUTES[0]!).keys()) expect(routedCarrierByKey(key), `${key}`).toBeUndefined()
+    expect(pluginsByAggregatorKey(ROUTES[0]!).get(100002)).toBe('UPS')
   })
 })

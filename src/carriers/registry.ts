@@ -23,6 +23,11 @@ export const CARRIER_CODES: readonly string[] = [...CARRIERS.map((c) => c.code),
 /** What has a mode, settings and a refresh channel: each plugin, and each route (for all its carriers). */
 export const CHANNEL_CODES: readonly string[] = [...CARRIERS.map((c) => c.code), ...ROUTES.map((r) => r.code)]
 
+/** The plugins' carriers by their key at a route's aggregator (CarrierPlugin.aggregatorKeys). */
+export function pluginsByAggregatorKey(route: CarrierRoute): ReadonlyMap<number, string> {
+  return new Map(CARRIERS.flatMap((plugin) => (plugin.aggregatorKeys?.[route.label] ?? []).map((key) => [key, plugin.code] as const)))
+}
+
 export function carrierOf(code: string): CarrierPlugin | undefined {
   return CARRIERS.find((c) => c.code === code)
 }

@@ -3,7 +3,7 @@ import type { CarrierConnection, CarrierEnvironment } from '../carriers/carrier-
 import type { SimulatedCarrier } from '../simulator/simulated-carrier'
 import type { CarrierRoute, RouteClient } from '../carriers/carrier-route'
 import type { CarrierPushes, PushSettings, PushSubscriber } from '../carriers/carrier-push'
-import { CARRIERS, createCarrierSimulator, ROUTES } from '../carriers/registry'
+import { CARRIERS, createCarrierSimulator, pluginsByAggregatorKey, ROUTES } from '../carriers/registry'
 import { CircuitBreaker } from '../domain/circuit-breaker'
 import { ConfigError, type Config } from '../config/config'
 import { CarrierBudget } from '../services/carrier-budget'
@@ -108,11 +108,15 @@ function connectionOf(
 export function routeDetector(config: Config, carriers: Carriers | undefined): { detector: RouteDetection; close(): Promise<void> } | undefined {
   const runner = carriers?.routes[0]
   const channel = runner && carriers!.channels.get(runner.route.code)
-  if (runner && channel) return { detector: new RouteDetection(runner.route, runner.client, channel.budget), close: async () => {} }
+  if (runner && channel)
+    return { detector: new RouteDetection(runner.route, runner.client, channel.budget, pluginsByAggregatorKey(runner.route)), close: async () => {} }
   const route = ROUTES.find((r) => carrierModes(config)[r.code] === 'live')
   if (carriers || !route) return undefined
   const client = route.createClient(connectionOf(config, route, true, undefined))
-  return { detector: new RouteDetection(route, client, new CarrierBudget(config.carriers[route.code]!.requestsPerSecond)), close: () => client.close() }
+  return {
+    detector: new RouteDetection(route, client, new CarrierBudget(config.carriers[route.code]!.requestsPerSecond), pluginsByAggregatorKey(route)),
+    close: () => client.close(),
+  }
 }
 
 export async function createCarriers(config: Config, log: FastifyBaseLogger): Promise<Carriers> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
-import { createCarrierSimulator } from '../carriers/registry'
+import { createCarrierSimulator, pluginsByAggregatorKey } from '../carriers/registry'
 import type { RouteClient } from '../carriers/carrier-route'
 import { SEVENTEENTRACK } from '../carriers/seventeentrack/seventeentrack.route'
 import type { seventeenTrackSimulator } from '../carriers/seventeentrack/seventeentrack.simulator'
@@ -25,7 +25,7 @@ beforeAll(async () => {
   sim = createCarrierSimulator({ stepMs: 60_000 })
   await sim.start()
   client = SEVENTEENTRACK.createClient({ baseUrl: sim.urlOf(SEVENTEENTRACK.simulator), credentials: { apiKey: 'k' }, timeoutMs: 2000 })
-  t = await createTestApp({ carrierDetector: new RouteDetection(SEVENTEENTRACK, client, new CarrierBudget(1000)) })
+  t = await createTestApp({ carrierDetector: new RouteDetection(SEVENTEENTRACK, client, new CarrierBudget(1000), pluginsByAggregatorKey(SEVENTEENTRACK)) })
   userId = (await t.createUser()).userId
 })
 afterAll(async () => {
@@ -68,6 +68,17 @@ describe('AUTO through 17TRACK', () => {
     expect(calls() - before).toBe(1)
   })
 
+  it('takes a plugin’s carrier when 17TRACK detects one of ours (a UPS InfoNotice number our formats do not know), left to the plugin', async () => {
+    const number = `J${String(Date.now()).slice(-10)}`
+    expect(t.services.carriers.resolve('AUTO', number)).toMatchObject({ ok: false, error: 'carrier_not_detected' })
+    const result = await t.services.subscriptions.subscribe(userId, { carrierCode: 'AUTO', trackingNumber: number, callbackUrl })
+    expect(result).toMatchObject({ carrierCode: 'UPS', result: 'created' })
+    // Not a routed carrier's task: the registration round leaves it to the plugin.
+    const links = new RouteRegistrationRepository(t.db)
+    await new RouteRegistrationService(links, [{ route: SEVENTEENTRACK, client, circuit: new CircuitBreaker() }]).runRound()
+    expect((await links.states(SEVENTEENTRACK.carriers.map((c) => c.code))).some((r) => r.trackingNumber === number)).toBe(false)
+  })
+
   it('answers carrier_not_detected when 17TRACK cannot tell either (no quota spent), or cannot be reached', async () => {
     await expect(t.services.subscriptions.subscribe(userId, { carrierCode: 'AUTO', trackingNumber: 'QQ-UNKNOWN-123', callbackUrl })).rejects.toMatchObject({
       code: 'carrier_not_detected',
@@ -76,7 +87,7 @@ describe('AUTO through 17TRACK', () => {
     const detection = new RouteDetection(SEVENTEENTRACK, down, new CarrierBudget(1000))
     expect(await detection.detect([royalMail()])).toEqual(new Map())
     await down.close()
-    const slow = new RouteDetection(SEVENTEENTRACK, { detect: () => new Promise(() => {}) }, new CarrierBudget(1000), 50)
+    const slow = new RouteDetection(SEVENTEENTRACK, { detect: () => new Promise(() => {}) }, new CarrierBudget(1000), new Map(), 50)
     expect(await slow.detect([royalMail()])).toEqual(new Map())
   })
 })

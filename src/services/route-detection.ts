@@ -12,9 +12,11 @@ const DETECTION_TIMEOUT_MS = 5_000
 
 /**
  * `AUTO` through a route (docs/carriers.md, "Carriers through 17TRACK"): a number our formats
- * cannot pick a carrier for is registered at the aggregator without a carrier, and the carrier it detects is
- * the task's when it is one of the route's. The registration is the one the task would make (the
- * registration round finds it done, free); a number it cannot tell costs nothing. Asked under the
+ * cannot pick a carrier for (none of them matches, or several do) is registered at the aggregator
+ * without a carrier, and the carrier it detects is the task's when it is one of the route's (the
+ * registration round then finds it done, free) or one a plugin of ours serves (the plugin reads
+ * it; the aggregator's registration, one unit, is left unused). A number it cannot tell costs
+ * nothing. Asked under the
  * route's budget, 40 numbers a request, within a few seconds; a failure or a timeout tells nothing
  * (the caller answers carrier_not_detected, as without the route).
  */
@@ -23,6 +25,8 @@ export class RouteDetection implements CarrierDetector {
     private readonly route: CarrierRoute,
     private readonly client: Pick<RouteClient, 'detect'>,
     private readonly budget: Pick<CarrierBudget, 'acquire'>,
+    /** Our plugins' carriers by their key at the aggregator (registry.ts, pluginsByAggregatorKey). */
+    private readonly plugins: ReadonlyMap<number, string> = new Map(),
     private readonly timeoutMs = DETECTION_TIMEOUT_MS,
   ) {}
 
@@ -36,8 +40,8 @@ export class RouteDetection implements CarrierDetector {
         (async () => {
           await this.budget.acquire()
           for (const [number, record] of await this.client.detect(group)) {
-            const task = this.route.taskOf(record)
-            if (task) codes.set(number, task.carrierCode)
+            const carrierCode = this.route.taskOf(record)?.carrierCode ?? this.plugins.get(this.route.carrierKeyOf(record))
+            if (carrierCode) codes.set(number, carrierCode)
           }
         })(),
       )

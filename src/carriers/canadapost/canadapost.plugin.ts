@@ -12,6 +12,7 @@ export const CANADAPOST: CarrierPlugin = {
   usesToken: false,
   formats: CANADAPOST_FORMATS,
   statusTable: CANADAPOST_STATUSES,
+  aggregatorKeys: { '17track': [3041] },
   env: {
     apiUrl: { variable: 'CANADAPOST_API_URL', fallback: 'https://soa-gw.canadapost.ca' },
     credentials: { username: 'CANADAPOST_USERNAME', password: 'CANADAPOST_PASSWORD' },

@@ -12,6 +12,7 @@ export const DHL: CarrierPlugin = {
   usesToken: false,
   formats: DHL_FORMATS,
   statusTable: DHL_STATUSES,
+  aggregatorKeys: { '17track': [100001, 7041, 7047, 7048, 100047, 100152, 100226, 100392, 100430] },
   env: {
     apiUrl: { variable: 'DHL_API_URL', fallback: 'https://api-eu.dhl.com' },
     credentials: { apiKey: 'DHL_API_KEY' },

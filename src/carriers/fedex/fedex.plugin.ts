@@ -25,6 +25,7 @@ export const FEDEX: CarrierPlugin = {
     { name: 'FedEx Ground Economy (IMpb, delivered by USPS)', pattern: IMPB_PATTERN, example: '9261290289104185136058' },
   ],
   statusTable: FEDEX_STATUSES,
+  aggregatorKeys: { '17track': [100003, 100261] },
   env: {
     apiUrl: { variable: 'FEDEX_API_URL', fallback: 'https://apis.fedex.com' },
     credentials: { clientId: 'FEDEX_CLIENT_ID', clientSecret: 'FEDEX_CLIENT_SECRET' },

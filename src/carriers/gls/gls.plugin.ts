@@ -12,6 +12,7 @@ export const GLS: CarrierPlugin = {
   usesToken: true,
   formats: GLS_FORMATS,
   statusTable: GLS_STATUSES,
+  aggregatorKeys: { '17track': [100005] },
   env: {
     apiUrl: { variable: 'GLS_API_URL', fallback: 'https://api.gls-group.net' },
     credentials: { clientId: 'GLS_CLIENT_ID', clientSecret: 'GLS_CLIENT_SECRET' },

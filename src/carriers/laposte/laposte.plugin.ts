@@ -12,6 +12,7 @@ export const LAPOSTE: CarrierPlugin = {
   usesToken: false,
   formats: LAPOSTE_FORMATS,
   statusTable: LAPOSTE_STATUSES,
+  aggregatorKeys: { '17track': [6051, 100273] },
   env: {
     apiUrl: { variable: 'LAPOSTE_API_URL', fallback: 'https://api.laposte.fr' },
     credentials: { apiKey: 'LAPOSTE_API_KEY' },

@@ -25,6 +25,7 @@ export const SEVENTEENTRACK: CarrierRoute = {
     const carrier = routedCarrierByKey(carrierKey)
     return carrier ? { carrierCode: carrier.code, trackingNumber } : undefined
   },
+  carrierKeyOf: (record) => parseRecordKey(record).carrierKey,
   trackingPageUrl: seventeenTrackPageUrl,
   // Without a key nothing verifies (a hash of the body and "/" alone is anyone's to compute).
   verifyPush: (rawBody, headers, credentials) => Boolean(credentials.apiKey) && verifyPushSignature(rawBody, headers.sign, credentials.apiKey!),

@@ -100,10 +100,14 @@ function answerEach<I>(items: I[], judge: (item: I) => { accepted: unknown } | {
   return { status: 200, body: { code: 0, data: { accepted, rejected } } }
 }
 
-/** The simulator's detection, by shape: a UPU number of Great Britain is Royal Mail's, PostNL's 3S… is PostNL's. */
+/**
+ * The simulator's detection, by shape: a UPU number of Great Britain is Royal Mail's, PostNL's 3S…
+ * is PostNL's, a UPS InfoNotice number (J and ten digits, which our UPS formats do not know) UPS's.
+ */
 function detectedKey(number: string): number | undefined {
   if (/^[A-Z]{2}\d{9}GB$/.test(number)) return 11031
   if (/^3S[A-Z0-9]{8,}$/.test(number)) return 14041
+  if (/^J\d{10}$/.test(number)) return 100002
   return undefined
 }
 

@@ -19,6 +19,7 @@ export const UPS: CarrierPlugin = {
     { name: 'UPS Mail Innovations / SurePost (IMpb, delivered by USPS)', pattern: IMPB_PATTERN, example: '92748931507708513018050063' },
   ],
   statusTable: UPS_STATUSES,
+  aggregatorKeys: { '17track': [100002, 100398] },
   env: {
     apiUrl: { variable: 'UPS_API_URL', fallback: 'https://onlinetools.ups.com' },
     credentials: { clientId: 'UPS_CLIENT_ID', clientSecret: 'UPS_CLIENT_SECRET' },

@@ -39,6 +39,7 @@ export const USPS: CarrierPlugin = {
     { name: 'UPU S10 (…US)', pattern: /^[A-Z]{2}[0-9]{9}US$/, checkDigit: s10Check, example: 'EA123456785US' },
   ],
   statusTable: USPS_STATUSES,
+  aggregatorKeys: { '17track': [21051] },
   env: {
     apiUrl: { variable: 'USPS_API_URL', fallback: 'https://apis.usps.com' },
     credentials: { clientId: 'USPS_CLIENT_ID', clientSecret: 'USPS_CLIENT_SECRET' },
