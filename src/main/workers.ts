@@ -200,7 +200,11 @@ export function createWorkers(
       reconcile: new Map(
         carriers.pushes.map(({ carrierCode, reconcileMs }) => [
           carrierCode,
-          { intervalMs: reconcileMs, subscribed: (numbers: readonly string[]) => pushSubscriptions.subscribed(carrierCode, numbers) },
+          {
+            intervalMs: reconcileMs,
+            subscribed: (numbers: readonly string[]) => pushSubscriptions.subscribed(carrierCode, numbers),
+            defer: (numbers: readonly string[]) => pushSubscriptions.deferPolls(carrierCode, numbers, reconcileMs),
+          },
         ]),
       ),
     },

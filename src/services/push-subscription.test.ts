@@ -38,6 +38,11 @@ let userId: number
 const repository = () => new PushSubscriptionRepository(t.db)
 const alerts = (UPS.simulator as ReturnType<typeof upsSimulator>).alerts
 const settings = (version: string): PushSettings => ({ version, secret: 'simulator', clientId: 'simulator', callbackUrl: `${origin}/inbound/ups` })
+const reconcile = {
+  intervalMs: RECONCILE_MS,
+  subscribed: (numbers: readonly string[]) => repository().subscribed('UPS', numbers),
+  defer: (numbers: readonly string[]) => repository().deferPolls('UPS', numbers, RECONCILE_MS),
+}
 const connection = () => ({ baseUrl: sim.urlOf(UPS.simulator), credentials: { clientId: 'id', clientSecret: 'secret' }, timeoutMs: 2000 })
 
 beforeAll(async () => {
@@ -57,7 +62,7 @@ beforeAll(async () => {
     new Map([['UPS', { adapter: UPS.createAdapter(connection()), budget: new CarrierBudget(1000) }]]),
     { pollIntervalMs: POLL_MS, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
     new ServiceMetrics(new Registry(), { refreshLagSeconds: () => refreshRepository.refreshLagSeconds(['UPS']) }),
-    { reconcile: new Map([['UPS', { intervalMs: RECONCILE_MS, subscribed: (numbers) => repository().subscribed('UPS', numbers) }]]) },
+    { reconcile: new Map([['UPS', reconcile]]) },
   )
   inbound = new InboundApplyService(t.db, new InboundRepository(t.db), refreshRepository, new RefreshApply(t.db, 30 * 86_400_000), {
     readers: new Map([['ups', pushReaderOf('UPS', UPS.pushes!)]]),
@@ -133,6 +138,29 @@ describe('UPS Track Alert', () => {
     await dueNow(taskId)
     await refresh.runRound('UPS')
     expect(await task(taskId)).toMatchObject({ standard_status: 'in_transit', events: 3 })
+  })
+
+  it('moves a task to the reconciliation’s pace when its number is subscribed while its first poll is out', async () => {
+    const number = numberOf()
+    const taskId = await subscribe(number)
+    // The first poll and the subscription start together: the subscription settles while the poll holds the task.
+    const ups = UPS.createAdapter(connection())
+    const racing = createRefreshService(
+      t.db,
+      new Map([
+        [
+          'UPS',
+          { adapter: { ...ups, fetch: async (numbers: string[]) => (await subscriptions.runRound(), ups.fetch(numbers)) }, budget: new CarrierBudget(1000) },
+        ],
+      ]),
+      { pollIntervalMs: POLL_MS, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
+      new ServiceMetrics(new Registry(), { refreshLagSeconds: async () => 0 }),
+      { reconcile: new Map([['UPS', reconcile]]) },
+    )
+    expect(await racing.runRound('UPS')).toMatchObject({ claimed: 1, applied: 1 })
+    expect((await stateOf(number))?.state).toBe('subscribed')
+    expect((await task(taskId)).due_in_s).toBeGreaterThan(RECONCILE_MS / 1000 - 60)
+    await ups.close()
   })
 
   it('reads a delivery by push at once, and fetches the task once more then (and never after)', async () => {

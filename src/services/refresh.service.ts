@@ -81,6 +81,8 @@ export interface RefreshHooks {
 export interface Reconcile {
   intervalMs: number
   subscribed(trackingNumbers: readonly string[]): Promise<Set<string>>
+  /** Moves the next poll of these subscribed numbers' tasks to the reconciliation's pace (push-subscription.repository.ts, deferPolls). */
+  defer(trackingNumbers: readonly string[]): Promise<void>
 }
 
 /**
@@ -169,7 +171,7 @@ export class RefreshService {
         throw error
       })
     if (probe && claims.length === 0) circuit.cancelProbe()
-    const nextRefreshOf = await this.nextRefreshOf(carrierCode, claims, nextRefreshInMs)
+    const { nextRefreshOf, pushed } = await this.nextRefreshOf(carrierCode, claims, nextRefreshInMs)
     result.claimed = claims.length
     result.more = claims.length === limit
     const requests: Promise<void>[] = []
@@ -184,6 +186,7 @@ export class RefreshService {
     const failure = (await Promise.allSettled(requests)).find((r): r is PromiseRejectedResult => r.status === 'rejected')
     if (failure) throw failure.reason
     if (claims.length > 0) await this.repository.releaseClaim(claims[0]!.leaseToken, unasked)
+    await this.deferSubscribedMeanwhile(carrierCode, claims, pushed)
     // The loop polls once a second; a full request that falls due between two ticks is sent when
     // it does, so a steady stream of changes reaches the webhooks a few at a time rather than a
     // second's worth at once. Only full requests: the carrier is asked no more often than before.
@@ -208,11 +211,31 @@ export class RefreshService {
    * When each claimed task is due again: the interval, or for a number its carrier pushes now,
    * the reconciliation's (pushes bring its news; a fetch checks them). A failed look leaves the interval.
    */
-  private async nextRefreshOf(carrierCode: string, claims: ClaimedTask[], intervalMs: number): Promise<(task: ClaimedTask) => number> {
+  private async nextRefreshOf(
+    carrierCode: string,
+    claims: ClaimedTask[],
+    intervalMs: number,
+  ): Promise<{ nextRefreshOf: (task: ClaimedTask) => number; pushed: Set<string> }> {
     const reconcile = this.reconcile.get(carrierCode)
-    if (!reconcile || claims.length === 0) return () => intervalMs
+    if (!reconcile || claims.length === 0) return { nextRefreshOf: () => intervalMs, pushed: new Set() }
     const pushed = await reconcile.subscribed(claims.map((c) => c.trackingNumber)).catch(() => new Set<string>())
-    return (task) => (pushed.has(task.trackingNumber) ? Math.max(reconcile.intervalMs, intervalMs) : intervalMs)
+    return { nextRefreshOf: (task) => (pushed.has(task.trackingNumber) ? Math.max(reconcile.intervalMs, intervalMs) : intervalMs), pushed }
+  }
+
+  /**
+   * A number subscribed while the round held its task (a new task's first poll and its
+   * subscription start together) could not have its next poll moved then (a claim owns its due
+   * time) and was given the poll's pace: moved now, once the claim is released.
+   */
+  private async deferSubscribedMeanwhile(carrierCode: string, claims: ClaimedTask[], pushed: Set<string>): Promise<void> {
+    const reconcile = this.reconcile.get(carrierCode)
+    const unsubscribed = [...new Set(claims.map((c) => c.trackingNumber).filter((n) => !pushed.has(n)))]
+    if (!reconcile || unsubscribed.length === 0) return
+    // Advice, as the look before the claim: a failure leaves the poll's pace.
+    await reconcile
+      .subscribed(unsubscribed)
+      .then((since) => (since.size > 0 ? reconcile.defer([...since]) : undefined))
+      .catch(() => {})
   }
 
   /** Each carrier's circuit as /readyz shows it. */
