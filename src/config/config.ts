@@ -155,7 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
     production: env.NODE_ENV === 'production',
     tokenCacheTtlMs: integer(env, 'TOKEN_CACHE_TTL_MS', 2000, 0, 60_000),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    // Two at least: a worker's push round holds one connection (its claim) while it applies on another.
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 2, 200),
     databaseTimeouts: {
       statementMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
       connectMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
