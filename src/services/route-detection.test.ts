@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
+import { waitFor } from '../../test/support/wait-for'
 import { createCarrierSimulator, pluginsByAggregatorKey } from '../carriers/registry'
 import type { RouteClient } from '../carriers/carrier-route'
+import { recordKey } from '../carriers/seventeentrack/seventeentrack.mapper'
 import { SEVENTEENTRACK } from '../carriers/seventeentrack/seventeentrack.route'
 import type { seventeenTrackSimulator } from '../carriers/seventeentrack/seventeentrack.simulator'
 import { RouteRegistrationRepository } from '../db/route-registration.repository'
@@ -73,6 +75,8 @@ describe('AUTO through 17TRACK', () => {
     expect(t.services.carriers.resolve('AUTO', number)).toMatchObject({ ok: false, error: 'carrier_not_detected' })
     const result = await t.services.subscriptions.subscribe(userId, { carrierCode: 'AUTO', trackingNumber: number, callbackUrl })
     expect(result).toMatchObject({ carrierCode: 'UPS', result: 'created' })
+    // Stopped at 17TRACK (free): it pushes nothing for a number our UPS client reads.
+    await waitFor(() => seventeen.registrations().get(recordKey(100002, number)) === 'stopped', { what: 'the registration stopped at 17TRACK' })
     // Not a routed carrier's task: the registration round leaves it to the plugin.
     const links = new RouteRegistrationRepository(t.db)
     await new RouteRegistrationService(links, [{ route: SEVENTEENTRACK, client, circuit: new CircuitBreaker() }]).runRound()
@@ -87,7 +91,13 @@ describe('AUTO through 17TRACK', () => {
     const detection = new RouteDetection(SEVENTEENTRACK, down, new CarrierBudget(1000))
     expect(await detection.detect([royalMail()])).toEqual(new Map())
     await down.close()
-    const slow = new RouteDetection(SEVENTEENTRACK, { detect: () => new Promise(() => {}) }, new CarrierBudget(1000), new Map(), 50)
+    const slow = new RouteDetection(
+      SEVENTEENTRACK,
+      { detect: () => new Promise(() => {}), stop: async () => new Set() },
+      new CarrierBudget(1000),
+      new Map(),
+      50,
+    )
     expect(await slow.detect([royalMail()])).toEqual(new Map())
   })
 })

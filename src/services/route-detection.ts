@@ -15,7 +15,7 @@ const DETECTION_TIMEOUT_MS = 5_000
  * cannot pick a carrier for (none of them matches, or several do) is registered at the aggregator
  * without a carrier, and the carrier it detects is the task's when it is one of the route's (the
  * registration round then finds it done, free) or one a plugin of ours serves (the plugin reads
- * it; the aggregator's registration, one unit, is left unused). A number it cannot tell costs
+ * it; the aggregator's registration, one unit, is stopped there). A number it cannot tell costs
  * nothing. Asked under the
  * route's budget, 40 numbers a request, within a few seconds; a failure or a timeout tells nothing
  * (the caller answers carrier_not_detected, as without the route).
@@ -23,7 +23,7 @@ const DETECTION_TIMEOUT_MS = 5_000
 export class RouteDetection implements CarrierDetector {
   constructor(
     private readonly route: CarrierRoute,
-    private readonly client: Pick<RouteClient, 'detect'>,
+    private readonly client: Pick<RouteClient, 'detect' | 'stop'>,
     private readonly budget: Pick<CarrierBudget, 'acquire'>,
     /** Our plugins' carriers by their key at the aggregator (registry.ts, pluginsByAggregatorKey). */
     private readonly plugins: ReadonlyMap<number, string> = new Map(),
@@ -39,9 +39,20 @@ export class RouteDetection implements CarrierDetector {
       requests.push(
         (async () => {
           await this.budget.acquire()
+          const ours: string[] = []
           for (const [number, record] of await this.client.detect(group)) {
-            const carrierCode = this.route.taskOf(record)?.carrierCode ?? this.plugins.get(this.route.carrierKeyOf(record))
+            const routed = this.route.taskOf(record)?.carrierCode
+            const carrierCode = routed ?? this.plugins.get(this.route.carrierKeyOf(record))
             if (carrierCode) codes.set(number, carrierCode)
+            if (carrierCode && !routed) ours.push(record)
+          }
+          // A plugin reads these: stopped there (free), so that the aggregator does not push them;
+          // after the answer, which does not wait for it (a failed stop leaves pushes to count).
+          if (ours.length > 0) {
+            void this.budget
+              .acquire()
+              .then(() => this.client.stop(ours))
+              .catch(() => {})
           }
         })(),
       )
