@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
-import { royalMailPush } from '../../test/support/seventeentrack-push'
+import { royalMailPush, royalMailTask } from '../../test/support/seventeentrack-push'
 import { SEVENTEENTRACK } from '../carriers/seventeentrack/seventeentrack.route'
 import { InboundRepository } from '../db/inbound.repository'
 import { RefreshRepository } from '../db/refresh.repository'
-import { RouteRegistrationRepository } from '../db/route-registration.repository'
 import { InboundApplyService } from './inbound-apply.service'
 import { RefreshApply } from './refresh-apply'
 
@@ -32,12 +31,7 @@ function worker(apply?: (items: Parameters<RefreshApply['apply']>[0], real: Refr
 let seq = 0
 async function pushedTask(): Promise<{ taskId: number; pushId: number }> {
   const number = `RMAP${Date.now() % 1_000_000}${++seq}GB`
-  const { taskId } = await t.services.subscriptions.subscribe(userId, {
-    carrierCode: 'ROYALMAIL',
-    trackingNumber: number,
-    callbackUrl: 'https://shop.example/hook',
-  })
-  await new RouteRegistrationRepository(t.db).linkTasks(['ROYALMAIL'])
+  const taskId = await royalMailTask(t, userId, number)
   const body = royalMailPush(number, 'InTransit_PickedUp', [{ at: '2026-11-20T09:00:00Z', description: 'Item collected', stage: 'PickedUp' }])
   await new InboundRepository(t.db).store('17track', Buffer.from(body))
   const [row] = await t.db.query<{ id: number }>(`SELECT id FROM inbound_pushes WHERE digest = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [body])

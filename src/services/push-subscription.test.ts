@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../../test/support/test-app'
 import { createRefreshService } from '../../test/support/worker-services'
 import { pushReaderOf, type PushSettings, type PushSubscriber } from '../carriers/carrier-push'
+import type { CarrierAdapter } from '../carriers/carrier'
 import { createCarrierSimulator } from '../carriers/registry'
 import { alertToken } from '../carriers/ups/track-alert/ups-alert.auth'
 import { UPS } from '../carriers/ups/ups.plugin'
@@ -43,6 +44,15 @@ const reconcile = {
   subscribed: (numbers: readonly string[]) => repository().subscribed('UPS', numbers),
   defer: (numbers: readonly string[]) => repository().deferPolls('UPS', numbers, RECONCILE_MS),
 }
+/** The refresh of UPS tasks through `adapter`, polled every POLL_MS, reconciled every RECONCILE_MS once subscribed. */
+const upsRefresh = (adapter: CarrierAdapter) =>
+  createRefreshService(
+    t.db,
+    new Map([['UPS', { adapter, budget: new CarrierBudget(1000) }]]),
+    { pollIntervalMs: POLL_MS, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
+    new ServiceMetrics(new Registry(), { refreshLagSeconds: () => new RefreshRepository(t.db).refreshLagSeconds(['UPS']) }),
+    { reconcile: new Map([['UPS', reconcile]]) },
+  )
 const connection = () => ({ baseUrl: sim.urlOf(UPS.simulator), credentials: { clientId: 'id', clientSecret: 'secret' }, timeoutMs: 2000 })
 
 beforeAll(async () => {
@@ -57,13 +67,7 @@ beforeAll(async () => {
     { carrierCode: 'UPS', pushes: UPS.pushes!, subscriber, circuit: new CircuitBreaker(), reconcileMs: RECONCILE_MS },
   ])
   const refreshRepository = new RefreshRepository(t.db)
-  refresh = createRefreshService(
-    t.db,
-    new Map([['UPS', { adapter: UPS.createAdapter(connection()), budget: new CarrierBudget(1000) }]]),
-    { pollIntervalMs: POLL_MS, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
-    new ServiceMetrics(new Registry(), { refreshLagSeconds: () => refreshRepository.refreshLagSeconds(['UPS']) }),
-    { reconcile: new Map([['UPS', reconcile]]) },
-  )
+  refresh = upsRefresh(UPS.createAdapter(connection()))
   inbound = new InboundApplyService(t.db, new InboundRepository(t.db), refreshRepository, new RefreshApply(t.db, 30 * 86_400_000), {
     readers: new Map([['ups', pushReaderOf('UPS', UPS.pushes!)]]),
     reconcileMs: new Map([['UPS', RECONCILE_MS]]),
@@ -145,18 +149,7 @@ describe('UPS Track Alert', () => {
     const taskId = await subscribe(number)
     // The first poll and the subscription start together: the subscription settles while the poll holds the task.
     const ups = UPS.createAdapter(connection())
-    const racing = createRefreshService(
-      t.db,
-      new Map([
-        [
-          'UPS',
-          { adapter: { ...ups, fetch: async (numbers: string[]) => (await subscriptions.runRound(), ups.fetch(numbers)) }, budget: new CarrierBudget(1000) },
-        ],
-      ]),
-      { pollIntervalMs: POLL_MS, expireAfterMs: 30 * 86_400_000, leaseMs: 60_000, claimLimit: 500, retryBaseMs: 30_000, retryMaxMs: 3_600_000 },
-      new ServiceMetrics(new Registry(), { refreshLagSeconds: async () => 0 }),
-      { reconcile: new Map([['UPS', reconcile]]) },
-    )
+    const racing = upsRefresh({ ...ups, fetch: async (numbers: string[]) => (await subscriptions.runRound(), ups.fetch(numbers)) })
     expect(await racing.runRound('UPS')).toMatchObject({ claimed: 1, applied: 1 })
     expect((await stateOf(number))?.state).toBe('subscribed')
     expect((await task(taskId)).due_in_s).toBeGreaterThan(RECONCILE_MS / 1000 - 60)

@@ -1,3 +1,6 @@
+import { RouteRegistrationRepository } from '../../src/db/route-registration.repository'
+import type { TestApp } from './test-app'
+
 /** A scan of a 17TRACK push: when (UTC, ISO), what, and its milestone stage when it has one. */
 export interface PushedScan {
   at: string
@@ -33,4 +36,11 @@ export function royalMailPush(number: string, subStatus: string, scans: PushedSc
       },
     },
   })
+}
+
+/** A user's Royal Mail task (served through 17TRACK), linked by its number as the registration round links it: a push finds it. */
+export async function royalMailTask(t: TestApp, userId: number, trackingNumber: string): Promise<number> {
+  const { taskId } = await t.services.subscriptions.subscribe(userId, { carrierCode: 'ROYALMAIL', trackingNumber, callbackUrl: 'https://shop.example/hook' })
+  await new RouteRegistrationRepository(t.db).linkTasks(['ROYALMAIL'])
+  return taskId
 }

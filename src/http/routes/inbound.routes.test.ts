@@ -9,12 +9,11 @@ import { loadConfig } from '../../config/config'
 import { connectDatabase } from '../../db/database'
 import { InboundRepository } from '../../db/inbound.repository'
 import { RefreshRepository } from '../../db/refresh.repository'
-import { RouteRegistrationRepository } from '../../db/route-registration.repository'
 import { createServices } from '../../main/container'
 import { InboundApplyService } from '../../services/inbound-apply.service'
 import { RefreshApply } from '../../services/refresh-apply'
 import { buildApp } from '../app'
-import { royalMailPush, type PushedScan } from '../../../test/support/seventeentrack-push'
+import { royalMailPush, royalMailTask as linkedRoyalMailTask, type PushedScan } from '../../../test/support/seventeentrack-push'
 
 // The inbound gateway over real HTTP on loopback and in-process: 17TRACK's pushes as its kit has
 // them, signed with the key the service runs with (on the simulator: "simulator").
@@ -50,13 +49,7 @@ const pushOf = (number: string, subStatus: string, scans: PushedScan[]) => royal
 let seq = 0
 async function royalMailTask(user = userId): Promise<{ taskId: number; number: string }> {
   const number = `RM${Date.now() % 1_000_000}${++seq}GB`
-  const { taskId } = await t.services.subscriptions.subscribe(user, {
-    carrierCode: 'ROYALMAIL',
-    trackingNumber: number,
-    callbackUrl: 'https://shop.example/hook',
-  })
-  await new RouteRegistrationRepository(t.db).linkTasks(['ROYALMAIL'])
-  return { taskId, number }
+  return { taskId: await linkedRoyalMailTask(t, user, number), number }
 }
 async function task(taskId: number) {
   const [row] = await t.db.query<{ standard_status: string; milestone: string; events: number; updated_at: Date; deliveries: number }>(
